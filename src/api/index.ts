@@ -1,0 +1,13 @@
+/** Every operation's handler; the Handlers type makes a missing one a compile error. */
+import type { Handlers } from '../server/handler-types.js';
+import { identityHandlers } from './identity.js';
+import { rbacHandlers } from './rbac.js';
+import { systemHandlers } from './system.js';
+import { userManagementHandlers } from './user-management.js';
+
+export const handlers: Handlers = {
+  ...systemHandlers,
+  ...identityHandlers,
+  ...userManagementHandlers,
+  ...rbacHandlers,
+};

@@ -1,0 +1,52 @@
+/** Record -> response shapes shared by several handler modules. */
+import type { components } from '../../generated/openapi-types.js';
+import type { AccountRecord } from '../auth/accounts.js';
+import { apiKeyStatus, type ApiKeyRecord } from '../auth/api-keys.js';
+import type { RoleMemberRecord } from '../auth/rbac.js';
+import { MASKED_CREDENTIAL, type CredentialRecord, type UserRecord } from '../auth/users.js';
+
+type Schemas = components['schemas'];
+
+export function accountShape(a: AccountRecord): Schemas['Account'] {
+  return {
+    name: a.name,
+    ...(a.email ? { email: a.email } : {}),
+    state: a.state,
+    type: a.type,
+    created_at: a.created_at,
+    last_updated: a.last_updated,
+  };
+}
+
+export function userShape(u: UserRecord): Schemas['User'] {
+  return {
+    username: u.username,
+    account_name: u.account_name,
+    type: u.type,
+    source: u.source,
+    state: u.state,
+    created_at: u.created_at,
+    last_updated: u.last_updated,
+    ...(u.password_last_updated ? { password_last_updated: u.password_last_updated } : {}),
+  };
+}
+
+export function credentialShape(c: Pick<CredentialRecord, 'type' | 'created_at'>): Schemas['AccessCredential'] {
+  return { type: c.type, value: MASKED_CREDENTIAL, created_at: c.created_at };
+}
+
+export function apiKeyShape(k: ApiKeyRecord, value?: string): Schemas['UserApiKey'] {
+  return {
+    name: k.name,
+    ...(k.description !== null ? { description: k.description } : {}),
+    expires_at: k.expires_at,
+    created_at: k.created_at,
+    updated_at: k.updated_at,
+    status: apiKeyStatus(k),
+    ...(value ? { value } : {}),
+  };
+}
+
+export function roleMemberShape(m: RoleMemberRecord): Schemas['RbacManagerRoleMember'] {
+  return { username: m.username, domain_name: m.account_name, for_account: m.account_name, created_at: m.created_at };
+}

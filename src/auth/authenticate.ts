@@ -1,0 +1,97 @@
+/**
+ * The three ways to authenticate, as plain functions of presented credentials. Each answers a Principal or
+ * throws UnauthorizedError (with a reason safe to show) or TooManyRequestsError. User and account state are
+ * read on every call, so disabling either takes effect at once for passwords, API keys and tokens alike.
+ */
+import type { Db } from '../db/index.js';
+import { TooManyRequestsError, UnauthorizedError } from '../errors.js';
+import { verifyApiKey } from './api-keys.js';
+import type { PasswordHasher } from './passwords.js';
+import { API_KEY_USERNAME, type AuthMethod, type Principal } from './principal.js';
+import type { LoginThrottle } from './throttle.js';
+import type { TokenService } from './tokens.js';
+import { findLoginRecord, type LoginRecord } from './users.js';
+
+const BAD_PASSWORD = 'invalid username or password';
+
+export class Authenticator {
+  constructor(
+    private readonly db: Db,
+    private readonly hasher: PasswordHasher,
+    private readonly tokens: TokenService,
+    private readonly throttle: LoginThrottle,
+  ) {}
+
+  private checkThrottle(client: string, username: string): void {
+    const wait = this.throttle.retryAfter(client, username);
+    if (wait > 0)
+      throw new TooManyRequestsError(`too many failed attempts for '${username}'; retry in ${wait} s`, wait);
+  }
+
+  private refuse(client: string, username: string, reason: string): never {
+    this.throttle.recordFailure(client, username);
+    throw new UnauthorizedError(reason);
+  }
+
+  private principalOf(login: LoginRecord, method: AuthMethod, tokenId?: string): Principal {
+    return {
+      username: login.username,
+      accountName: login.account_name,
+      accountType: login.account_type,
+      method,
+      isAdmin: login.account_type === 'admin',
+      ...(tokenId ? { tokenId } : {}),
+    };
+  }
+
+  /** Reasons a known user may not authenticate right now, whatever the credential. */
+  private stateProblem(login: LoginRecord): string | null {
+    if (login.user_state !== 'enabled') return `user '${login.username}' is disabled`;
+    if (login.account_state !== 'enabled') return `account '${login.account_name}' is ${login.account_state}`;
+    return null;
+  }
+
+  async byPassword(username: string, password: string, client: string): Promise<Principal> {
+    this.checkThrottle(client, username);
+    const login = await findLoginRecord(this.db, username);
+    if (!login || !login.password_hash || !(await this.hasher.verify(login.password_hash, password)))
+      this.refuse(client, username, BAD_PASSWORD);
+    const problem = this.stateProblem(login);
+    if (problem) this.refuse(client, username, problem);
+    this.throttle.recordSuccess(client, username);
+    return this.principalOf(login, 'password');
+  }
+
+  async byApiKey(value: string, client: string): Promise<Principal> {
+    this.checkThrottle(client, API_KEY_USERNAME);
+    const key = await verifyApiKey(this.db, value);
+    if (!key.ok) this.refuse(client, API_KEY_USERNAME, key.reason);
+    const login = await findLoginRecord(this.db, key.username);
+    if (!login) this.refuse(client, API_KEY_USERNAME, 'unknown API key');
+    const problem = this.stateProblem(login);
+    if (problem) this.refuse(client, API_KEY_USERNAME, problem);
+    return this.principalOf(login, 'api_key');
+  }
+
+  async byToken(token: string): Promise<Principal> {
+    const result = await this.tokens.verify(token, 'access');
+    if (!result.ok) throw new UnauthorizedError(result.reason);
+    const login = await findLoginRecord(this.db, result.claims.username);
+    if (!login || login.account_name !== result.claims.accountName) throw new UnauthorizedError('token is not valid');
+    const problem = this.stateProblem(login);
+    if (problem) throw new UnauthorizedError(problem);
+    return this.principalOf(login, 'token', result.claims.jti);
+  }
+
+  /** For the refresh-token grant: checks the refresh token and the user, then revokes it (tokens rotate). */
+  async redeemRefreshToken(token: string): Promise<Principal> {
+    const result = await this.tokens.verify(token, 'refresh');
+    if (!result.ok) throw new UnauthorizedError(`refresh ${result.reason}`);
+    const login = await findLoginRecord(this.db, result.claims.username);
+    if (!login || login.account_name !== result.claims.accountName) throw new UnauthorizedError('refresh token is not valid');
+    const problem = this.stateProblem(login);
+    if (problem) throw new UnauthorizedError(problem);
+    await this.tokens.revoke(result.claims);
+    return this.principalOf(login, 'token');
+  }
+}

@@ -1,0 +1,16 @@
+export type AuthMethod = 'password' | 'api_key' | 'token';
+
+/** Who is calling, as established by authentication. */
+export interface Principal {
+  username: string;
+  accountName: string;
+  accountType: 'admin' | 'user' | 'service';
+  method: AuthMethod;
+  /** Users of the admin account may do everything everywhere. */
+  isAdmin: boolean;
+  /** For bearer tokens: the token id, so it can be revoked. */
+  tokenId?: string;
+}
+
+/** The fixed HTTP Basic username that marks the password as an API key. */
+export const API_KEY_USERNAME = '_api_key';

@@ -1,0 +1,118 @@
+/**
+ * Role-based access control: roles (stored with their permissions), memberships of users in roles for an
+ * account, and the one authorization decision the request pipeline asks for.
+ */
+import type { Db } from '../db/index.js';
+import { toBool } from '../db/index.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { nowIso } from '../util/time.js';
+import type { Principal } from './principal.js';
+import { BUILTIN_ROLES, SYSTEM_ACTIONS, expandRole } from './roles.js';
+
+export interface RoleRecord {
+  name: string;
+  description: string;
+  immutable: boolean;
+  created_at: string;
+  last_updated: string;
+}
+
+export interface RoleMemberRecord {
+  role_name: string;
+  username: string;
+  account_name: string;
+  created_at: string;
+}
+
+/** Writes the built-in roles and their permissions as the current spec defines them. Idempotent. */
+export async function seedBuiltinRoles(db: Db, catalog: readonly string[]): Promise<void> {
+  const now = nowIso();
+  await db.transaction(async (trx) => {
+    for (const role of BUILTIN_ROLES) {
+      await trx('roles')
+        .insert({ name: role.name, description: role.description, immutable: true, created_at: now, last_updated: now })
+        .onConflict('name')
+        .merge(['description', 'immutable']);
+      const want = expandRole(role, catalog);
+      const have = (await trx('role_permissions').where({ role_name: role.name }).select('action')).map((r: { action: string }) => r.action);
+      if (want.join() === [...have].sort().join()) continue;
+      await trx('role_permissions').where({ role_name: role.name }).delete();
+      if (want.length) await trx('role_permissions').insert(want.map((action) => ({ role_name: role.name, action, target: '*' })));
+      await trx('roles').where({ name: role.name }).update({ last_updated: now });
+    }
+  });
+}
+
+function toRole(row: any): RoleRecord {
+  return { ...row, immutable: toBool(row.immutable) };
+}
+
+export async function listRoles(db: Db): Promise<RoleRecord[]> {
+  return (await db('roles').orderBy('name')).map(toRole);
+}
+
+export async function getRole(db: Db, name: string): Promise<RoleRecord & { permissions: { action: string; target: string }[] }> {
+  const row = await db('roles').where({ name }).first();
+  if (!row) throw new NotFoundError(`role '${name}' does not exist`, { role_name: name });
+  const permissions = await db('role_permissions').where({ role_name: name }).orderBy('action').select('action', 'target');
+  return { ...toRole(row), permissions };
+}
+
+export async function listRoleMembers(db: Db, roleName: string, accountName: string): Promise<RoleMemberRecord[]> {
+  await getRole(db, roleName);
+  return db<RoleMemberRecord>('role_members').where({ role_name: roleName, account_name: accountName }).orderBy('username');
+}
+
+export async function addRoleMember(db: Db, roleName: string, username: string, accountName: string): Promise<RoleMemberRecord> {
+  await getRole(db, roleName);
+  const user = await db('users').where({ username }).first('username');
+  if (!user) throw new NotFoundError(`user '${username}' does not exist`, { username });
+  const record: RoleMemberRecord = { role_name: roleName, username, account_name: accountName, created_at: nowIso() };
+  const inserted = await db('role_members').insert(record).onConflict(['role_name', 'username', 'account_name']).ignore().returning('username');
+  if (inserted.length === 0)
+    throw new ConflictError(`user '${username}' already has role '${roleName}' in account '${accountName}'`, { username, role_name: roleName, domain_name: accountName });
+  return record;
+}
+
+export async function removeRoleMember(db: Db, roleName: string, username: string, accountName: string): Promise<void> {
+  await getRole(db, roleName);
+  const count = await db('role_members').where({ role_name: roleName, username, account_name: accountName }).delete();
+  if (count === 0)
+    throw new NotFoundError(`user '${username}' does not have role '${roleName}' in account '${accountName}'`, { username, role_name: roleName, domain_name: accountName });
+}
+
+/** A user's memberships, optionally only in one account or of one role. */
+export async function listUserMemberships(
+  db: Db,
+  username: string,
+  filter: { accountName?: string; roleName?: string } = {},
+): Promise<RoleMemberRecord[]> {
+  const q = db<RoleMemberRecord>('role_members').where({ username }).orderBy(['account_name', 'role_name']);
+  if (filter.accountName) q.where({ account_name: filter.accountName });
+  if (filter.roleName) q.where({ role_name: filter.roleName });
+  return q;
+}
+
+/** True when the user holds any role in the account. */
+export async function hasAnyRole(db: Db, username: string, accountName: string): Promise<boolean> {
+  return !!(await db('role_members').where({ username, account_name: accountName }).first('role_name'));
+}
+
+/**
+ * The authorization decision: may this caller perform `action` in `accountName`?
+ * Admin-account users may do everything; system actions are theirs alone; everyone else needs a role in the
+ * target account that grants the action.
+ */
+export async function authorize(db: Db, principal: Principal, action: string, accountName: string): Promise<void> {
+  if (action === 'none' || principal.isAdmin) return;
+  const detail = { action, account_name: accountName };
+  if (SYSTEM_ACTIONS.has(action))
+    throw new ForbiddenError(`only administrators may perform '${action}'`, detail);
+  const granted = await db('role_members as m')
+    .join('role_permissions as p', 'p.role_name', 'm.role_name')
+    .where({ 'm.username': principal.username, 'm.account_name': accountName })
+    .whereIn('p.action', [action, '*'])
+    .first('p.action');
+  if (!granted)
+    throw new ForbiddenError(`user '${principal.username}' has no role granting '${action}' in account '${accountName}'`, detail);
+}

@@ -1,0 +1,128 @@
+/** Users of an account and their password credentials. Usernames are unique across the deployment. */
+import type { Db } from '../db/index.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import { nowIso } from '../util/time.js';
+import type { PasswordHasher } from './passwords.js';
+
+export interface UserRecord {
+  username: string;
+  account_name: string;
+  type: 'native';
+  source: string;
+  state: 'enabled' | 'disabled';
+  created_at: string;
+  last_updated: string;
+  password_last_updated: string | null;
+}
+
+export interface CredentialRecord {
+  account_name: string;
+  username: string;
+  type: 'password';
+  value_hash: string;
+  created_at: string;
+}
+
+/** What authentication needs about a user, in one query. */
+export interface LoginRecord {
+  username: string;
+  account_name: string;
+  account_type: 'admin' | 'user' | 'service';
+  account_state: string;
+  user_state: string;
+  password_hash: string | null;
+}
+
+export const MASKED_CREDENTIAL = '********';
+
+export async function findLoginRecord(db: Db, username: string): Promise<LoginRecord | undefined> {
+  return db('users as u')
+    .join('accounts as a', 'a.name', 'u.account_name')
+    .leftJoin('credentials as c', function () {
+      this.on('c.username', '=', 'u.username').andOnVal('c.type', '=', 'password');
+    })
+    .where('u.username', username)
+    .first('u.username', 'u.account_name', 'a.type as account_type', 'a.state as account_state', 'u.state as user_state', 'c.value_hash as password_hash');
+}
+
+export async function getUser(db: Db, accountName: string, username: string): Promise<UserRecord> {
+  const user = await db<UserRecord>('users').where({ account_name: accountName, username }).first();
+  if (!user) throw new NotFoundError(`user '${username}' does not exist in account '${accountName}'`, { username, account_name: accountName });
+  return user;
+}
+
+export async function findUserAnyAccount(db: Db, username: string): Promise<UserRecord | undefined> {
+  return db<UserRecord>('users').where({ username }).first();
+}
+
+export async function listUsers(db: Db, accountName?: string): Promise<UserRecord[]> {
+  const q = db<UserRecord>('users').orderBy(['account_name', 'username']);
+  if (accountName !== undefined) q.where({ account_name: accountName });
+  return q;
+}
+
+export async function createUser(
+  db: Db,
+  hasher: PasswordHasher,
+  accountName: string,
+  input: { username: string; password: string },
+): Promise<UserRecord> {
+  const valueHash = await hasher.hash(input.password);
+  const now = nowIso();
+  const user: UserRecord = {
+    username: input.username,
+    account_name: accountName,
+    type: 'native',
+    source: 'native',
+    state: 'enabled',
+    created_at: now,
+    last_updated: now,
+    password_last_updated: now,
+  };
+  await db.transaction(async (trx) => {
+    const inserted = await trx('users').insert(user).onConflict('username').ignore().returning('username');
+    if (inserted.length === 0) throw new ConflictError(`user '${input.username}' already exists`, { username: input.username });
+    await trx('credentials').insert({ account_name: accountName, username: input.username, type: 'password', value_hash: valueHash, created_at: now });
+  });
+  return user;
+}
+
+export async function deleteUser(db: Db, accountName: string, username: string): Promise<void> {
+  const count = await db('users').where({ account_name: accountName, username }).delete();
+  if (count === 0) throw new NotFoundError(`user '${username}' does not exist in account '${accountName}'`, { username, account_name: accountName });
+}
+
+export async function listCredentials(db: Db, accountName: string, username: string): Promise<CredentialRecord[]> {
+  await getUser(db, accountName, username);
+  return db<CredentialRecord>('credentials').where({ account_name: accountName, username }).orderBy('type');
+}
+
+/** Sets (or replaces) the user's password. A replaced password stops working at once, cached or not. */
+export async function setPassword(
+  db: Db,
+  hasher: PasswordHasher,
+  accountName: string,
+  username: string,
+  password: string,
+): Promise<CredentialRecord> {
+  await getUser(db, accountName, username);
+  const now = nowIso();
+  const record: CredentialRecord = { account_name: accountName, username, type: 'password', value_hash: await hasher.hash(password), created_at: now };
+  await db.transaction(async (trx) => {
+    await trx('credentials').insert(record).onConflict(['username', 'type']).merge(['value_hash', 'created_at']);
+    await trx('users').where({ username }).update({ password_last_updated: now, last_updated: now });
+  });
+  return record;
+}
+
+export async function deleteCredential(db: Db, accountName: string, username: string, type: 'password'): Promise<void> {
+  await getUser(db, accountName, username);
+  const count = await db('credentials').where({ account_name: accountName, username, type }).delete();
+  if (count === 0) throw new NotFoundError(`user '${username}' has no ${type} credential`, { username, credential_type: type });
+}
+
+export async function setUserState(db: Db, accountName: string, username: string, state: 'enabled' | 'disabled'): Promise<UserRecord> {
+  await getUser(db, accountName, username);
+  await db('users').where({ account_name: accountName, username }).update({ state, last_updated: nowIso() });
+  return getUser(db, accountName, username);
+}

@@ -1,0 +1,143 @@
+/**
+ * Service configuration, read once from environment variables (prefix VIGIL_).
+ * A bad value stops start-up with a message that names the variable; docs/configuration.md lists them all.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export type JwtAlgorithm = 'HS256' | 'RS256' | 'ES256';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** postgres:// URL; null means the embedded SQLite database under dataDir. */
+  databaseUrl: string | null;
+  adminPassword: string | null;
+  logLevel: string;
+  bodyLimitBytes: number;
+  tls: { certFile: string; keyFile: string } | null;
+  jwt: {
+    algorithm: JwtAlgorithm;
+    /** HS256 secret; null means one generated once and kept in the database. */
+    secret: string | null;
+    privateKeyPem: string | null;
+    publicKeyPem: string | null;
+  };
+  tokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  auth: { maxFailures: number; failureWindowSeconds: number; lockoutSeconds: number; passwordCacheSeconds: number };
+  argon2: { memoryCostKib: number; timeCost: number };
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function optional(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v === '' ? null : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `expected a number from ${min} to ${max}, got ${n}`);
+  return n;
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+function size(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const m = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(raw.trim());
+  if (!m) throw new ConfigError(name, `expected a size such as 1048576, 512kb or 1mb, got "${raw}"`);
+  const n = Number(m[1]) * SIZE_UNITS[(m[2] ?? '').toLowerCase()];
+  if (n < 1024) throw new ConfigError(name, `must be at least 1kb, got ${n} bytes`);
+  return n;
+}
+
+function readPem(env: Env, name: string): string | null {
+  const path = optional(env, name);
+  if (!path) return null;
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(name, `cannot read ${path}: ${(err as Error).message}`);
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const databaseUrl = optional(env, 'VIGIL_DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new ConfigError('VIGIL_DATABASE_URL', 'expected a postgres:// URL (leave unset for the embedded SQLite database)');
+
+  const logLevel = str(env, 'VIGIL_LOG_LEVEL', 'info');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel))
+    throw new ConfigError('VIGIL_LOG_LEVEL', `expected one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
+
+  const certFile = optional(env, 'VIGIL_TLS_CERT_FILE');
+  const keyFile = optional(env, 'VIGIL_TLS_KEY_FILE');
+  if (!!certFile !== !!keyFile)
+    throw new ConfigError(certFile ? 'VIGIL_TLS_KEY_FILE' : 'VIGIL_TLS_CERT_FILE', 'TLS needs both a certificate and a key file');
+
+  const algorithm = str(env, 'VIGIL_JWT_ALGORITHM', 'HS256') as JwtAlgorithm;
+  if (!['HS256', 'RS256', 'ES256'].includes(algorithm))
+    throw new ConfigError('VIGIL_JWT_ALGORITHM', `expected HS256, RS256 or ES256; got "${algorithm}"`);
+  const secret = optional(env, 'VIGIL_JWT_SECRET');
+  if (secret !== null && Buffer.byteLength(secret) < 32)
+    throw new ConfigError('VIGIL_JWT_SECRET', 'must be at least 32 bytes long');
+  const privateKeyPem = readPem(env, 'VIGIL_JWT_PRIVATE_KEY_FILE');
+  const publicKeyPem = readPem(env, 'VIGIL_JWT_PUBLIC_KEY_FILE');
+  if (algorithm !== 'HS256' && (!privateKeyPem || !publicKeyPem))
+    throw new ConfigError(
+      privateKeyPem ? 'VIGIL_JWT_PUBLIC_KEY_FILE' : 'VIGIL_JWT_PRIVATE_KEY_FILE',
+      `${algorithm} needs both VIGIL_JWT_PRIVATE_KEY_FILE and VIGIL_JWT_PUBLIC_KEY_FILE`,
+    );
+
+  const adminPassword = optional(env, 'VIGIL_ADMIN_PASSWORD');
+  if (adminPassword !== null && adminPassword.length < 8)
+    throw new ConfigError('VIGIL_ADMIN_PASSWORD', 'must be at least 8 characters long');
+
+  return {
+    host: str(env, 'VIGIL_HOST', '0.0.0.0'),
+    port: int(env, 'VIGIL_PORT', 8228, 0, 65535),
+    dataDir: resolve(str(env, 'VIGIL_DATA_DIR', './data')),
+    databaseUrl,
+    adminPassword,
+    logLevel,
+    bodyLimitBytes: size(env, 'VIGIL_BODY_LIMIT', 1024 * 1024),
+    tls: certFile && keyFile ? { certFile, keyFile } : null,
+    jwt: { algorithm, secret, privateKeyPem, publicKeyPem },
+    tokenTtlSeconds: int(env, 'VIGIL_TOKEN_TTL_SECONDS', 3600, 60, 86400),
+    refreshTokenTtlSeconds: int(env, 'VIGIL_REFRESH_TOKEN_TTL_SECONDS', 7 * 86400, 60, 90 * 86400),
+    auth: {
+      maxFailures: int(env, 'VIGIL_AUTH_MAX_FAILURES', 10, 1, 1000),
+      failureWindowSeconds: int(env, 'VIGIL_AUTH_FAILURE_WINDOW_SECONDS', 300, 1, 86400),
+      lockoutSeconds: int(env, 'VIGIL_AUTH_LOCKOUT_SECONDS', 60, 1, 86400),
+      passwordCacheSeconds: int(env, 'VIGIL_PASSWORD_CACHE_SECONDS', 60, 0, 3600),
+    },
+    argon2: {
+      memoryCostKib: int(env, 'VIGIL_ARGON2_MEMORY_KIB', 19456, 1024, 1024 * 1024),
+      timeCost: int(env, 'VIGIL_ARGON2_TIME_COST', 2, 1, 10),
+    },
+    shutdownTimeoutMs: int(env, 'VIGIL_SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
+  };
+}

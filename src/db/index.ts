@@ -1,0 +1,69 @@
+/**
+ * Database access: one Knex instance over SQLite (embedded default, better-sqlite3) or Postgres.
+ * Migrations are TypeScript modules listed in ./migrations/index.ts so they run the same from source and dist.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import knex, { type Knex } from 'knex';
+import type { Config } from '../config.js';
+import { migrations } from './migrations/index.js';
+
+export type Db = Knex;
+
+const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name],
+};
+
+export function databaseKind(db: Db): 'sqlite' | 'postgres' {
+  return db.client.config.client === 'pg' ? 'postgres' : 'sqlite';
+}
+
+export function createDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
+  if (config.databaseUrl) {
+    return knex({
+      client: 'pg',
+      connection: config.databaseUrl,
+      pool: { min: 0, max: 10 },
+      migrations: { migrationSource },
+    });
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  return knex({
+    client: 'better-sqlite3',
+    connection: { filename: join(config.dataDir, 'vigil.sqlite') },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      // WAL lets readers run during a write; foreign keys are off by default in SQLite and the schema relies on them.
+      afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        conn.pragma('journal_mode = WAL');
+        conn.pragma('foreign_keys = ON');
+        conn.pragma('busy_timeout = 5000');
+        conn.pragma('synchronous = NORMAL');
+        done(null, conn);
+      },
+    },
+    migrations: { migrationSource },
+  });
+}
+
+export async function migrateToLatest(db: Db): Promise<void> {
+  await db.migrate.latest();
+}
+
+/** The name of the newest applied migration, reported as the database schema version. */
+export async function schemaVersion(db: Db): Promise<string> {
+  const names = Object.keys(migrations);
+  const applied = await db('knex_migrations').select('name');
+  const have = new Set(applied.map((r: { name: string }) => r.name));
+  const current = names.filter((n) => have.has(n)).pop();
+  return current ?? 'none';
+}
+
+/** SQLite hands booleans back as 0/1. */
+export function toBool(v: unknown): boolean {
+  return v === true || v === 1 || v === '1' || v === 't';
+}

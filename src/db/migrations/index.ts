@@ -1,0 +1,7 @@
+import type { Knex } from 'knex';
+import * as m001 from './001_platform.js';
+
+/** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
+export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
+  '001_platform': m001,
+};

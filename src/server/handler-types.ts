@@ -1,0 +1,27 @@
+/**
+ * Handler signatures derived from the generated operation table: a missing handler, a wrong input type or a
+ * response body that does not match the spec's schema is a compile error.
+ */
+import type { OperationId, OperationIO } from '../../generated/operations.js';
+import type { RequestContext } from './context.js';
+
+export interface HandlerInput<K extends OperationId> {
+  params: OperationIO[K]['path'];
+  query: OperationIO[K]['query'];
+  body: OperationIO[K]['body'];
+}
+
+type Responses<K extends OperationId> = OperationIO[K]['responses'];
+
+export type Reply<K extends OperationId> = {
+  [S in keyof Responses<K>]: undefined extends Responses<K>[S]
+    ? { status: S; body?: undefined; headers?: Record<string, string> }
+    : { status: S; body: Responses<K>[S]; headers?: Record<string, string> };
+}[keyof Responses<K>];
+
+export type Handler<K extends OperationId> = (ctx: RequestContext, input: HandlerInput<K>) => Promise<Reply<K>>;
+
+export type Handlers = { [K in OperationId]: Handler<K> };
+
+/** A handler module implements the operations of one spec tag. */
+export type HandlerGroup<K extends OperationId> = { [P in K]: Handler<P> };

@@ -1,0 +1,195 @@
+/**
+ * The REST request pipeline. Each cross-cutting step happens here, once, in this order:
+ * route match (404/405) -> authentication -> content type (415) -> validation with coercion and defaults (400)
+ * -> target account (x-service-account or the operation's account parameter) -> authorization from
+ * x-authz-action (403) -> handler -> response. Errors from any step go through one mapper.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import ajvFormats from 'ajv-formats';
+import { OpenAPIBackend, type Request as OabRequest } from 'openapi-backend';
+import { operationTable, type OperationId, type OperationMeta } from '../../generated/operations.js';
+import { findAccount, type AccountRecord } from '../auth/accounts.js';
+import type { Principal } from '../auth/principal.js';
+import { authorize, hasAnyRole } from '../auth/rbac.js';
+import { AppError, ForbiddenError, InvalidError, NotFoundError } from '../errors.js';
+import type { Services } from '../service.js';
+import { readProjectJson } from '../util/project.js';
+import { createAuthenticate } from './auth-strategies.js';
+import { RequestContext } from './context.js';
+import { sendError } from './error-response.js';
+import type { Handlers } from './handler-types.js';
+
+const API_ROOT = '/v2';
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+const SERVICE_ACCOUNT_HEADER = 'x-service-account';
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** "/requestBody/name" -> "body.name"; a missing property is named as the property itself. */
+function locationOf(e: AjvError): string {
+  const parts = e.instancePath.split('/').filter(Boolean);
+  if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') parts.push(e.params.missingProperty);
+  if (e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string') parts.push(e.params.additionalProperty);
+  if (parts[0] === 'requestBody') parts[0] = 'body';
+  return parts.join('.') || 'request';
+}
+
+function describe(e: AjvError): string {
+  if (e.keyword === 'required') return 'is required';
+  if (e.keyword === 'additionalProperties') return 'is not an allowed property';
+  if (e.keyword === 'enum') return `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+  return e.message ?? 'is invalid';
+}
+
+function validationError(errors: AjvError[]): InvalidError {
+  const list = errors.map((e) => ({ location: locationOf(e), message: describe(e) }));
+  // Ajv reports one "required" error per missing body when the body is absent; say it plainly.
+  const unique = list.filter((v, i) => list.findIndex((w) => w.location === v.location && w.message === v.message) === i);
+  return new InvalidError(`request validation failed: ${unique.map((e) => `${e.location} ${e.message}`).join('; ')}`, { errors: unique });
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+function mediaType(req: Request): string {
+  return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
+function firstString(...values: unknown[]): string | undefined {
+  for (const v of values) if (typeof v === 'string' && v !== '') return v;
+  return undefined;
+}
+
+export interface Pipeline {
+  /** Express middleware for everything under /v2. */
+  handle(req: Request, res: Response, next: NextFunction): Promise<void>;
+}
+
+export async function createPipeline(services: Services, handlers: Handlers): Promise<Pipeline> {
+  const definition = readProjectJson<any>('generated/openapi3.json');
+  const api = new OpenAPIBackend({
+    definition,
+    apiRoot: API_ROOT,
+    strict: true,
+    quick: false,
+    validate: true, // builds the validator; it runs as a step below, after authentication (handleRequest is not used)
+    coerceTypes: true,
+    ajvOpts: { useDefaults: true, allErrors: true, strict: false },
+    customizeAjv: (ajv) => ajvFormats.default(ajv, ['date-time', 'email', 'uri', 'uuid', 'date']),
+  });
+  await api.init();
+  const authenticate = createAuthenticate(services.authenticator);
+
+  function allowedMethods(request: OabRequest): string[] {
+    return METHODS.filter((method) => api.router.matchOperation({ ...request, method }, false)).map((m) => m.toUpperCase());
+  }
+
+  /** Which account the request acts on; checks the caller may act there at all (the action is checked next). */
+  async function resolveTargetAccount(
+    principal: Principal,
+    meta: OperationMeta,
+    input: { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown },
+    headerAccount: string | undefined,
+  ): Promise<AccountRecord> {
+    const body = (input.body && typeof input.body === 'object' ? input.body : {}) as Record<string, unknown>;
+    const named = firstString(...meta.accountParams.flatMap((p) => [input.params[p], input.query[p], body[p]]));
+    const fromHeader = !named && meta.scoped ? headerAccount : undefined;
+    const name = named ?? fromHeader ?? principal.accountName;
+    const account = await findAccount(services.db, name);
+    const foreign = name !== principal.accountName;
+    if (!account) {
+      // Non-administrators learn nothing about which accounts exist.
+      if (!principal.isAdmin) throw new ForbiddenError(`not permitted to act on account '${name}'`, { account_name: name });
+      throw new NotFoundError(
+        fromHeader ? `account '${name}' named in ${SERVICE_ACCOUNT_HEADER} does not exist` : `account '${name}' does not exist`,
+        { account_name: name },
+      );
+    }
+    if (foreign && !principal.isAdmin) {
+      if (fromHeader && !(await hasAnyRole(services.db, principal.username, name)))
+        throw new ForbiddenError(`not permitted to act on account '${name}'`, { account_name: name });
+      if (account.state !== 'enabled') throw new ForbiddenError(`account '${name}' is ${account.state}`, { account_name: name });
+    }
+    return account;
+  }
+
+  async function handle(req: Request, res: Response): Promise<void> {
+    const requestId = res.getHeader('x-request-id') as string;
+    const request: OabRequest = {
+      method: req.method,
+      path: req.baseUrl + req.path,
+      headers: req.headers as Record<string, string | string[]>,
+      query: req.query as Record<string, string | string[]>,
+      body: req.body,
+    };
+    try {
+      let operation;
+      try {
+        operation = api.router.matchOperation(request, true);
+      } catch {
+        const allowed = allowedMethods(request);
+        if (allowed.length) {
+          res.setHeader('Allow', allowed.join(', '));
+          throw new AppError(405, 'method_not_allowed', `${req.method} is not allowed on ${request.path}; use ${allowed.join(', ')}`, { allowed });
+        }
+        throw new NotFoundError(`no operation at ${req.method} ${request.path}`, { path: request.path });
+      }
+      const operationId = operation.operationId as OperationId;
+      const meta: OperationMeta = operationTable[operationId];
+
+      const principal = meta.public ? null : await authenticate(req);
+
+      if (meta.consumes.length && hasBody(req) && !meta.consumes.includes(mediaType(req)))
+        throw new AppError(415, 'unsupported_media_type', `send the body as ${meta.consumes.join(' or ')}; got '${mediaType(req) || 'none'}'`, {
+          accepted: meta.consumes,
+        });
+      if (meta.consumes.length && !hasBody(req)) request.body = undefined;
+
+      const validation = api.validator.validateRequest(request, operation);
+      if (!validation.valid) throw validationError((validation.errors ?? []) as AjvError[]);
+      const input = {
+        params: (validation.coerced?.params ?? {}) as Record<string, unknown>,
+        query: (validation.coerced?.query ?? {}) as Record<string, unknown>,
+        body: request.body,
+      };
+
+      let account: AccountRecord | null = null;
+      if (principal) {
+        const header = firstString(req.headers[SERVICE_ACCOUNT_HEADER]);
+        account = await resolveTargetAccount(principal, meta, input, header);
+        await authorize(services.db, principal, meta.authzAction, account.name);
+      }
+
+      const log = res.log ?? services.log;
+      const ctx = new RequestContext(services, log, requestId, req.ip ?? 'unknown', principal, account);
+      const handler = handlers[operationId] as (ctx: RequestContext, input: unknown) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>;
+      const reply = await handler(ctx, input);
+
+      for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+      res.status(reply.status);
+      if (reply.body === undefined) {
+        res.end();
+      } else if (meta.produces[0] === 'text/plain') {
+        res.type('text/plain').send(String(reply.body));
+      } else {
+        const transform = res.locals.transformBody as ((b: unknown) => unknown) | undefined;
+        res.json(transform ? transform(reply.body) : reply.body);
+      }
+    } catch (err) {
+      sendError(res, err, requestId);
+    }
+  }
+
+  return {
+    async handle(req, res) {
+      await handle(req, res);
+    },
+  };
+}

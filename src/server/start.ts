@@ -1,0 +1,53 @@
+/** Starts the HTTP(S) server over the services, and stops it gracefully. */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { handlers } from '../api/index.js';
+import type { Config } from '../config.js';
+import { createServices, type Services } from '../service.js';
+import { createApp } from './app.js';
+
+export interface RunningServer {
+  services: Services;
+  server: http.Server;
+  /** Base URL clients use, e.g. http://127.0.0.1:8228 */
+  url: string;
+  /** Stop accepting, let in-flight requests finish (up to the shutdown timeout), close the database. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  const services = await createServices(config, log);
+  const app = await createApp(services, handlers);
+  const server = config.tls
+    ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, app)
+    : http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${port}`;
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      await services.db.destroy();
+    })());
+  return { services, server, url, close };
+}

@@ -1,0 +1,54 @@
+/**
+ * The service's long-lived parts, built once at start-up and shared by the HTTP layer and (later) workers.
+ */
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { authzActions } from '../generated/operations.js';
+import { ADMIN_ACCOUNT } from './auth/accounts.js';
+import { Authenticator } from './auth/authenticate.js';
+import { bootstrapAdmin } from './auth/bootstrap.js';
+import { PasswordHasher } from './auth/passwords.js';
+import { seedBuiltinRoles } from './auth/rbac.js';
+import { LoginThrottle } from './auth/throttle.js';
+import { TokenService } from './auth/tokens.js';
+import type { Config } from './config.js';
+import { createDb, migrateToLatest, type Db } from './db/index.js';
+import { packageVersion } from './util/project.js';
+
+export interface Services {
+  config: Config;
+  db: Db;
+  log: Logger;
+  hasher: PasswordHasher;
+  tokens: TokenService;
+  authenticator: Authenticator;
+  version: string;
+  hostId: string;
+  startedAt: string;
+}
+
+
+export async function createServices(config: Config, log: Logger): Promise<Services> {
+  const db = createDb(config);
+  try {
+    await migrateToLatest(db);
+    await seedBuiltinRoles(db, authzActions);
+    const hasher = new PasswordHasher({ ...config.argon2, cacheSeconds: config.auth.passwordCacheSeconds });
+    const tokens = await TokenService.create(db, config);
+    const throttle = new LoginThrottle(config.auth);
+    const authenticator = new Authenticator(db, hasher, tokens, throttle);
+    const bootstrap = await bootstrapAdmin(db, hasher, config.adminPassword);
+    if (bootstrap.created) {
+      if (bootstrap.generatedPassword)
+        log.warn(
+          { account: ADMIN_ACCOUNT, username: bootstrap.username },
+          `created administrator '${bootstrap.username}' with generated password: ${bootstrap.generatedPassword} (shown once; set VIGIL_ADMIN_PASSWORD to choose it)`,
+        );
+      else log.info({ account: ADMIN_ACCOUNT, username: bootstrap.username }, `created administrator '${bootstrap.username}' with the password from VIGIL_ADMIN_PASSWORD`);
+    }
+    return { config, db, log, hasher, tokens, authenticator, version: packageVersion, hostId: hostname(), startedAt: new Date().toISOString() };
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+}
