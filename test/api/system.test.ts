@@ -1,0 +1,131 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, raw } from '../support/http.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { packageVersion } from '../../src/util/project.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('system routes', () => {
+  it('answers ping at GET /v2 and GET /v2/', async () => {
+    for (const path of ['/v2', '/v2/']) {
+      const res = await raw(server.url, 'GET', path, { auth: null });
+      expect(res.status).toBe(200);
+      expect(res.text).toBe('pong');
+    }
+  });
+
+  it('reports health without credentials', async () => {
+    const res = await raw(server.url, 'GET', '/v2/health', { auth: null });
+    expect(res.status).toBe(200);
+  });
+
+  it('reports versions', async () => {
+    const { data, response } = await client(server.url, null).GET('/version');
+    expect(response.status).toBe(200);
+    expect(data?.service.version).toBe(packageVersion);
+    expect(data?.api.version).toBe('2');
+    expect(data?.db.schema_version).toMatch(/^\d{3}_/);
+  });
+
+  it('reports status and the service list to authenticated callers only', async () => {
+    const c = client(server.url);
+    const status = await c.GET('/status');
+    expect(status.data?.up).toBe(true);
+    const system = await c.GET('/system');
+    expect(system.data?.service_states).toHaveLength(1);
+    expect(system.data?.service_states[0].status).toBe(true);
+    expect((await raw(server.url, 'GET', '/v2/status', { auth: null })).status).toBe(401);
+  });
+
+  it('serves a valid Swagger 2.0 document whose version is the package version', async () => {
+    const res = await raw(server.url, 'GET', '/v2/openapi.json', { auth: null });
+    expect(res.status).toBe(200);
+    expect(res.json.swagger).toBe('2.0');
+    expect(res.json.basePath).toBe('/v2');
+    expect(res.json.info.version).toBe(packageVersion);
+    await expect(SwaggerParser.validate(res.json)).resolves.toBeTruthy();
+  });
+
+  it('serves Swagger UI from local assets', async () => {
+    const page = await fetch(`${server.url}/v2/docs/`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('swagger-ui-bundle.js');
+    expect(html).not.toMatch(/https?:\/\//);
+    const bundle = await fetch(`${server.url}/v2/docs/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    const init = await (await fetch(`${server.url}/v2/docs/swagger-initializer.js`)).text();
+    expect(init).toContain('../openapi.json');
+    const redirect = await fetch(`${server.url}/v2/docs`, { redirect: 'manual' });
+    expect(redirect.status).toBe(301);
+  });
+});
+
+describe('errors', () => {
+  it('answers 404 for a version-less path such as GET /images', async () => {
+    const res = await raw(server.url, 'GET', '/images', { auth: null });
+    expect(res.status).toBe(404);
+    expect(res.json).toMatchObject({ code: 404, error_type: 'not_found' });
+    expect(res.json.message).toContain('/v2/images');
+  });
+
+  it('answers 404 for unknown routes under /v2, authenticated or not', async () => {
+    for (const auth of [null, undefined]) {
+      const res = await raw(server.url, 'GET', '/v2/no-such-thing', { auth });
+      expect(res.status).toBe(404);
+      expect(res.json.error_type).toBe('not_found');
+    }
+  });
+
+  it('answers 405 with Allow for a known path and a wrong method', async () => {
+    const res = await raw(server.url, 'DELETE', '/v2/health', { auth: null });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.json.error_type).toBe('method_not_allowed');
+  });
+
+  it('answers malformed JSON with 400', async () => {
+    const res = await raw(server.url, 'POST', '/v2/accounts', { headers: { 'content-type': 'application/json' }, body: '{"name": ' });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(/not valid JSON/);
+  });
+
+  it('answers a wrong content type with 415', async () => {
+    const res = await raw(server.url, 'POST', '/v2/accounts', { headers: { 'content-type': 'text/plain' }, body: 'name=x' });
+    expect(res.status).toBe(415);
+    expect(res.json.detail.accepted).toEqual(['application/json']);
+  });
+
+  it('answers an oversize body with 413', async () => {
+    const body = JSON.stringify({ name: 'big', email: 'a'.repeat(2 * 1024 * 1024) });
+    const res = await raw(server.url, 'POST', '/v2/accounts', { headers: { 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(413);
+    expect(res.json.error_type).toBe('payload_too_large');
+  });
+
+  it('names every violation in a 400', async () => {
+    const res = await raw(server.url, 'POST', '/v2/accounts', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bad name!', email: 'not-an-email', type: 'admin' }),
+    });
+    expect(res.status).toBe(400);
+    const locations = res.json.detail.errors.map((e: { location: string }) => e.location).sort();
+    expect(locations).toEqual(['body.email', 'body.name', 'body.type']);
+  });
+
+  it('echoes a valid incoming request id and replaces an invalid one', async () => {
+    const mine = await raw(server.url, 'GET', '/v2/health', { auth: null, headers: { 'x-request-id': 'ci-run-42' } });
+    expect(mine.headers.get('x-request-id')).toBe('ci-run-42');
+    const bad = await raw(server.url, 'GET', '/v2/health', { auth: null, headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const err = await raw(server.url, 'GET', '/images', { auth: null, headers: { 'x-request-id': 'trace-1' } });
+    expect(err.json.detail.request_id).toBe('trace-1');
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * Validates every HTTP response a test receives against the served Swagger 2.0 document (generated/swagger.json),
+ * so the spec and the server cannot drift: the status must be declared for the operation, and the body must
+ * match the declared schema. Responses from no operation (404/405) must still be ApiErrorResponse.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
+import ajvFormats from 'ajv-formats';
+
+const root = join(import.meta.dirname, '..', '..');
+const swagger = JSON.parse(readFileSync(join(root, 'generated', 'swagger.json'), 'utf8'));
+const basePath: string = swagger.basePath;
+
+const ajv = new Ajv({ strict: false, allErrors: true });
+ajvFormats.default(ajv);
+// Swagger 2.0 schemas are JSON Schema draft-4 subsets with refs into #/definitions.
+ajv.addSchema({ $id: 'swagger', definitions: swagger.definitions });
+
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(schema: object): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let v = validators.get(key);
+  if (!v) {
+    const rewritten = JSON.parse(key.replaceAll('"#/definitions/', '"swagger#/definitions/'));
+    v = ajv.compile(rewritten);
+    validators.set(key, v);
+  }
+  return v;
+}
+
+interface Route {
+  method: string;
+  regex: RegExp;
+  operation: any;
+}
+
+const routes: Route[] = [];
+for (const [path, item] of Object.entries<any>(swagger.paths)) {
+  for (const method of ['get', 'put', 'post', 'delete', 'patch']) {
+    if (!item[method]) continue;
+    const pattern = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+').replace(/\{[^}]+\}/g, '[^/]+');
+    routes.push({ method: method.toUpperCase(), regex: new RegExp(`^${basePath}${pattern === '/' ? '/?' : pattern}$`), operation: item[method] });
+  }
+}
+
+/** Legacy v1 aliases and the routes they answer like. */
+const LEGACY: Record<string, { to: string; array?: boolean }> = {
+  'POST /v1/oauth/token': { to: '/v2/oauth/token' },
+  'GET /v1/accounts': { to: '/v2/accounts', array: true },
+  'GET /v1/account': { to: '/v2/account' },
+};
+
+export function findOperation(method: string, pathname: string): any | undefined {
+  return routes.find((r) => r.method === method.toUpperCase() && r.regex.test(pathname))?.operation;
+}
+
+function resolveResponse(response: any): any {
+  if (response?.$ref) return swagger.responses[response.$ref.replace('#/responses/', '')];
+  return response;
+}
+
+export class SpecViolation extends Error {}
+
+/** Throws SpecViolation when the response does not conform. */
+export function assertResponseMatchesSpec(method: string, url: string, status: number, contentType: string | null, bodyText: string): void {
+  let pathname = new URL(url).pathname;
+  const where = `${method} ${pathname} -> ${status}`;
+  let parsed: unknown = undefined;
+  const isJson = (contentType ?? '').startsWith('application/json');
+  if (isJson && bodyText.length) {
+    try {
+      parsed = JSON.parse(bodyText);
+    } catch {
+      throw new SpecViolation(`${where}: content-type is JSON but the body does not parse`);
+    }
+  }
+  const legacy = LEGACY[`${method.toUpperCase()} ${pathname}`];
+  if (legacy) {
+    pathname = legacy.to;
+    if (legacy.array && status === 200) {
+      if (!Array.isArray(parsed)) throw new SpecViolation(`${where}: v1 form must answer a bare array`);
+      parsed = { items: parsed };
+    }
+  }
+  const operation = findOperation(method, pathname);
+  if (!operation) {
+    if (status !== 404 && status !== 405) throw new SpecViolation(`${where}: no operation matches, so only 404/405 are expected`);
+    check(where, { $ref: '#/definitions/ApiErrorResponse' }, parsed);
+    return;
+  }
+  const response = resolveResponse(operation.responses[String(status)]);
+  if (!response) throw new SpecViolation(`${where}: status ${status} is not declared for ${operation.operationId}`);
+  if (!response.schema) {
+    if (bodyText.length && status !== 200) throw new SpecViolation(`${where}: no body is declared, but one was sent`);
+    return;
+  }
+  const produces: string[] = operation.produces ?? swagger.produces;
+  if (produces[0] === 'text/plain') {
+    if (!(contentType ?? '').startsWith('text/plain')) throw new SpecViolation(`${where}: expected text/plain, got ${contentType}`);
+    return;
+  }
+  if (!isJson) throw new SpecViolation(`${where}: expected a JSON body, got content-type ${contentType}`);
+  check(where, response.schema, parsed);
+}
+
+function check(where: string, schema: object, body: unknown): void {
+  const validate = validatorFor(schema);
+  if (!validate(body))
+    throw new SpecViolation(`${where}: body does not match the spec: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+}
