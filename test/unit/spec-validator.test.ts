@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { assertResponseMatchesSpec, SpecViolation } from '../support/spec-validator.js';
+
+const base = 'http://127.0.0.1:1';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const account = { name: 'a', state: 'enabled', type: 'user', created_at: '2026-01-01T00:00:00.000Z', last_updated: '2026-01-01T00:00:00.000Z' };
+const error = (code: number) => JSON.stringify({ code, error_type: 'x', message: 'm', detail: {} });
+
+describe('the shared response validator', () => {
+  it('accepts a conforming response', () => {
+    expect(() => assertResponseMatchesSpec('GET', `${base}/v2/account`, 200, JSON_TYPE, JSON.stringify(account))).not.toThrow();
+  });
+
+  it('rejects a body that breaks the schema', () => {
+    const bad = JSON.stringify({ ...account, state: 'sleepy' });
+    expect(() => assertResponseMatchesSpec('GET', `${base}/v2/account`, 200, JSON_TYPE, bad)).toThrow(SpecViolation);
+    const missing = JSON.stringify({ name: 'a' });
+    expect(() => assertResponseMatchesSpec('GET', `${base}/v2/account`, 200, JSON_TYPE, missing)).toThrow(/required/);
+  });
+
+  it('rejects a status the operation does not declare', () => {
+    expect(() => assertResponseMatchesSpec('GET', `${base}/v2/account`, 409, JSON_TYPE, error(409))).toThrow(/not declared/);
+  });
+
+  it('rejects an error body without the documented shape', () => {
+    expect(() => assertResponseMatchesSpec('GET', `${base}/v2/account`, 404, JSON_TYPE, JSON.stringify({ error: 'nope' }))).toThrow(SpecViolation);
+  });
+
+  it('requires unmatched routes to answer 404/405 with the error shape', () => {
+    expect(() => assertResponseMatchesSpec('GET', `${base}/images`, 404, JSON_TYPE, error(404))).not.toThrow();
+    expect(() => assertResponseMatchesSpec('GET', `${base}/images`, 200, JSON_TYPE, '{}')).toThrow(/only 404\/405/);
+  });
+
+  it('checks the v1 alias answers a bare array of accounts', () => {
+    expect(() => assertResponseMatchesSpec('GET', `${base}/v1/accounts`, 200, JSON_TYPE, JSON.stringify([account]))).not.toThrow();
+    expect(() => assertResponseMatchesSpec('GET', `${base}/v1/accounts`, 200, JSON_TYPE, JSON.stringify({ items: [account] }))).toThrow(/bare array/);
+  });
+});
