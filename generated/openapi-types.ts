@@ -585,7 +585,7 @@ export interface components {
              * @default user
              * @enum {string}
              */
-            type: "user" | "service";
+            type?: "user" | "service";
         };
         AccountInfo: {
             /** Format: email */
@@ -771,7 +771,7 @@ export interface components {
              * @default native
              * @enum {string}
              */
-            user_type: "native";
+            user_type?: "native";
             username: string;
         };
         Users: {

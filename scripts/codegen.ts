@@ -225,7 +225,7 @@ async function generate(outDir: string): Promise<void> {
 
   const converted = await swagger2openapi.convertObj(structuredClone(source) as any, { patch: true, warnOnly: false });
   const oas3 = converted.openapi as Json;
-  const types = astToString(await openapiTS(structuredClone(oas3) as any, { alphabetize: true }));
+  const types = astToString(await openapiTS(structuredClone(oas3) as any, { alphabetize: true, defaultNonNullable: false }));
 
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'swagger.json'), JSON.stringify(source, null, 2) + '\n');

@@ -24,7 +24,7 @@ export interface ApiKeyRecord {
 export type ApiKeyStatus = 'active' | 'expired' | 'revoked';
 
 const DEFAULT_LIFETIME_DAYS = 365;
-const MAX_LIFETIME_DAYS = 3 * 366;
+const MAX_LIFETIME_YEARS = 3;
 const KEY_PATTERN = /^vk_([0-9a-f]{16})\.([A-Za-z0-9_-]{43})$/;
 
 function sha256(s: string): string {
@@ -56,7 +56,9 @@ function parseExpiry(expiresAt: string | undefined): string {
   const t = Date.parse(expiresAt);
   if (Number.isNaN(t)) throw new InvalidError('expires_at is not a valid date-time', { errors: [{ location: 'body.expires_at', message: 'not a valid date-time' }] });
   if (t <= now) throw new InvalidError('expires_at must be in the future', { errors: [{ location: 'body.expires_at', message: 'must be in the future' }] });
-  if (t > now + MAX_LIFETIME_DAYS * 86400_000)
+  const latest = new Date(now);
+  latest.setUTCFullYear(latest.getUTCFullYear() + MAX_LIFETIME_YEARS);
+  if (t > latest.getTime())
     throw new InvalidError('expires_at may be at most 3 years ahead', { errors: [{ location: 'body.expires_at', message: 'at most 3 years ahead' }] });
   return new Date(t).toISOString();
 }
@@ -111,6 +113,11 @@ export async function patchApiKey(
 export async function deleteApiKey(db: Db, accountName: string, username: string, name: string): Promise<void> {
   const count = await db('api_keys').where({ account_name: accountName, username, name }).delete();
   if (count === 0) throw notFound(username, name);
+}
+
+/** The public key id of a well-formed key value, or null. */
+export function apiKeyId(value: string): string | null {
+  return KEY_PATTERN.exec(value)?.[1] ?? null;
 }
 
 /** Looks up a presented key; answers the owner when the key is valid and active, or why not. */

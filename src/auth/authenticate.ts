@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db/index.js';
 import { TooManyRequestsError, UnauthorizedError } from '../errors.js';
-import { verifyApiKey } from './api-keys.js';
+import { apiKeyId, verifyApiKey } from './api-keys.js';
 import type { PasswordHasher } from './passwords.js';
 import { API_KEY_USERNAME, type AuthMethod, type Principal } from './principal.js';
 import type { LoginThrottle } from './throttle.js';
@@ -63,13 +63,16 @@ export class Authenticator {
   }
 
   async byApiKey(value: string, client: string): Promise<Principal> {
-    this.checkThrottle(client, API_KEY_USERNAME);
+    // Throttled per key id, so a stale key behind a shared address (NAT, CI runner) cannot lock out other keys.
+    const throttleName = `${API_KEY_USERNAME}:${apiKeyId(value) ?? 'malformed'}`;
+    this.checkThrottle(client, throttleName);
     const key = await verifyApiKey(this.db, value);
-    if (!key.ok) this.refuse(client, API_KEY_USERNAME, key.reason);
+    if (!key.ok) this.refuse(client, throttleName, key.reason);
     const login = await findLoginRecord(this.db, key.username);
-    if (!login) this.refuse(client, API_KEY_USERNAME, 'unknown API key');
+    if (!login) this.refuse(client, throttleName, 'unknown API key');
     const problem = this.stateProblem(login);
-    if (problem) this.refuse(client, API_KEY_USERNAME, problem);
+    if (problem) this.refuse(client, throttleName, problem);
+    this.throttle.recordSuccess(client, throttleName);
     return this.principalOf(login, 'api_key');
   }
 
@@ -86,7 +89,7 @@ export class Authenticator {
   /** For the refresh-token grant: checks the refresh token and the user, then revokes it (tokens rotate). */
   async redeemRefreshToken(token: string): Promise<Principal> {
     const result = await this.tokens.verify(token, 'refresh');
-    if (!result.ok) throw new UnauthorizedError(`refresh ${result.reason}`);
+    if (!result.ok) throw new UnauthorizedError(result.reason.replace(/^token /, 'refresh token '));
     const login = await findLoginRecord(this.db, result.claims.username);
     if (!login || login.account_name !== result.claims.accountName) throw new UnauthorizedError('refresh token is not valid');
     const problem = this.stateProblem(login);

@@ -98,6 +98,12 @@ export async function hasAnyRole(db: Db, username: string, accountName: string):
   return !!(await db('role_members').where({ username, account_name: accountName }).first('role_name'));
 }
 
+/** The refusal for a caller without a suitable role; the same whether or not the account exists. */
+export function denied(principal: Principal, action: string, accountName: string): ForbiddenError {
+  const what = action === 'none' ? 'holds no role' : `has no role granting '${action}'`;
+  return new ForbiddenError(`user '${principal.username}' ${what} in account '${accountName}'`, { action, account_name: accountName });
+}
+
 /**
  * The authorization decision: may this caller perform `action` in `accountName`?
  * Admin-account users may do everything; system actions are theirs alone; everyone else needs a role in the
@@ -113,6 +119,5 @@ export async function authorize(db: Db, principal: Principal, action: string, ac
     .where({ 'm.username': principal.username, 'm.account_name': accountName })
     .whereIn('p.action', [action, '*'])
     .first('p.action');
-  if (!granted)
-    throw new ForbiddenError(`user '${principal.username}' has no role granting '${action}' in account '${accountName}'`, detail);
+  if (!granted) throw denied(principal, action, accountName);
 }

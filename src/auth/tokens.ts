@@ -94,7 +94,7 @@ export class TokenService {
       if (err instanceof joseErrors.JWTExpired) return { ok: false, reason: 'token has expired' };
       return { ok: false, reason: 'token is not valid' };
     }
-    if (payload.typ !== kind) return { ok: false, reason: `not an ${kind} token` };
+    if (payload.typ !== kind) return { ok: false, reason: kind === 'access' ? 'not an access token' : 'not a refresh token' };
     if (typeof payload.sub !== 'string' || typeof payload.acct !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number')
       return { ok: false, reason: 'token is not valid' };
     if (await this.isRevoked(payload.jti)) return { ok: false, reason: 'token has been revoked' };
