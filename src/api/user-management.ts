@@ -34,7 +34,8 @@ type UserManagementOps =
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
 function refuseSelf(ctx: RequestContext, username: string, what: string): void {
-  if (ctx.caller.username === username) throw new ConflictError(`a user cannot ${what} itself`, { username });
+  if (ctx.caller.username === username && ctx.caller.accountName === ctx.account.name)
+    throw new ConflictError(`a user cannot ${what} itself`, { username });
 }
 
 function missing(field: string, grant: string): InvalidError {
