@@ -1,0 +1,79 @@
+/**
+ * The shared vocabulary of image analysis: what a layer walk yields, what catalogers consume and produce.
+ * Nothing here knows about HTTP or the database.
+ */
+
+/** Package types as the API names them (content types `os` covers dpkg, apk and rpm). */
+export type PackageType = 'dpkg' | 'apk' | 'rpm' | 'npm' | 'python' | 'gem' | 'java' | 'go';
+
+export const OS_PACKAGE_TYPES: readonly PackageType[] = ['dpkg', 'apk', 'rpm'];
+
+export interface CatalogedPackage {
+  name: string;
+  version: string;
+  type: PackageType;
+  /** Paths (absolute, inside the image) where the package was found: its database, manifest or archive. */
+  locations: string[];
+  /** SPDX identifiers or expressions where known, otherwise the license strings as declared. */
+  licenses: string[];
+  /** Source package (dpkg Source:, rpm source rpm, apk origin), Maven groupId, or Go module path. */
+  origin?: string;
+  /** Version of the source package when it differs from the binary version (dpkg `Source: name (version)`). */
+  sourceVersion?: string;
+  /** Installed size in bytes when the package database records it. */
+  size?: number;
+  /** Package URL (https://github.com/package-url/purl-spec). */
+  purl: string;
+  /** CPE 2.3 strings a vulnerability matcher may use. */
+  cpes: string[];
+  /** Ecosystem-specific facts (architecture, maintainer, files owned, ...), JSON-serialisable. */
+  metadata: Record<string, unknown>;
+}
+
+export type FileType = 'file' | 'dir' | 'symlink' | 'hardlink' | 'char' | 'block' | 'fifo';
+
+/** One path of the image's final filesystem view. */
+export interface FileRecord {
+  path: string;
+  type: FileType;
+  /** Permission and special bits (e.g. 0o4755 for a setuid binary). */
+  mode: number;
+  uid: number;
+  gid: number;
+  size: number;
+  /** Hex SHA-256 of the content, for regular files. */
+  sha256?: string;
+  /** Target of a symlink or hardlink. */
+  linkTarget?: string;
+}
+
+/** Distribution facts read from /etc/os-release (or fallbacks). */
+export interface DistroInfo {
+  /** os-release ID, e.g. debian, ubuntu, alpine, rhel, centos, rocky, amzn. */
+  name: string;
+  /** os-release VERSION_ID, e.g. 12, 22.04, 3.18.4. */
+  version: string;
+  /** os-release ID_LIKE entries, e.g. ['rhel', 'fedora']. */
+  like: string[];
+  prettyName?: string;
+}
+
+/**
+ * A cataloger finds packages of one ecosystem. The layer walker shows it every regular file whose path it
+ * `matches`, with the file's content (up to `maxFileBytes`; larger files are skipped and reported). Results are
+ * kept per path: when a later layer replaces or deletes the path, the earlier result is dropped, so what
+ * remains describes the final filesystem.
+ */
+export interface Cataloger {
+  /** Short name used in logs and errors, e.g. 'dpkg'. */
+  readonly name: string;
+  readonly maxFileBytes: number;
+  matches(path: string): boolean;
+  /** Packages found in one file. Must not throw on malformed content: return what can be read (or nothing). */
+  parse(path: string, content: Buffer): CatalogedPackage[] | Promise<CatalogedPackage[]>;
+  /**
+   * Called once after the walk with this cataloger's surviving packages and the detected distro, to fill in what
+   * depends on the distro (e.g. the purl namespace and `distro=` qualifier of OS packages).
+   */
+  finalize?(packages: CatalogedPackage[], distro: DistroInfo | undefined): CatalogedPackage[];
+}
