@@ -1,0 +1,158 @@
+/**
+ * An in-process worker over the JobQueue: runs handlers by job kind with bounded concurrency, renews leases
+ * while a handler runs, retries failures with exponential backoff, and reports each finished job as an event
+ * (tests and callers await events instead of sleeping).
+ */
+import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Job, JobQueue, JobStatus } from './queue.js';
+
+export interface JobContext {
+  log: Logger;
+  /** Aborted when the worker stops; long handlers should pass it on to their I/O. */
+  signal: AbortSignal;
+}
+
+export type JobHandler = (payload: any, job: Job, context: JobContext) => Promise<void>;
+
+export interface WorkerOptions {
+  concurrency: number;
+  leaseMs: number;
+  pollMs: number;
+  retryBaseMs: number;
+  /** Overrides the process identity (tests simulate a restarted process with it). */
+  processToken?: string;
+}
+
+export interface JobFinished {
+  id: number;
+  kind: string;
+  status: JobStatus;
+  error?: string;
+}
+
+/** Identifies this process among earlier ones on the same host (pids repeat in containers, this does not). */
+const PROCESS_TOKEN = `${process.pid}.${randomBytes(4).toString('hex')}`;
+
+export class JobWorker extends EventEmitter {
+  readonly workerId: string;
+  private readonly hostPrefix = `${hostname()}:`;
+  private readonly processPrefix: string;
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+  private timer: NodeJS.Timeout | null = null;
+  private started = false;
+  private stopping = false;
+  private pumping = false;
+  private wakeAgain = false;
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly log: Logger,
+    private readonly options: WorkerOptions,
+  ) {
+    super();
+    this.processPrefix = `${this.hostPrefix}${options.processToken ?? PROCESS_TOKEN}:`;
+    this.workerId = `${this.processPrefix}${randomBytes(4).toString('hex')}`;
+  }
+
+  register(kind: string, handler: JobHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    const released = await this.queue.releaseAbandoned(this.hostPrefix, this.processPrefix);
+    if (released) this.log.info({ released }, 'resuming jobs interrupted by a previous stop');
+    this.wake();
+  }
+
+  /** Looks for work now (call after enqueueing in this process). */
+  wake(): void {
+    if (!this.started || this.stopping) return;
+    if (this.pumping) {
+      this.wakeAgain = true;
+      return;
+    }
+    void this.pump();
+  }
+
+  private schedulePoll(): void {
+    if (this.timer || this.stopping) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.wake();
+    }, this.options.pollMs);
+    this.timer.unref();
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      do {
+        this.wakeAgain = false;
+        while (!this.stopping && this.running.size < this.options.concurrency) {
+          const job = await this.queue.claim(this.workerId, this.options.leaseMs, [...this.handlers.keys()]);
+          if (!job) break;
+          const run = this.run(job).finally(() => {
+            this.running.delete(run);
+            this.wake();
+          });
+          this.running.add(run);
+        }
+      } while (this.wakeAgain && !this.stopping);
+    } catch (err) {
+      this.log.error({ err }, 'job queue unavailable; retrying');
+    } finally {
+      this.pumping = false;
+      this.schedulePoll();
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    const log = this.log.child({ job_id: job.id, job_kind: job.kind, attempt: job.attempts });
+    const renew = setInterval(() => {
+      this.queue.renew(job.id, this.workerId, this.options.leaseMs).catch((err) => log.warn({ err }, 'lease renewal failed'));
+    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    renew.unref();
+    try {
+      await this.handlers.get(job.kind)!(job.payload, job, { log, signal: this.abort.signal });
+      clearInterval(renew);
+      await this.queue.complete(job.id, this.workerId);
+      this.emit('finished', { id: job.id, kind: job.kind, status: 'done' } satisfies JobFinished);
+    } catch (err) {
+      clearInterval(renew);
+      if (this.stopping) return; // left running: the next start (or another worker) resumes it
+      const message = err instanceof Error ? err.message : String(err);
+      const backoff = this.options.retryBaseMs * 2 ** (job.attempts - 1) * (0.5 + Math.random());
+      const status = await this.queue.fail(job, this.workerId, message, backoff);
+      log[status === 'failed' ? 'error' : 'warn']({ err }, status === 'failed' ? 'job failed for good' : 'job failed; will retry');
+      this.emit('finished', { id: job.id, kind: job.kind, status, error: message } satisfies JobFinished);
+    }
+  }
+
+  /** Resolves when the job reaches done or failed (as seen by this worker). */
+  waitFor(id: number): Promise<JobFinished> {
+    return new Promise((resolve) => {
+      const onFinished = (f: JobFinished) => {
+        if (f.id === id && (f.status === 'done' || f.status === 'failed')) {
+          this.off('finished', onFinished);
+          resolve(f);
+        }
+      };
+      this.on('finished', onFinished);
+    });
+  }
+
+  /** Stops claiming work and aborts running handlers; their jobs stay claimed and are resumed on the next start. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.abort.abort();
+    await Promise.allSettled([...this.running]);
+  }
+}

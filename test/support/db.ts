@@ -1,0 +1,50 @@
+/** A migrated database for tests: SQLite in a temp dir, or a fresh Postgres database when VIGIL_TEST_DATABASE_URL is set. */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import knex from 'knex';
+import { createDb, migrateToLatest, type Db } from '../../src/db/index.js';
+
+export interface ScratchDatabase {
+  /** postgres URL of the new database, or null on SQLite. */
+  url: string | null;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+export async function createScratchDatabase(): Promise<ScratchDatabase> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-test-'));
+  const adminUrl = process.env.VIGIL_TEST_DATABASE_URL;
+  if (!adminUrl) return { url: null, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  const name = `vigil_t_${randomBytes(6).toString('hex')}`;
+  const admin = knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+  await admin.raw(`CREATE DATABASE ${name}`);
+  await admin.destroy();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    dataDir,
+    async drop() {
+      const a = knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+      await a.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A migrated Knex handle on a scratch database; `close()` destroys both. */
+export async function createTestDb(): Promise<{ db: Db; close(): Promise<void> }> {
+  const scratch = await createScratchDatabase();
+  const db = createDb({ databaseUrl: scratch.url, dataDir: scratch.dataDir });
+  await migrateToLatest(db);
+  return {
+    db,
+    async close() {
+      await db.destroy();
+      await scratch.drop();
+    },
+  };
+}
