@@ -8,7 +8,7 @@ import { ADMIN_ACCOUNT } from './auth/accounts.js';
 import { Authenticator } from './auth/authenticate.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
 import { PasswordHasher } from './auth/passwords.js';
-import { seedBuiltinRoles } from './auth/rbac.js';
+import { PermissionCatalog, seedBuiltinRoles } from './auth/rbac.js';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
@@ -22,6 +22,7 @@ export interface Services {
   hasher: PasswordHasher;
   tokens: TokenService;
   authenticator: Authenticator;
+  permissions: PermissionCatalog;
   version: string;
   hostId: string;
   startedAt: string;
@@ -46,7 +47,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
         );
       else log.info({ account: ADMIN_ACCOUNT, username: bootstrap.username }, `created administrator '${bootstrap.username}' with the password from VIGIL_ADMIN_PASSWORD`);
     }
-    return { config, db, log, hasher, tokens, authenticator, version: packageVersion, hostId: hostname(), startedAt: new Date().toISOString() };
+    const permissions = await PermissionCatalog.load(db);
+    return { config, db, log, hasher, tokens, authenticator, permissions, version: packageVersion, hostId: hostname(), startedAt: new Date().toISOString() };
   } catch (err) {
     await db.destroy();
     throw err;

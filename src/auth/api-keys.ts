@@ -115,24 +115,21 @@ export async function deleteApiKey(db: Db, accountName: string, username: string
   if (count === 0) throw notFound(username, name);
 }
 
-/** The public key id of a well-formed key value, or null. */
-export function apiKeyId(value: string): string | null {
-  return KEY_PATTERN.exec(value)?.[1] ?? null;
+/** Splits a presented key into its id and secret, or null when it is not a Vigil key. */
+export function splitApiKey(value: string): { keyId: string; secret: string } | null {
+  const m = KEY_PATTERN.exec(value);
+  return m ? { keyId: m[1], secret: m[2] } : null;
 }
 
-/** Looks up a presented key; answers the owner when the key is valid and active, or why not. */
-export async function verifyApiKey(
-  db: Db,
-  value: string,
-): Promise<{ ok: true; username: string } | { ok: false; reason: string }> {
-  const m = KEY_PATTERN.exec(value);
-  if (!m) return { ok: false, reason: 'not a Vigil API key' };
-  const key = await db<ApiKeyRecord>('api_keys').where({ key_id: m[1] }).first();
-  const presented = Buffer.from(sha256(m[2]), 'hex');
+/** Checks a presented secret against the stored key (constant time) and its state; answers why not, or null. */
+export function apiKeyProblem(
+  secret: string,
+  key: Pick<ApiKeyRecord, 'secret_hash' | 'expires_at' | 'revoked_at'> | undefined,
+): string | null {
+  const presented = Buffer.from(sha256(secret), 'hex');
   // Compare against something of the same length even when the key is unknown, to keep timing uniform.
   const stored = Buffer.from(key?.secret_hash ?? '0'.repeat(64), 'hex');
-  if (!key || !timingSafeEqual(presented, stored)) return { ok: false, reason: 'unknown API key' };
+  if (!key || !timingSafeEqual(presented, stored)) return 'unknown API key';
   const status = apiKeyStatus(key);
-  if (status !== 'active') return { ok: false, reason: `API key is ${status}` };
-  return { ok: true, username: key.username };
+  return status === 'active' ? null : `API key is ${status}`;
 }

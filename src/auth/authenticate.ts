@@ -5,12 +5,12 @@
  */
 import type { Db } from '../db/index.js';
 import { TooManyRequestsError, UnauthorizedError } from '../errors.js';
-import { apiKeyId, verifyApiKey } from './api-keys.js';
+import { apiKeyProblem, splitApiKey } from './api-keys.js';
 import type { PasswordHasher } from './passwords.js';
 import { API_KEY_USERNAME, type AuthMethod, type Principal } from './principal.js';
 import type { LoginThrottle } from './throttle.js';
 import type { TokenService } from './tokens.js';
-import { findLoginRecord, type LoginRecord } from './users.js';
+import { findApiKeyLogin, findLoginRecord, findTokenLogin, type LoginRecord } from './users.js';
 
 const BAD_PASSWORD = 'invalid username or password';
 
@@ -40,6 +40,14 @@ export class Authenticator {
       accountType: login.account_type,
       method,
       isAdmin: login.account_type === 'admin',
+      account: {
+        name: login.account_name,
+        email: login.account_email,
+        type: login.account_type,
+        state: login.account_state,
+        created_at: login.account_created_at,
+        last_updated: login.account_last_updated,
+      },
       ...(tokenId ? { tokenId } : {}),
     };
   }
@@ -63,13 +71,14 @@ export class Authenticator {
   }
 
   async byApiKey(value: string, client: string): Promise<Principal> {
+    const parts = splitApiKey(value);
     // Throttled per key id, so a stale key behind a shared address (NAT, CI runner) cannot lock out other keys.
-    const throttleName = `${API_KEY_USERNAME}:${apiKeyId(value) ?? 'malformed'}`;
+    const throttleName = `${API_KEY_USERNAME}:${parts?.keyId ?? 'malformed'}`;
     this.checkThrottle(client, throttleName);
-    const key = await verifyApiKey(this.db, value);
-    if (!key.ok) this.refuse(client, throttleName, key.reason);
-    const login = await findLoginRecord(this.db, key.username);
-    if (!login) this.refuse(client, throttleName, 'unknown API key');
+    if (!parts) this.refuse(client, throttleName, 'not a Vigil API key');
+    const login = await findApiKeyLogin(this.db, parts.keyId);
+    const keyProblem = apiKeyProblem(parts.secret, login);
+    if (keyProblem || !login) this.refuse(client, throttleName, keyProblem ?? 'unknown API key');
     const problem = this.stateProblem(login);
     if (problem) this.refuse(client, throttleName, problem);
     this.throttle.recordSuccess(client, throttleName);
@@ -77,10 +86,12 @@ export class Authenticator {
   }
 
   async byToken(token: string): Promise<Principal> {
-    const result = await this.tokens.verify(token, 'access');
+    // Revocation is checked in the same query as the user and account, below.
+    const result = await this.tokens.verify(token, 'access', { checkRevoked: false });
     if (!result.ok) throw new UnauthorizedError(result.reason);
-    const login = await findLoginRecord(this.db, result.claims.username);
+    const login = await findTokenLogin(this.db, result.claims.username, result.claims.jti);
     if (!login || login.account_name !== result.claims.accountName) throw new UnauthorizedError('token is not valid');
+    if (login.revoked) throw new UnauthorizedError('token has been revoked');
     const problem = this.stateProblem(login);
     if (problem) throw new UnauthorizedError(problem);
     return this.principalOf(login, 'token', result.claims.jti);

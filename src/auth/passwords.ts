@@ -10,6 +10,8 @@ const MAX_CACHE_ENTRIES = 10_000;
 
 export class PasswordHasher {
   private readonly verified = new Map<string, number>();
+  /** Verifications in progress, so concurrent requests with the same credentials share one hash. */
+  private readonly pending = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly options: { memoryCostKib: number; timeCost: number; cacheSeconds: number },
@@ -28,16 +30,21 @@ export class PasswordHasher {
     const key = createHash('sha256').update(storedHash).update('\0').update(password).digest('base64');
     const now = Date.now();
     const until = this.verified.get(key);
-    if (until !== undefined && until > now) return true;
-    let ok = false;
-    try {
-      ok = await verify(storedHash, password);
-    } catch {
-      ok = false; // a malformed stored hash verifies nothing
-    }
-    if (ok && this.options.cacheSeconds > 0) {
-      if (this.verified.size >= MAX_CACHE_ENTRIES) this.evictExpired(now);
+    if (until !== undefined && until > now) {
+      // Sliding expiry: a busy user's entry does not lapse for all its in-flight requests at once.
       this.verified.set(key, now + this.options.cacheSeconds * 1000);
+      return true;
+    }
+    let inFlight = this.pending.get(key);
+    if (!inFlight) {
+      inFlight = verify(storedHash, password).catch(() => false); // a malformed stored hash verifies nothing
+      this.pending.set(key, inFlight);
+      void inFlight.finally(() => this.pending.delete(key));
+    }
+    const ok = await inFlight;
+    if (ok && this.options.cacheSeconds > 0) {
+      if (this.verified.size >= MAX_CACHE_ENTRIES) this.evictExpired(Date.now());
+      this.verified.set(key, Date.now() + this.options.cacheSeconds * 1000);
     }
     return ok;
   }

@@ -1,3 +1,5 @@
+import type { AccountRecord } from './accounts.js';
+
 export type AuthMethod = 'password' | 'api_key' | 'token';
 
 /** Who is calling, as established by authentication. */
@@ -8,6 +10,8 @@ export interface Principal {
   method: AuthMethod;
   /** Users of the admin account may do everything everywhere. */
   isAdmin: boolean;
+  /** The caller's own account as read during authentication (saves a lookup when it is the target). */
+  account: AccountRecord;
   /** For bearer tokens: the token id, so it can be revoked. */
   tokenId?: string;
 }

@@ -105,19 +105,38 @@ export function denied(principal: Principal, action: string, accountName: string
 }
 
 /**
+ * Role permissions held in memory: built-in roles are immutable and written only at start-up, so the
+ * per-request check needs just the caller's role names in the target account.
+ */
+export class PermissionCatalog {
+  private constructor(private readonly actionsByRole: Map<string, Set<string>>) {}
+
+  static async load(db: Db): Promise<PermissionCatalog> {
+    const rows: { role_name: string; action: string }[] = await db('role_permissions').select('role_name', 'action');
+    const map = new Map<string, Set<string>>();
+    for (const r of rows) map.set(r.role_name, (map.get(r.role_name) ?? new Set()).add(r.action));
+    return new PermissionCatalog(map);
+  }
+
+  grants(roleNames: readonly string[], action: string): boolean {
+    return roleNames.some((r) => {
+      const actions = this.actionsByRole.get(r);
+      return !!actions && (actions.has(action) || actions.has('*'));
+    });
+  }
+}
+
+/**
  * The authorization decision: may this caller perform `action` in `accountName`?
  * Admin-account users may do everything; system actions are theirs alone; everyone else needs a role in the
  * target account that grants the action.
  */
-export async function authorize(db: Db, principal: Principal, action: string, accountName: string): Promise<void> {
+export async function authorize(db: Db, catalog: PermissionCatalog, principal: Principal, action: string, accountName: string): Promise<void> {
   if (action === 'none' || principal.isAdmin) return;
-  const detail = { action, account_name: accountName };
   if (SYSTEM_ACTIONS.has(action))
-    throw new ForbiddenError(`only administrators may perform '${action}'`, detail);
-  const granted = await db('role_members as m')
-    .join('role_permissions as p', 'p.role_name', 'm.role_name')
-    .where({ 'm.username': principal.username, 'm.account_name': accountName })
-    .whereIn('p.action', [action, '*'])
-    .first('p.action');
-  if (!granted) throw denied(principal, action, accountName);
+    throw new ForbiddenError(`only administrators may perform '${action}'`, { action, account_name: accountName });
+  const roles = (await db('role_members').where({ username: principal.username, account_name: accountName }).select('role_name')).map(
+    (r: { role_name: string }) => r.role_name,
+  );
+  if (!catalog.grants(roles, action)) throw denied(principal, action, accountName);
 }

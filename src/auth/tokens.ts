@@ -4,7 +4,7 @@
  * start generate a secret and keep it in the database so restarts don't invalidate tokens.
  * Access and refresh tokens carry a `jti`; revoking one records the jti until the token would expire anyway.
  */
-import { randomBytes, randomUUID, createSecretKey, type KeyObject } from 'node:crypto';
+import { randomBytes, randomUUID, webcrypto, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify, importPKCS8, importSPKI, errors as joseErrors } from 'jose';
 import type { Config, JwtAlgorithm } from '../config.js';
 import type { Db } from '../db/index.js';
@@ -49,7 +49,8 @@ export class TokenService {
     let verifyKey: SigningKey;
     if (algorithm === 'HS256') {
       const secret = config.jwt.secret ?? (await loadOrCreateSecret(db));
-      signKey = verifyKey = createSecretKey(Buffer.from(secret, 'utf8'));
+      // Imported once as a WebCrypto key: jose re-imports a KeyObject on every sign and verify.
+      signKey = verifyKey = await webcrypto.subtle.importKey('raw', Buffer.from(secret, 'utf8'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
     } else {
       signKey = await importPKCS8(config.jwt.privateKeyPem!, algorithm);
       verifyKey = await importSPKI(config.jwt.publicKeyPem!, algorithm);
@@ -86,7 +87,11 @@ export class TokenService {
    * Verifies signature (only the configured algorithm: `alg: none` and algorithm swaps fail), issuer,
    * audience, expiry, kind and revocation. Answers the claims, or why the token is refused.
    */
-  async verify(token: string, kind: TokenKind): Promise<{ ok: true; claims: TokenClaims } | { ok: false; reason: string }> {
+  async verify(
+    token: string,
+    kind: TokenKind,
+    options: { checkRevoked: boolean } = { checkRevoked: true },
+  ): Promise<{ ok: true; claims: TokenClaims } | { ok: false; reason: string }> {
     let payload;
     try {
       ({ payload } = await jwtVerify(token, this.verifyKey, { algorithms: [this.algorithm], issuer: ISSUER, audience: AUDIENCE }));
@@ -97,7 +102,7 @@ export class TokenService {
     if (payload.typ !== kind) return { ok: false, reason: kind === 'access' ? 'not an access token' : 'not a refresh token' };
     if (typeof payload.sub !== 'string' || typeof payload.acct !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number')
       return { ok: false, reason: 'token is not valid' };
-    if (await this.isRevoked(payload.jti)) return { ok: false, reason: 'token has been revoked' };
+    if (options.checkRevoked && (await this.isRevoked(payload.jti))) return { ok: false, reason: 'token has been revoked' };
     return { ok: true, claims: { username: payload.sub, accountName: payload.acct, kind, jti: payload.jti, expiresAt: payload.exp } };
   }
 

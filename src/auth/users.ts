@@ -23,26 +23,66 @@ export interface CredentialRecord {
   created_at: string;
 }
 
-/** What authentication needs about a user, in one query. */
+/** What authentication needs about a user and its account, read in one query per request. */
 export interface LoginRecord {
   username: string;
   account_name: string;
   account_type: 'admin' | 'user' | 'service';
-  account_state: string;
+  account_state: 'enabled' | 'disabled' | 'deleting';
+  account_email: string | null;
+  account_created_at: string;
+  account_last_updated: string;
   user_state: string;
   password_hash: string | null;
 }
 
 export const MASKED_CREDENTIAL = '********';
 
-export async function findLoginRecord(db: Db, username: string): Promise<LoginRecord | undefined> {
+function loginQuery(db: Db) {
   return db('users as u')
     .join('accounts as a', 'a.name', 'u.account_name')
+    .select(
+      'u.username',
+      'u.account_name',
+      'u.state as user_state',
+      'a.type as account_type',
+      'a.state as account_state',
+      'a.email as account_email',
+      'a.created_at as account_created_at',
+      'a.last_updated as account_last_updated',
+    );
+}
+
+export async function findLoginRecord(db: Db, username: string): Promise<LoginRecord | undefined> {
+  return loginQuery(db)
     .leftJoin('credentials as c', function () {
       this.on('c.username', '=', 'u.username').andOnVal('c.type', '=', 'password');
     })
+    .select('c.value_hash as password_hash')
     .where('u.username', username)
-    .first('u.username', 'u.account_name', 'a.type as account_type', 'a.state as account_state', 'u.state as user_state', 'c.value_hash as password_hash');
+    .first();
+}
+
+/** The login record of a token's user, with whether the token id has been revoked (one query). */
+export async function findTokenLogin(db: Db, username: string, jti: string): Promise<(LoginRecord & { revoked: boolean }) | undefined> {
+  const row = await loginQuery(db)
+    .select(db.raw('(select count(*) from revoked_tokens where jti = ?) as revoked', [jti]))
+    .where('u.username', username)
+    .first();
+  return row ? { ...row, password_hash: null, revoked: Number(row.revoked) > 0 } : undefined;
+}
+
+/** The login record of an API key's owner, with the key's stored hash and state (one query). */
+export async function findApiKeyLogin(
+  db: Db,
+  keyId: string,
+): Promise<(LoginRecord & { secret_hash: string; expires_at: string; revoked_at: string | null }) | undefined> {
+  const row = await loginQuery(db)
+    .join('api_keys as k', 'k.username', 'u.username')
+    .select('k.secret_hash', 'k.expires_at', 'k.revoked_at')
+    .where('k.key_id', keyId)
+    .first();
+  return row ? { ...row, password_hash: null } : undefined;
 }
 
 export async function getUser(db: Db, accountName: string, username: string): Promise<UserRecord> {

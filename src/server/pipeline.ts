@@ -116,7 +116,7 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
     const named = firstString(...meta.accountParams.flatMap((p) => [input.params[p], input.query[p], body[p]]));
     const fromHeader = !named && meta.scoped ? headerAccount : undefined;
     const name = named ?? fromHeader ?? principal.accountName;
-    const account = await findAccount(services.db, name);
+    const account = name === principal.accountName ? principal.account : await findAccount(services.db, name);
     if (principal.isAdmin) {
       if (!account)
         throw new NotFoundError(
@@ -179,7 +179,7 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
       if (principal) {
         const header = firstString(req.headers[SERVICE_ACCOUNT_HEADER]);
         account = await resolveTargetAccount(principal, meta, input, header);
-        await authorize(services.db, principal, meta.authzAction, account.name);
+        await authorize(services.db, services.permissions, principal, meta.authzAction, account.name);
       }
 
       const log = res.log ?? services.log;
