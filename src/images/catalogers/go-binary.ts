@@ -1,0 +1,158 @@
+/**
+ * Go binary cataloger: the modules compiled into Go executables, read from their embedded build info.
+ *
+ * Which files: the walker gives only a path, and reading every file of an image to look for ELF headers would be
+ * wasteful, so the rule is by location. Every file under the conventional executable directories (`/bin/`,
+ * `/sbin/`, `/usr/bin/`, `/usr/sbin/`, `/usr/local/bin/`, `/usr/local/sbin/`, `/go/bin/`, `/root/go/bin/`) is
+ * examined; under the application trees `/opt/` and `/app/`, which also hold scripts, assets and data, files with
+ * a well-known non-executable extension are skipped. Binaries elsewhere (e.g. `/usr/libexec/`, `/home/...`) are
+ * out of scope. Non-ELF files are rejected from their first bytes, so a wrong guess costs little.
+ *
+ * Packages: the main module (version `(devel)` when built from a working tree), every dependency (a replacement
+ * by another module version is reported as that module; a local-directory replacement keeps the required path
+ * and version and is flagged in metadata), and the Go standard library as `stdlib` at the toolchain version.
+ */
+import type { CatalogedPackage, Cataloger } from '../model.js';
+import { cpe23, purl } from '../identifiers.js';
+import { readGoBuildInfo, type GoBuildInfo } from './go-buildinfo.js';
+import type { GoModule } from './go-modinfo.js';
+
+const BINARY_DIRS = ['/bin/', '/sbin/', '/usr/bin/', '/usr/sbin/', '/usr/local/bin/', '/usr/local/sbin/', '/go/bin/', '/root/go/bin/'];
+const APPLICATION_DIRS = ['/opt/', '/app/'];
+const NOT_EXECUTABLE = new RegExp(
+  '\\.(' +
+    [
+      'js', 'mjs', 'cjs', 'ts', 'map', 'json', 'yaml', 'yml', 'toml', 'xml', 'ini', 'conf', 'cfg', 'properties', 'env',
+      'txt', 'md', 'rst', 'html', 'htm', 'css', 'scss', 'svg', 'png', 'jpg', 'jpeg', 'gif', 'ico', 'webp', 'woff',
+      'woff2', 'ttf', 'eot', 'otf', 'pdf', 'csv', 'sql', 'lock', 'log', 'pem', 'crt', 'key',
+      'py', 'pyc', 'pyo', 'pyi', 'rb', 'php', 'pl', 'pm', 'java', 'class', 'jar', 'war', 'ear', 'go', 'mod', 'sum',
+      'c', 'h', 'cc', 'hpp', 'rs', 'sh', 'bash', 'ps1', 'bat',
+      'gz', 'tgz', 'zip', 'tar', 'bz2', 'xz', 'zst', '7z', 'whl', 'egg', 'gem', 'deb', 'rpm', 'apk',
+      'a', 'o', 'pak', 'dat', 'db', 'sqlite', 'mo', 'po', 'gmo', 'tmpl', 'tpl',
+    ].join('|') +
+    ')$',
+  'i',
+);
+
+export function isGoBinaryCandidate(path: string): boolean {
+  if (BINARY_DIRS.some((d) => path.startsWith(d))) return true;
+  return APPLICATION_DIRS.some((d) => path.startsWith(d)) && !NOT_EXECUTABLE.test(path) && !path.includes('/node_modules/');
+}
+
+export const goBinaryCataloger: Cataloger = {
+  name: 'go-binary',
+  maxFileBytes: 512 * 1024 * 1024,
+  matches: isGoBinaryCandidate,
+  parse(path: string, content: Buffer): CatalogedPackage[] {
+    const info = readGoBuildInfo(content);
+    return info ? goPackages(path, info) : [];
+  },
+};
+
+export function goPackages(path: string, info: GoBuildInfo): CatalogedPackage[] {
+  const common = {
+    goVersion: info.goVersion,
+    ...(info.main ? { mainModule: info.main.path } : {}),
+    ...(info.architecture ? { architecture: info.architecture } : {}),
+  };
+  const packages: CatalogedPackage[] = [];
+  if (info.main) {
+    const settings = Object.fromEntries(info.settings.map((s) => [s.key, s.value]));
+    packages.push(
+      goModulePackage(path, info.main, {
+        ...common,
+        mainModuleVersion: info.main.version || '(devel)',
+        ...(info.path ? { mainPackage: info.path } : {}),
+        ...(info.settings.length ? { buildSettings: settings } : {}),
+        ...(settings['GOOS'] ? { goos: settings['GOOS'] } : {}),
+      }),
+    );
+  }
+  for (const dep of info.deps) packages.push(goModulePackage(path, dep, common));
+  const stdlib = stdlibPackage(path, info, common);
+  if (stdlib) packages.push(stdlib);
+  return packages;
+}
+
+/** A replacement is a local directory (not a module version) when its path is a file path. */
+function isLocalReplacement(r: GoModule): boolean {
+  return r.path.startsWith('./') || r.path.startsWith('../') || r.path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(r.path) || r.path === '.' || r.path === '..';
+}
+
+function goModulePackage(location: string, mod: GoModule, metadata: Record<string, unknown>): CatalogedPackage {
+  // What was compiled in: a module replacement supplies the code (and its own version and sum); a local directory
+  // has neither, so the required module path and version remain the best identity.
+  const effective = mod.replace && !isLocalReplacement(mod.replace) ? mod.replace : mod;
+  const version = effective.version || '(devel)';
+  const extra: Record<string, unknown> = { ...metadata };
+  if (effective.sum) extra['h1Digest'] = effective.sum;
+  if (mod.replace) {
+    extra['replace'] = { ...mod.replace, local: isLocalReplacement(mod.replace) };
+    if (effective !== mod) extra['replaces'] = { path: mod.path, version: mod.version, ...(mod.sum ? { sum: mod.sum } : {}) };
+  }
+  return {
+    name: effective.path,
+    version,
+    type: 'go',
+    locations: [location],
+    licenses: [],
+    origin: effective.path,
+    purl: goPurl(effective.path, version),
+    cpes: goModuleCpes(effective.path, version),
+    metadata: extra,
+  };
+}
+
+/** `pkg:golang/<path up to the last slash>/<last element>@<version>`; `(devel)` is no version, so it is left out. */
+function goPurl(path: string, version: string): string {
+  const slash = path.lastIndexOf('/');
+  const namespace = slash > 0 ? path.slice(0, slash) : undefined;
+  const name = slash > 0 ? path.slice(slash + 1) : path;
+  try {
+    return purl('golang', namespace, name, version === '(devel)' ? undefined : version);
+  } catch {
+    // Module info is untrusted text: a path the purl library rejects must not lose the package.
+    return '';
+  }
+}
+
+/** NVD versions carry no `v` prefix nor `+incompatible`. */
+function cpeVersion(version: string): string {
+  return version.replace(/^v(?=\d)/, '').replace(/\+incompatible$/, '');
+}
+
+/**
+ * CPEs only where the module path names the vendor and product reliably: `github.com/<owner>/<repo>`
+ * (also gitlab.com, bitbucket.org) and `golang.org/x/<repo>` (vendor golang). Other paths get none rather than
+ * guesses.
+ */
+export function goModuleCpes(path: string, version: string): string[] {
+  if (!version || version === '(devel)') return [];
+  const parts = path.split('/');
+  if (['github.com', 'gitlab.com', 'bitbucket.org'].includes(parts[0]!) && parts.length >= 3) {
+    return [cpe23(parts[1]!, parts[2]!, cpeVersion(version))];
+  }
+  if (parts[0] === 'golang.org' && parts[1] === 'x' && parts.length >= 3) return [cpe23('golang', parts[2]!, cpeVersion(version))];
+  return [];
+}
+
+/** `go1.19.8` -> `1.19.8`; `go1.20.5 X:boringcrypto` -> `1.20.5`; development toolchains have no release version. */
+function stdlibVersion(goVersion: string): string | undefined {
+  const m = /^go(\d[^\s]*)/.exec(goVersion);
+  return m?.[1];
+}
+
+function stdlibPackage(location: string, info: GoBuildInfo, common: Record<string, unknown>): CatalogedPackage | undefined {
+  const version = stdlibVersion(info.goVersion);
+  if (!version) return undefined;
+  return {
+    name: 'stdlib',
+    version,
+    type: 'go',
+    locations: [location],
+    licenses: ['BSD-3-Clause'],
+    purl: purl('golang', undefined, 'stdlib', version),
+    cpes: [cpe23('golang', 'go', version)],
+    metadata: common,
+  };
+}
