@@ -254,6 +254,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the event types this service emits, by category */
+        get: operations["list_event_types"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's events, newest first */
+        get: operations["list_events"];
+        put?: never;
+        post?: never;
+        /** Delete the account's events (optionally only a time window or level) */
+        delete: operations["delete_events"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        /** Get an event */
+        get: operations["get_event"];
+        put?: never;
+        post?: never;
+        /** Delete an event */
+        delete: operations["delete_event"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -265,6 +320,217 @@ export interface paths {
         get: operations["health_check"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's images */
+        get: operations["list_images"];
+        put?: never;
+        /**
+         * Add an image for analysis (by tag, by digest, or from an import)
+         * @description Answers at once with the image record; analysis runs in the background (`analysis_status` moves from
+         *     `not_analyzed` through `analyzing` to `analyzed` or `analysis_failed`, with the reason in
+         *     `analysis_status_detail`). Adding a digest that is already analyzed does not analyze it again unless
+         *     `force=true`; the tag mapping is recorded either way.
+         */
+        post: operations["add_image"];
+        /** Delete several images */
+        delete: operations["delete_images_async"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /** Get an image */
+        get: operations["get_image"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an image with its tags and analysis results
+         * @description An image still being analyzed is only deleted with `force=true` (409 otherwise).
+         */
+        delete: operations["delete_image"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /** List the content types this image's analysis provides */
+        get: operations["list_image_content"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/content-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /** Count the image's packages and files by content type */
+        get: operations["get_image_content_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/content/{content_type}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description os covers dpkg, apk and rpm packages; java and files have their own routes. */
+                content_type: "os" | "npm" | "gem" | "python" | "go";
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /** List the image's packages of one content type */
+        get: operations["get_image_content_by_type"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/content/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /** List every path of the image's final filesystem */
+        get: operations["get_image_content_by_type_files"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/content/java": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /** List the image's Java packages (jar, war, ear) */
+        get: operations["get_image_content_by_type_java_package"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /** List the metadata types available for the image */
+        get: operations["list_image_metadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/metadata/{metadata_type}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                metadata_type: "manifest" | "docker_history" | "dockerfile";
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the image manifest, its build history, or its Dockerfile
+         * @description The Dockerfile is the one given when the image was added (mode Actual) or one reconstructed from the history (Guessed).
+         */
+        get: operations["get_image_metadata_by_type"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/archives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload an image archive for analysis (Vigil extension)
+         * @description The body is a `docker save` tarball or an OCI image layout tarball (optionally gzip-compressed), streamed
+         *     to disk up to the configured limit (VIGIL_MAX_UPLOAD_BYTES; 413 beyond). The image is recorded under
+         *     `tag` or, when omitted, under the tags the archive names (RepoTags / org.opencontainers.image.ref.name),
+         *     and analyzed like an image pulled from a registry. The archive is deleted once its analysis finishes, so
+         *     re-analysis (`force`) needs a new upload.
+         */
+        post: operations["add_image_archive"];
         delete?: never;
         options?: never;
         head?: never;
@@ -420,6 +686,49 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/registries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List registry credentials (passwords are never returned) */
+        get: operations["list_registries"];
+        put?: never;
+        /**
+         * Add credentials and TLS settings for a registry
+         * @description The password is encrypted at rest and never returned. With `validate=true` the credentials are checked against the registry first (400 if refused).
+         */
+        post: operations["create_registry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/registries/{registry}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The registry host[:port] (optionally with a repository prefix), as stored. */
+                registry: string;
+            };
+            cookie?: never;
+        };
+        /** Get a registry's configuration */
+        get: operations["get_registry"];
+        /** Replace a registry's configuration */
+        put: operations["update_registry"];
+        post?: never;
+        /** Delete a registry's configuration */
+        delete: operations["delete_registry"];
         options?: never;
         head?: never;
         patch?: never;
@@ -598,6 +907,47 @@ export interface components {
             /** @enum {string} */
             state: "enabled" | "disabled";
         };
+        AnalysisStatusDetail: {
+            /** @description Vigil extension. Why the status changed; for analysis_failed, what to fix. */
+            detail?: string;
+            from_status: string;
+            source?: {
+                analysis_engine?: string;
+                host_id?: string;
+                service_name?: string;
+            };
+            /** Format: date-time */
+            timestamp: string;
+            to_status: string;
+        };
+        AnchoreImage: {
+            account_name: string;
+            /** @enum {string} */
+            analysis_status: "not_analyzed" | "analyzing" | "analyzed" | "analysis_failed";
+            analysis_status_detail: components["schemas"]["AnalysisStatusDetail"][];
+            /** Format: date-time */
+            analyzed_at?: string;
+            annotations?: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+            image_content?: {
+                metadata?: components["schemas"]["ImageContentMetadata"];
+            };
+            image_detail: components["schemas"]["ImageDetail"][];
+            image_digest: string;
+            image_id?: string;
+            /** @enum {string} */
+            image_status: "active" | "inactive" | "disabled" | "deleting";
+            /** Format: date-time */
+            last_updated: string;
+            /** @description The digest of the multi-platform index the image was chosen from, if any. */
+            parent_digest?: string;
+        };
+        AnchoreImageList: {
+            items: components["schemas"]["AnchoreImage"][];
+        };
         /** @description The body of every error response. */
         ApiErrorResponse: {
             /**
@@ -617,8 +967,177 @@ export interface components {
         ApiKeyList: {
             items: components["schemas"]["UserApiKey"][];
         };
+        ContentFilesResponse: {
+            content: components["schemas"]["FilesContent"][];
+            content_type: string;
+            image_digest: string;
+        };
+        ContentJavaPackageResponse: {
+            content: components["schemas"]["JavaPackageContent"][];
+            content_type: string;
+            image_digest: string;
+        };
+        ContentPackageResponse: {
+            content: components["schemas"]["PackageContent"][];
+            content_type: string;
+            image_digest: string;
+        };
         CredentialList: {
             items: components["schemas"]["AccessCredential"][];
+        };
+        DeleteImageResponse: {
+            detail?: string;
+            image_digest: string;
+            /** @enum {string} */
+            status: "not_found" | "deleting" | "delete_failed" | "deleted";
+        };
+        DeleteImageResponseList: {
+            items: components["schemas"]["DeleteImageResponse"][];
+        };
+        Event: {
+            details?: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            level: "INFO" | "ERROR";
+            message: string;
+            resource: {
+                account_name: string;
+                id: string;
+                type: string;
+            };
+            source: {
+                host_id?: string;
+                service_name?: string;
+            };
+            /** Format: date-time */
+            timestamp: string;
+            /** @description Dotted type, e.g. user.image.analysis.completed. */
+            type: string;
+        };
+        EventResponse: {
+            /** Format: date-time */
+            created_at: string;
+            event: components["schemas"]["Event"];
+            generated_uuid: string;
+        };
+        EventsList: {
+            item_count: number;
+            next_page: boolean;
+            page: number;
+            results: components["schemas"]["EventResponse"][];
+        };
+        EventTypesList: {
+            description?: string;
+            name: string;
+            types: {
+                level: string;
+                message?: string;
+                name: string;
+                type: string;
+            }[];
+        }[];
+        FilesContent: {
+            filename: string;
+            gid: number;
+            linkdest?: string;
+            /** @description Permission and special bits in octal, e.g. 04755 for a setuid binary. */
+            mode: string;
+            sha256?: string;
+            /** Format: int64 */
+            size: number;
+            /** @enum {string} */
+            type: "file" | "dir" | "symlink" | "hardlink" | "char" | "block" | "fifo";
+            uid: number;
+        };
+        ImageAnalysisRequest: {
+            /** @description Free key/value pairs kept with the image. */
+            annotations?: {
+                [key: string]: string;
+            };
+            /**
+             * @default docker
+             * @enum {string}
+             */
+            image_type?: "docker";
+            source: components["schemas"]["ImageSource"];
+        };
+        ImageContentMetadata: {
+            arch?: string;
+            distro?: string;
+            distro_version?: string;
+            /** @enum {string} */
+            dockerfile_mode?: "Actual" | "Guessed";
+            /** Format: int64 */
+            image_size?: number;
+            layer_count?: number;
+        };
+        ImageContentSummary: {
+            items: {
+                content_type: string;
+                count: number;
+                display_name: string;
+            }[];
+        };
+        ImageDetail: {
+            account_name?: string;
+            /** Format: date-time */
+            created_at?: string;
+            /** @description Vigil extension. False once the tag has moved to another digest. */
+            current: boolean;
+            full_digest?: string;
+            full_tag: string;
+            image_digest: string;
+            image_id?: string;
+            /** Format: date-time */
+            last_updated?: string;
+            registry: string;
+            repo: string;
+            tag: string;
+            /** Format: date-time */
+            tag_detected_at: string;
+        };
+        /** @description Exactly one of tag or digest. */
+        ImageSource: {
+            digest?: components["schemas"]["RegistryDigestSource"];
+            tag?: components["schemas"]["RegistryTagSource"];
+        };
+        JavaPackageContent: {
+            cpes: string[];
+            "implementation-version"?: string;
+            licenses: string[];
+            location: string;
+            "maven-version"?: string;
+            origin?: string;
+            package: string;
+            purl: string;
+            "specification-version"?: string;
+            type: string;
+            version: string;
+        };
+        MetadataResponse: {
+            image_digest: string;
+            /** @description The manifest (object), the history (array) or the Dockerfile (string). */
+            metadata: unknown;
+            metadata_type: string;
+        };
+        PackageContent: {
+            cpes: string[];
+            licenses: string[];
+            location: string;
+            metadata?: {
+                [key: string]: unknown;
+            };
+            metadata_type?: string;
+            /** @description Source package, Maven group or Go module, when known. */
+            origin?: string;
+            package: string;
+            purl: string;
+            /** @description Installed size in bytes, when the package database records it. */
+            size?: string;
+            /** @description dpkg, apk, rpm, npm, python, gem, java or go. */
+            type: string;
+            version: string;
         };
         RbacManagerAccountRole: {
             account?: components["schemas"]["Account"];
@@ -675,6 +1194,59 @@ export interface components {
         };
         RbacManagerUserRoleMembership: {
             items: components["schemas"]["RbacManagerRoleMembership"][];
+        };
+        RegistryConfiguration: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_updated: string;
+            registry: string;
+            registry_name?: string;
+            registry_type: string;
+            registry_user?: string;
+            registry_verify: boolean;
+        };
+        RegistryConfigurationList: {
+            items: components["schemas"]["RegistryConfiguration"][];
+        };
+        RegistryConfigurationRequest: {
+            /** @description host[:port], optionally followed by a repository prefix the credentials apply to. */
+            registry: string;
+            registry_name?: string;
+            /** @description Stored encrypted; never returned. */
+            registry_pass?: string;
+            /**
+             * @default docker_v2
+             * @enum {string}
+             */
+            registry_type?: "docker_v2" | "awsecr";
+            registry_user?: string;
+            /**
+             * @description Verify TLS certificates. When false, plain HTTP and self-signed certificates are accepted for this registry.
+             * @default true
+             */
+            registry_verify?: boolean;
+        };
+        RegistryDigestSource: {
+            /**
+             * Format: date-time
+             * @description When the tag was observed on the digest, if not now.
+             */
+            creation_timestamp_override?: string;
+            dockerfile?: string;
+            platform?: string;
+            /** @description An image reference with a digest, e.g. `docker.io/library/nginx@sha256:...`. */
+            pull_string: string;
+            /** @description The tag to record for this digest. */
+            tag: string;
+        };
+        RegistryTagSource: {
+            /** @description The Dockerfile the image was built from, base64-encoded. */
+            dockerfile?: string;
+            /** @description Vigil extension. For multi-platform images, which one to analyze (default linux/amd64). */
+            platform?: string;
+            /** @description An image reference with a tag, e.g. `nginx:1.25` (Docker Hub names are normalised) or `registry.example.com:5000/team/app:v1`. */
+            pull_string: string;
         };
         Service: {
             base_url?: string;
@@ -784,6 +1356,15 @@ export interface components {
         };
     };
     responses: {
+        /** @description The registry could not be reached or answered unexpectedly; retry later or check the registry. */
+        BadGateway: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiErrorResponse"];
+            };
+        };
         /** @description The request is malformed or violates the schema; `detail.errors` lists every violation. */
         BadRequest: {
             headers: {
@@ -867,6 +1448,15 @@ export interface components {
                 "application/json": components["schemas"]["ApiErrorResponse"];
             };
         };
+        /** @description The image cannot be analyzed as asked (unsupported media type, no such platform, malformed manifest, registry refused the credentials). */
+        UnprocessableImage: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiErrorResponse"];
+            };
+        };
         /** @description The request body's content type is not accepted by this operation. */
         UnsupportedMediaType: {
             headers: {
@@ -879,6 +1469,7 @@ export interface components {
     };
     parameters: {
         AccountName: string;
+        ImageDigest: string;
         KeyName: string;
         RoleName: string;
         /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
@@ -889,6 +1480,11 @@ export interface components {
         AccessCredential: {
             content: {
                 "application/json": components["schemas"]["AccessCredential"];
+            };
+        };
+        RegistryConfigurationRequest: {
+            content: {
+                "application/json": components["schemas"]["RegistryConfigurationRequest"];
             };
         };
         UserApiKeyPatch: {
@@ -1562,6 +2158,167 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    list_event_types: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Event types grouped by category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTypesList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_events: {
+        parameters: {
+            query?: {
+                before?: string;
+                /** @description Type, a prefix ending in `.` (e.g. `user.image.`), or a pattern with `*`. */
+                event_type?: string;
+                level?: "INFO" | "ERROR";
+                limit?: number;
+                page?: number;
+                resource_id?: string;
+                resource_type?: string;
+                since?: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_events: {
+        parameters: {
+            query?: {
+                before?: string;
+                level?: "INFO" | "ERROR";
+                since?: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ids of the deleted events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_event: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_event: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     health_check: {
         parameters: {
             query?: never;
@@ -1580,6 +2337,453 @@ export interface operations {
             };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    list_images: {
+        parameters: {
+            query?: {
+                analysis_status?: "not_analyzed" | "analyzing" | "analyzed" | "analysis_failed";
+                /** @description Only images whose analysis finished at or after this time. */
+                analyzed_since?: string;
+                /** @description Only images with this tag mapping (e.g. docker.io/library/nginx:1.25), current or not. */
+                full_tag?: string;
+                image_status?: "all" | "active" | "deleting";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The images, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnchoreImageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_image: {
+        parameters: {
+            query?: {
+                /** @description Subscribe the tag to tag_update notifications (accepted for compatibility). */
+                auto_subscribe?: boolean;
+                /** @description Analyze again even if this digest was analyzed before. */
+                force?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImageAnalysisRequest"];
+            };
+        };
+        responses: {
+            /** @description The image record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnchoreImage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableImage"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    delete_images_async: {
+        parameters: {
+            query: {
+                /** @description Delete even while analysis is running. */
+                force?: boolean;
+                image_digests: string[];
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One result per digest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteImageResponseList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnchoreImage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_image: {
+        parameters: {
+            query?: {
+                force?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outcome. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteImageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_image_content: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Content types, e.g. os, npm, python, files. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_content_summary: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One count per content type. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageContentSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_content_by_type: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description os covers dpkg, apk and rpm packages; java and files have their own routes. */
+                content_type: "os" | "npm" | "gem" | "python" | "go";
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The packages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentPackageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_content_by_type_files: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The files, by path. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentFilesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_content_by_type_java_package: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Java packages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentJavaPackageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_image_metadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Metadata types (manifest, docker_history, dockerfile). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_metadata_by_type: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                metadata_type: "manifest" | "docker_history" | "dockerfile";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetadataResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_image_archive: {
+        parameters: {
+            query?: {
+                force?: boolean;
+                /** @description The tag to record, e.g. registry.example.com/team/app:v1 (Docker Hub short names are normalised). */
+                tag?: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/gzip": string;
+                "application/octet-stream": string;
+                "application/x-tar": string;
+            };
+        };
+        responses: {
+            /** @description The image record; analysis runs in the background. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnchoreImage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableImage"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     revoke_oauth_token: {
@@ -1899,6 +3103,172 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RbacManagerUserRoleMembership"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_registries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryConfigurationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    create_registry: {
+        parameters: {
+            query?: {
+                validate?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RegistryConfigurationRequest"];
+        responses: {
+            /** @description The stored configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableImage"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    get_registry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The registry host[:port] (optionally with a repository prefix), as stored. */
+                registry: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_registry: {
+        parameters: {
+            query?: {
+                validate?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The registry host[:port] (optionally with a repository prefix), as stored. */
+                registry: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RegistryConfigurationRequest"];
+        responses: {
+            /** @description The stored configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableImage"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    delete_registry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The registry host[:port] (optionally with a repository prefix), as stored. */
+                registry: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

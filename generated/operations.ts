@@ -25,14 +25,22 @@ export interface OperationMeta {
 
 export const operationTable = {
   add_credential: {"operationId":"add_credential","method":"post","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_image: {"operationId":"add_image","method":"post","path":"/images","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_image_archive: {"operationId":"add_image_archive","method":"post","path":"/images/archives","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/x-tar","application/gzip","application/octet-stream"],"produces":["application/json"],"successStatuses":[200]},
   add_role_user: {"operationId":"add_role_user","method":"post","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"createRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_account: {"operationId":"create_account","method":"post","path":"/accounts","tag":"User Management","authzAction":"createAccount","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_api_key: {"operationId":"create_api_key","method":"post","path":"/user/api-keys","tag":"Identity","authzAction":"selfCreateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
+  create_registry: {"operationId":"create_registry","method":"post","path":"/registries","tag":"Registries","authzAction":"createRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_user: {"operationId":"create_user","method":"post","path":"/accounts/{account_name}/users","tag":"User Management","authzAction":"createUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_user_api_key: {"operationId":"create_user_api_key","method":"post","path":"/accounts/{account_name}/users/{username}/api-keys","tag":"User Management","authzAction":"createApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   create_user_credential: {"operationId":"create_user_credential","method":"post","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   delete_account: {"operationId":"delete_account","method":"delete","path":"/accounts/{account_name}","tag":"User Management","authzAction":"deleteAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_api_key: {"operationId":"delete_api_key","method":"delete","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfDeleteApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_event: {"operationId":"delete_event","method":"delete","path":"/events/{event_id}","tag":"Events","authzAction":"deleteEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_events: {"operationId":"delete_events","method":"delete","path":"/events","tag":"Events","authzAction":"deleteEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_image: {"operationId":"delete_image","method":"delete","path":"/images/{image_digest}","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_images_async: {"operationId":"delete_images_async","method":"delete","path":"/images","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_registry: {"operationId":"delete_registry","method":"delete","path":"/registries/{registry}","tag":"Registries","authzAction":"deleteRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_role_user: {"operationId":"delete_role_user","method":"delete","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"deleteRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user: {"operationId":"delete_user","method":"delete","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"deleteUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user_api_key: {"operationId":"delete_user_api_key","method":"delete","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"deleteApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
@@ -41,8 +49,16 @@ export const operationTable = {
   get_account_user: {"operationId":"get_account_user","method":"get","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_api_key: {"operationId":"get_api_key","method":"get","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfGetApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_credentials: {"operationId":"get_credentials","method":"get","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_event: {"operationId":"get_event","method":"get","path":"/events/{event_id}","tag":"Events","authzAction":"getEvent","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image: {"operationId":"get_image","method":"get","path":"/images/{image_digest}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_content_by_type: {"operationId":"get_image_content_by_type","method":"get","path":"/images/{image_digest}/content/{content_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_content_by_type_files: {"operationId":"get_image_content_by_type_files","method":"get","path":"/images/{image_digest}/content/files","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_content_by_type_java_package: {"operationId":"get_image_content_by_type_java_package","method":"get","path":"/images/{image_digest}/content/java","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_content_summary: {"operationId":"get_image_content_summary","method":"get","path":"/images/{image_digest}/content-summary","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_metadata_by_type: {"operationId":"get_image_metadata_by_type","method":"get","path":"/images/{image_digest}/metadata/{metadata_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_oauth_token: {"operationId":"get_oauth_token","method":"post","path":"/oauth/token","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
   get_openapi_spec: {"operationId":"get_openapi_spec","method":"get","path":"/openapi.json","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_registry: {"operationId":"get_registry","method":"get","path":"/registries/{registry}","tag":"Registries","authzAction":"getRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_role: {"operationId":"get_role","method":"get","path":"/rbac-manager/roles/{role_name}","tag":"RBAC","authzAction":"getRole","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_service_detail: {"operationId":"get_service_detail","method":"get","path":"/system","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_status: {"operationId":"get_status","method":"get","path":"/status","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -53,6 +69,12 @@ export const operationTable = {
   list_accounts: {"operationId":"list_accounts","method":"get","path":"/accounts","tag":"User Management","authzAction":"listAccounts","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_all_system_users: {"operationId":"list_all_system_users","method":"get","path":"/accounts/users","tag":"User Management","authzAction":"listAllUsers","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_api_keys: {"operationId":"list_api_keys","method":"get","path":"/user/api-keys","tag":"Identity","authzAction":"selfListApiKeys","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_event_types: {"operationId":"list_event_types","method":"get","path":"/event-types","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_events: {"operationId":"list_events","method":"get","path":"/events","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_image_content: {"operationId":"list_image_content","method":"get","path":"/images/{image_digest}/content","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_image_metadata: {"operationId":"list_image_metadata","method":"get","path":"/images/{image_digest}/metadata","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_images: {"operationId":"list_images","method":"get","path":"/images","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_registries: {"operationId":"list_registries","method":"get","path":"/registries","tag":"Registries","authzAction":"listRegistries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_role_members: {"operationId":"list_role_members","method":"get","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"listRoleMembers","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_roles: {"operationId":"list_roles","method":"get","path":"/rbac-manager/roles","tag":"RBAC","authzAction":"listRoles","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_api_keys: {"operationId":"list_user_api_keys","method":"get","path":"/accounts/{account_name}/users/{username}/api-keys","tag":"User Management","authzAction":"listApiKeys","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -66,6 +88,7 @@ export const operationTable = {
   revoke_oauth_token: {"operationId":"revoke_oauth_token","method":"post","path":"/oauth/revoke","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
   update_account: {"operationId":"update_account","method":"put","path":"/accounts/{account_name}","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_account_state: {"operationId":"update_account_state","method":"put","path":"/accounts/{account_name}/state","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_registry: {"operationId":"update_registry","method":"put","path":"/registries/{registry}","tag":"Registries","authzAction":"updateRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_user_state: {"operationId":"update_user_state","method":"put","path":"/accounts/{account_name}/users/{username}/state","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   version_check: {"operationId":"version_check","method":"get","path":"/version","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
 } as const satisfies Record<string, OperationMeta>;
@@ -76,19 +99,30 @@ export type OperationId = keyof typeof operationTable;
 export const authzActions = [
   "createAccount",
   "createApiKey",
+  "createImage",
+  "createRegistry",
   "createRoleMember",
   "createUser",
   "deleteAccount",
   "deleteApiKey",
+  "deleteEvents",
+  "deleteImage",
+  "deleteRegistry",
   "deleteRoleMember",
   "deleteUser",
   "getAccount",
   "getApiKey",
+  "getEvent",
+  "getImage",
+  "getRegistry",
   "getRole",
   "getUser",
   "listAccounts",
   "listAllUsers",
   "listApiKeys",
+  "listEvents",
+  "listImages",
+  "listRegistries",
   "listRoleMembers",
   "listRoles",
   "listUsers",
@@ -99,6 +133,7 @@ export const authzActions = [
   "selfUpdateApiKey",
   "updateAccount",
   "updateApiKey",
+  "updateRegistry",
   "updateUser"
 ] as const;
 
@@ -111,6 +146,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['add_credential']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['add_credential']['responses'][200]['content']['application/json'] };
+  };
+  add_image: {
+    path: Record<string, never>;
+    query: NonNullable<operations['add_image']['parameters']['query']>;
+    body: operations['add_image']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['add_image']['responses'][200]['content']['application/json'] };
+  };
+  add_image_archive: {
+    path: Record<string, never>;
+    query: NonNullable<operations['add_image_archive']['parameters']['query']>;
+    body: operations['add_image_archive']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['add_image_archive']['responses'][200]['content']['application/json'] };
   };
   add_role_user: {
     path: operations['add_role_user']['parameters']['path'];
@@ -129,6 +176,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['create_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 201: operations['create_api_key']['responses'][201]['content']['application/json'] };
+  };
+  create_registry: {
+    path: Record<string, never>;
+    query: NonNullable<operations['create_registry']['parameters']['query']>;
+    body: operations['create_registry']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['create_registry']['responses'][200]['content']['application/json'] };
   };
   create_user: {
     path: operations['create_user']['parameters']['path'];
@@ -156,6 +209,36 @@ export interface OperationIO {
   };
   delete_api_key: {
     path: operations['delete_api_key']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_event: {
+    path: operations['delete_event']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
+  delete_events: {
+    path: Record<string, never>;
+    query: NonNullable<operations['delete_events']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['delete_events']['responses'][200]['content']['application/json'] };
+  };
+  delete_image: {
+    path: operations['delete_image']['parameters']['path'];
+    query: NonNullable<operations['delete_image']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['delete_image']['responses'][200]['content']['application/json'] };
+  };
+  delete_images_async: {
+    path: Record<string, never>;
+    query: NonNullable<operations['delete_images_async']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['delete_images_async']['responses'][200]['content']['application/json'] };
+  };
+  delete_registry: {
+    path: operations['delete_registry']['parameters']['path'];
     query: Record<string, never>;
     body: undefined;
     responses: { 204: undefined };
@@ -208,6 +291,48 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_credentials']['responses'][200]['content']['application/json'] };
   };
+  get_event: {
+    path: operations['get_event']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_event']['responses'][200]['content']['application/json'] };
+  };
+  get_image: {
+    path: operations['get_image']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image']['responses'][200]['content']['application/json'] };
+  };
+  get_image_content_by_type: {
+    path: operations['get_image_content_by_type']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_content_by_type']['responses'][200]['content']['application/json'] };
+  };
+  get_image_content_by_type_files: {
+    path: operations['get_image_content_by_type_files']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_content_by_type_files']['responses'][200]['content']['application/json'] };
+  };
+  get_image_content_by_type_java_package: {
+    path: operations['get_image_content_by_type_java_package']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_content_by_type_java_package']['responses'][200]['content']['application/json'] };
+  };
+  get_image_content_summary: {
+    path: operations['get_image_content_summary']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_content_summary']['responses'][200]['content']['application/json'] };
+  };
+  get_image_metadata_by_type: {
+    path: operations['get_image_metadata_by_type']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_metadata_by_type']['responses'][200]['content']['application/json'] };
+  };
   get_oauth_token: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -219,6 +344,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_openapi_spec']['responses'][200]['content']['application/json'] };
+  };
+  get_registry: {
+    path: operations['get_registry']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_registry']['responses'][200]['content']['application/json'] };
   };
   get_role: {
     path: operations['get_role']['parameters']['path'];
@@ -279,6 +410,42 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_api_keys']['responses'][200]['content']['application/json'] };
+  };
+  list_event_types: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_event_types']['responses'][200]['content']['application/json'] };
+  };
+  list_events: {
+    path: Record<string, never>;
+    query: NonNullable<operations['list_events']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_events']['responses'][200]['content']['application/json'] };
+  };
+  list_image_content: {
+    path: operations['list_image_content']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_image_content']['responses'][200]['content']['application/json'] };
+  };
+  list_image_metadata: {
+    path: operations['list_image_metadata']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_image_metadata']['responses'][200]['content']['application/json'] };
+  };
+  list_images: {
+    path: Record<string, never>;
+    query: NonNullable<operations['list_images']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_images']['responses'][200]['content']['application/json'] };
+  };
+  list_registries: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_registries']['responses'][200]['content']['application/json'] };
   };
   list_role_members: {
     path: operations['list_role_members']['parameters']['path'];
@@ -357,6 +524,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['update_account_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['update_account_state']['responses'][200]['content']['application/json'] };
+  };
+  update_registry: {
+    path: operations['update_registry']['parameters']['path'];
+    query: NonNullable<operations['update_registry']['parameters']['query']>;
+    body: operations['update_registry']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_registry']['responses'][200]['content']['application/json'] };
   };
   update_user_state: {
     path: operations['update_user_state']['parameters']['path'];

@@ -211,7 +211,9 @@ export function createVigilClient(baseUrl: string, options: Omit<ClientOptions, 
 
 async function generate(outDir: string): Promise<void> {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const source = yaml.load(readFileSync(specPath, 'utf8')) as Json;
+  // JSON round trip: YAML merge keys (`<<: *read-errors`) share objects, which converters reject as anchors.
+  const source = JSON.parse(JSON.stringify(yaml.load(readFileSync(specPath, 'utf8')))) as Json;
+  delete source['x-response-sets']; // an authoring aid for merge keys, not part of the served contract
   if (source.swagger !== '2.0') fail('specs/openapi.yaml must be a Swagger 2.0 document');
   if (source.basePath !== '/v2') fail('basePath must be /v2');
   source.info.version = pkg.version;
@@ -223,8 +225,12 @@ async function generate(outDir: string): Promise<void> {
   }
   const rows = collectOperations(source);
 
-  const converted = await swagger2openapi.convertObj(structuredClone(source) as any, { patch: true, warnOnly: false });
-  const oas3 = converted.openapi as Json;
+  let oas3: Json;
+  try {
+    oas3 = (await swagger2openapi.convertObj(structuredClone(source) as any, { patch: true, warnOnly: false })).openapi as Json;
+  } catch (err) {
+    fail(`conversion to OpenAPI 3 failed: ${(err as Error).message}`);
+  }
   const types = astToString(await openapiTS(structuredClone(oas3) as any, { alphabetize: true, defaultNonNullable: false }));
 
   mkdirSync(outDir, { recursive: true });

@@ -14,6 +14,8 @@ export interface Config {
   /** postgres:// URL; null means the embedded SQLite database under dataDir. */
   databaseUrl: string | null;
   adminPassword: string | null;
+  /** Key for secrets stored encrypted (registry passwords); null means a key file generated in dataDir. */
+  encryptionKey: string | null;
   logLevel: string;
   bodyLimitBytes: number;
   tls: { certFile: string; keyFile: string } | null;
@@ -29,6 +31,8 @@ export interface Config {
   auth: { maxFailures: number; failureWindowSeconds: number; lockoutSeconds: number; passwordCacheSeconds: number };
   argon2: { memoryCostKib: number; timeCost: number };
   shutdownTimeoutMs: number;
+  worker: { concurrency: number; leaseMs: number; pollMs: number; retryBaseMs: number };
+  analysis: { maxExpandedBytes: number; maxEntries: number; registryTimeoutMs: number; maxUploadBytes: number };
 }
 
 export class ConfigError extends Error {
@@ -116,12 +120,17 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminPassword !== null && adminPassword.length < 8)
     throw new ConfigError('VIGIL_ADMIN_PASSWORD', 'must be at least 8 characters long');
 
+  const encryptionKey = optional(env, 'VIGIL_ENCRYPTION_KEY');
+  if (encryptionKey !== null && encryptionKey.length < 16)
+    throw new ConfigError('VIGIL_ENCRYPTION_KEY', 'must be at least 16 characters long');
+
   return {
     host: str(env, 'VIGIL_HOST', '0.0.0.0'),
     port: int(env, 'VIGIL_PORT', 8228, 0, 65535),
     dataDir: resolve(str(env, 'VIGIL_DATA_DIR', './data')),
     databaseUrl,
     adminPassword,
+    encryptionKey,
     logLevel,
     bodyLimitBytes: size(env, 'VIGIL_BODY_LIMIT', 1024 * 1024),
     tls: certFile && keyFile ? { certFile, keyFile } : null,
@@ -139,5 +148,17 @@ export function loadConfig(env: Env = process.env): Config {
       timeCost: int(env, 'VIGIL_ARGON2_TIME_COST', 2, 1, 10),
     },
     shutdownTimeoutMs: int(env, 'VIGIL_SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
+    worker: {
+      concurrency: int(env, 'VIGIL_ANALYSIS_CONCURRENCY', 2, 1, 64),
+      leaseMs: int(env, 'VIGIL_JOB_LEASE_SECONDS', 60, 5, 3600) * 1000,
+      pollMs: int(env, 'VIGIL_JOB_POLL_MS', 1000, 5, 60000),
+      retryBaseMs: int(env, 'VIGIL_JOB_RETRY_BASE_MS', 5000, 1, 600000),
+    },
+    analysis: {
+      maxExpandedBytes: size(env, 'VIGIL_MAX_IMAGE_BYTES', 32 * 1024 ** 3),
+      maxEntries: int(env, 'VIGIL_MAX_IMAGE_ENTRIES', 2_000_000, 1, 100_000_000),
+      registryTimeoutMs: int(env, 'VIGIL_REGISTRY_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
+      maxUploadBytes: size(env, 'VIGIL_MAX_UPLOAD_BYTES', 8 * 1024 ** 3),
+    },
   };
 }

@@ -13,6 +13,9 @@ import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
 import { createDb, migrateToLatest, type Db } from './db/index.js';
+import { JobQueue } from './jobs/queue.js';
+import { JobWorker } from './jobs/worker.js';
+import { SecretBox } from './util/secret-box.js';
 import { packageVersion } from './util/project.js';
 
 export interface Services {
@@ -23,6 +26,9 @@ export interface Services {
   tokens: TokenService;
   authenticator: Authenticator;
   permissions: PermissionCatalog;
+  secretBox: SecretBox;
+  jobs: JobQueue;
+  worker: JobWorker;
   version: string;
   hostId: string;
   startedAt: string;
@@ -48,7 +54,24 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       else log.info({ account: ADMIN_ACCOUNT, username: bootstrap.username }, `created administrator '${bootstrap.username}' with the password from VIGIL_ADMIN_PASSWORD`);
     }
     const permissions = await PermissionCatalog.load(db);
-    return { config, db, log, hasher, tokens, authenticator, permissions, version: packageVersion, hostId: hostname(), startedAt: new Date().toISOString() };
+    const secretBox = SecretBox.fromConfig(config.encryptionKey, config.dataDir);
+    const jobs = new JobQueue(db);
+    const worker = new JobWorker(jobs, log.child({ component: 'worker' }), config.worker);
+    return {
+      config,
+      db,
+      log,
+      hasher,
+      tokens,
+      authenticator,
+      permissions,
+      secretBox,
+      jobs,
+      worker,
+      version: packageVersion,
+      hostId: hostname(),
+      startedAt: new Date().toISOString(),
+    };
   } catch (err) {
     await db.destroy();
     throw err;

@@ -1,7 +1,11 @@
 /** Every operation's handler; the Handlers type makes a missing one a compile error. */
 import type { Handlers } from '../server/handler-types.js';
+import { eventHandlers } from './events.js';
 import { identityHandlers } from './identity.js';
+import { imageContentHandlers } from './image-content.js';
+import { imageHandlers } from './images.js';
 import { rbacHandlers } from './rbac.js';
+import { registryHandlers } from './registries.js';
 import { systemHandlers } from './system.js';
 import { userManagementHandlers } from './user-management.js';
 
@@ -10,4 +14,8 @@ export const handlers: Handlers = {
   ...identityHandlers,
   ...userManagementHandlers,
   ...rbacHandlers,
+  ...imageHandlers,
+  ...imageContentHandlers,
+  ...registryHandlers,
+  ...eventHandlers,
 };

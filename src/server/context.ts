@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { AccountRecord } from '../auth/accounts.js';
 import type { Principal } from '../auth/principal.js';
@@ -14,6 +15,8 @@ export class RequestContext {
     readonly client: string,
     private readonly principal: Principal | null,
     private readonly targetAccount: AccountRecord | null,
+    /** The raw request body, for operations that take a streamed upload; null otherwise. */
+    readonly bodyStream: Readable | null = null,
   ) {}
 
   get db(): Db {

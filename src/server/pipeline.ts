@@ -23,6 +23,8 @@ import type { Handlers } from './handler-types.js';
 const API_ROOT = '/v2';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const SERVICE_ACCOUNT_HEADER = 'x-service-account';
+/** Bodies of these types are streamed to the handler, never buffered or parsed here. */
+const STREAMED_MEDIA_TYPES = new Set(['application/x-tar', 'application/gzip', 'application/octet-stream']);
 
 interface AjvError {
   instancePath: string;
@@ -165,7 +167,8 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
         throw new AppError(415, 'unsupported_media_type', `send the body as ${meta.consumes.join(' or ')}; got '${mediaType(req) || 'none'}'`, {
           accepted: meta.consumes,
         });
-      if (meta.consumes.length && !hasBody(req)) request.body = undefined;
+      const streamed = meta.consumes.some((c) => STREAMED_MEDIA_TYPES.has(c));
+      if ((meta.consumes.length && !hasBody(req)) || streamed) request.body = undefined;
 
       const validation = api.validator.validateRequest(request, operation);
       if (!validation.valid) throw validationError((validation.errors ?? []) as AjvError[]);
@@ -183,7 +186,7 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
       }
 
       const log = res.log ?? services.log;
-      const ctx = new RequestContext(services, log, requestId, req.ip ?? 'unknown', principal, account);
+      const ctx = new RequestContext(services, log, requestId, req.ip ?? 'unknown', principal, account, streamed ? req : null);
       const handler = handlers[operationId] as (ctx: RequestContext, input: unknown) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>;
       const reply = await handler(ctx, input);
 

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { handlers } from '../api/index.js';
 import type { Config } from '../config.js';
+import { registerJobs } from '../jobs/registry.js';
 import { createServices, type Services } from '../service.js';
 import { createApp } from './app.js';
 
@@ -20,6 +21,7 @@ export interface RunningServer {
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const services = await createServices(config, log);
+  registerJobs(services);
   const app = await createApp(services, handlers);
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, app)
@@ -32,6 +34,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       resolve();
     });
   });
+  await services.worker.start();
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${port}`;
@@ -47,6 +50,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         });
         server.closeIdleConnections();
       });
+      // Running analyses are interrupted, not lost: their jobs stay claimed and resume at the next start.
+      await services.worker.stop();
       await services.db.destroy();
     })());
   return { services, server, url, close };

@@ -1,0 +1,131 @@
+/** Handlers of the Images tag that read analysis results: content by type, files, summaries, metadata. */
+import { ConflictError } from '../errors.js';
+import type { FileRecord } from '../images/model.js';
+import * as store from '../images/store.js';
+import type { RequestContext } from '../server/context.js';
+import type { HandlerGroup } from '../server/handler-types.js';
+
+type ContentOps =
+  | 'list_image_content'
+  | 'get_image_content_summary'
+  | 'get_image_content_by_type_files'
+  | 'get_image_content_by_type_java_package'
+  | 'get_image_content_by_type'
+  | 'list_image_metadata'
+  | 'get_image_metadata_by_type';
+
+/** Content types as the API names them, and the package types each covers. */
+const CONTENT_TYPES: Record<string, { display: string; types: string[] }> = {
+  os: { display: 'OS Packages', types: ['dpkg', 'apk', 'rpm'] },
+  npm: { display: 'NPM Packages', types: ['npm'] },
+  gem: { display: 'Ruby Gems', types: ['gem'] },
+  python: { display: 'Python Packages', types: ['python'] },
+  java: { display: 'Java Packages', types: ['java'] },
+  go: { display: 'Go Modules', types: ['go'] },
+};
+
+const METADATA_TYPES = ['manifest', 'docker_history', 'dockerfile'] as const;
+
+/** The image, which must be analyzed: its results are what these routes read. */
+async function analyzedImage(ctx: RequestContext, digest: string): Promise<store.ImageRecord> {
+  const image = await store.getImage(ctx.db, ctx.account.name, digest);
+  if (image.analysis_status !== 'analyzed')
+    throw new ConflictError(`image '${digest}' is not analyzed (analysis_status: ${image.analysis_status}); retry once it is`, {
+      image_digest: digest,
+      analysis_status: image.analysis_status,
+    });
+  return image;
+}
+
+function packageContent(p: store.PackageRow) {
+  return {
+    package: p.name,
+    version: p.version,
+    ...(p.size !== null ? { size: String(p.size) } : {}),
+    type: p.type,
+    ...(p.origin ? { origin: p.origin } : {}),
+    licenses: p.licenses,
+    location: p.locations[0] ?? '',
+    cpes: p.cpes,
+    purl: p.purl,
+    metadata_type: `${p.type}_metadata`,
+    metadata: p.metadata,
+  };
+}
+
+function fileContent(f: FileRecord) {
+  return {
+    filename: f.path,
+    type: f.type,
+    mode: f.mode.toString(8).padStart(5, '0'),
+    uid: f.uid,
+    gid: f.gid,
+    size: f.size,
+    ...(f.sha256 ? { sha256: f.sha256 } : {}),
+    ...(f.linkTarget ? { linkdest: f.linkTarget } : {}),
+  };
+}
+
+async function filesOf(ctx: RequestContext, digest: string): Promise<FileRecord[]> {
+  return (await store.readDocument<FileRecord[]>(ctx.db, ctx.account.name, digest, 'files')) ?? [];
+}
+
+export const imageContentHandlers: HandlerGroup<ContentOps> = {
+  async list_image_content(ctx, { params }) {
+    await analyzedImage(ctx, params.image_digest);
+    return { status: 200, body: [...Object.keys(CONTENT_TYPES), 'files'] };
+  },
+  async get_image_content_summary(ctx, { params }) {
+    await analyzedImage(ctx, params.image_digest);
+    const counts = await store.countPackagesByType(ctx.db, ctx.account.name, params.image_digest);
+    const items = Object.entries(CONTENT_TYPES).map(([contentType, c]) => ({
+      content_type: contentType,
+      display_name: c.display,
+      count: c.types.reduce((n, t) => n + (counts.get(t) ?? 0), 0),
+    }));
+    items.push({ content_type: 'files', display_name: 'Files', count: (await filesOf(ctx, params.image_digest)).length });
+    return { status: 200, body: { items } };
+  },
+  async get_image_content_by_type_files(ctx, { params }) {
+    await analyzedImage(ctx, params.image_digest);
+    const files = await filesOf(ctx, params.image_digest);
+    return { status: 200, body: { image_digest: params.image_digest, content_type: 'files', content: files.map(fileContent) } };
+  },
+  async get_image_content_by_type_java_package(ctx, { params }) {
+    await analyzedImage(ctx, params.image_digest);
+    const packages = await store.packagesOf(ctx.db, ctx.account.name, params.image_digest, ['java']);
+    const content = packages.map((p) => {
+      const manifest = (p.metadata.manifest ?? {}) as Record<string, string>;
+      const pom = (p.metadata.pomProperties ?? {}) as Record<string, string>;
+      return {
+        package: p.name,
+        version: p.version,
+        ...(manifest['Implementation-Version'] ? { 'implementation-version': manifest['Implementation-Version'] } : {}),
+        ...(manifest['Specification-Version'] ? { 'specification-version': manifest['Specification-Version'] } : {}),
+        ...(pom.version ? { 'maven-version': pom.version } : {}),
+        location: p.locations[0] ?? '',
+        type: 'java',
+        ...(p.origin ? { origin: p.origin } : {}),
+        licenses: p.licenses,
+        cpes: p.cpes,
+        purl: p.purl,
+      };
+    });
+    return { status: 200, body: { image_digest: params.image_digest, content_type: 'java', content } };
+  },
+  async get_image_content_by_type(ctx, { params }) {
+    await analyzedImage(ctx, params.image_digest);
+    const packages = await store.packagesOf(ctx.db, ctx.account.name, params.image_digest, CONTENT_TYPES[params.content_type].types);
+    return { status: 200, body: { image_digest: params.image_digest, content_type: params.content_type, content: packages.map(packageContent) } };
+  },
+  async list_image_metadata(ctx, { params }) {
+    await analyzedImage(ctx, params.image_digest);
+    return { status: 200, body: [...METADATA_TYPES] };
+  },
+  async get_image_metadata_by_type(ctx, { params }) {
+    const image = await analyzedImage(ctx, params.image_digest);
+    const kind = { manifest: 'manifest', docker_history: 'history', dockerfile: 'dockerfile' } as const;
+    const metadata = await store.readDocument(ctx.db, ctx.account.name, image.image_digest, kind[params.metadata_type]);
+    return { status: 200, body: { image_digest: image.image_digest, metadata_type: params.metadata_type, metadata: metadata ?? null } };
+  },
+};

@@ -1,0 +1,127 @@
+/** Handlers of the Images tag (records and lifecycle; content routes live in image-content.ts). */
+import type { components } from '../../generated/openapi-types.js';
+import { ConflictError, InvalidError } from '../errors.js';
+import { addImageFromArchive } from '../images/add-archive.js';
+import { addImageFromRegistry } from '../images/add.js';
+import * as store from '../images/store.js';
+import type { RequestContext } from '../server/context.js';
+import type { HandlerGroup } from '../server/handler-types.js';
+
+type ImageOps = 'list_images' | 'add_image' | 'add_image_archive' | 'delete_images_async' | 'get_image' | 'delete_image';
+type AnchoreImage = components['schemas']['AnchoreImage'];
+
+type NoNulls<T> = { [K in keyof T]: Exclude<T[K], null> };
+
+/** Drops null fields: the API leaves unknown values out rather than sending null. */
+function omitNull<T extends Record<string, unknown>>(o: T): NoNulls<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as NoNulls<T>;
+}
+
+/** Shapes image records (with their tags and status history, fetched in two queries for the whole page). */
+export async function imageViews(ctx: RequestContext, images: store.ImageRecord[]): Promise<AnchoreImage[]> {
+  const digests = images.map((i) => i.image_digest);
+  const [tags, history] = await Promise.all([
+    store.tagsOf(ctx.db, ctx.account.name, digests),
+    store.statusHistoryOf(ctx.db, ctx.account.name, digests),
+  ]);
+  return images.map((i) => ({
+    image_digest: i.image_digest,
+    ...(i.parent_digest ? { parent_digest: i.parent_digest } : {}),
+    ...(i.image_id ? { image_id: i.image_id } : {}),
+    account_name: i.account_name,
+    annotations: JSON.parse(i.annotations),
+    image_status: i.image_status,
+    analysis_status: i.analysis_status,
+    analysis_status_detail: (history.get(i.image_digest) ?? []).map((h) =>
+      omitNull({
+        from_status: h.from_status,
+        to_status: h.to_status,
+        timestamp: h.timestamp,
+        detail: h.detail,
+        source: { host_id: h.host_id, service_name: 'vigil', analysis_engine: 'vigil' },
+      }),
+    ),
+    image_detail: (tags.get(i.image_digest) ?? []).map((t) =>
+      omitNull({
+        full_tag: t.full_tag,
+        full_digest: `${t.registry}/${t.repo}@${i.image_digest}`,
+        registry: t.registry,
+        repo: t.repo,
+        tag: t.tag,
+        image_digest: i.image_digest,
+        image_id: i.image_id,
+        account_name: i.account_name,
+        tag_detected_at: t.tag_detected_at,
+        current: t.current,
+        created_at: t.created_at,
+        last_updated: t.last_updated,
+      }),
+    ),
+    image_content: {
+      metadata: omitNull({
+        arch: i.arch,
+        distro: i.distro,
+        distro_version: i.distro_version,
+        dockerfile_mode: i.dockerfile_mode as 'Actual' | 'Guessed' | null,
+        image_size: i.image_size === null ? null : Number(i.image_size),
+        layer_count: i.layer_count,
+      }),
+    },
+    ...(i.analyzed_at ? { analyzed_at: i.analyzed_at } : {}),
+    created_at: i.created_at,
+    last_updated: i.last_updated,
+  }));
+}
+
+async function deleteOne(ctx: RequestContext, digest: string, force: boolean) {
+  const image = await store.findImage(ctx.db, ctx.account.name, digest);
+  if (!image) return { image_digest: digest, status: 'not_found' as const, detail: 'no such image in this account' };
+  if (image.analysis_status === 'analyzing' && !force)
+    return { image_digest: digest, status: 'delete_failed' as const, detail: 'the image is being analyzed; retry later or pass force=true' };
+  await store.deleteImageRecord(ctx.db, ctx.account.name, digest);
+  return { image_digest: digest, status: 'deleted' as const };
+}
+
+export const imageHandlers: HandlerGroup<ImageOps> = {
+  async list_images(ctx, { query }) {
+    const images = await store.listImages(ctx.db, ctx.account.name, {
+      fullTag: query.full_tag,
+      imageStatus: query.image_status,
+      analysisStatus: query.analysis_status,
+      analyzedSince: query.analyzed_since,
+    });
+    return { status: 200, body: { items: await imageViews(ctx, images) } };
+  },
+  async add_image(ctx, { query, body }) {
+    const source = body.source;
+    if (!source.tag && !source.digest) throw new InvalidError('source must name a tag or a digest', { errors: [{ location: 'body.source', message: 'needs tag or digest' }] });
+    const image = await addImageFromRegistry(ctx.services, ctx.account.name, {
+      tag: source.tag,
+      digest: source.digest,
+      annotations: body.annotations ?? {},
+      force: query.force ?? false,
+    });
+    const [view] = await imageViews(ctx, [image]);
+    return { status: 200, body: view };
+  },
+  async add_image_archive(ctx, { query }) {
+    const image = await addImageFromArchive(ctx.services, ctx.account.name, ctx.bodyStream!, { tag: query.tag, force: query.force ?? false });
+    const [view] = await imageViews(ctx, [image]);
+    return { status: 200, body: view };
+  },
+  async delete_images_async(ctx, { query }) {
+    const items = [];
+    for (const digest of query.image_digests) items.push(await deleteOne(ctx, digest, query.force ?? false));
+    return { status: 200, body: { items } };
+  },
+  async get_image(ctx, { params }) {
+    const [view] = await imageViews(ctx, [await store.getImage(ctx.db, ctx.account.name, params.image_digest)]);
+    return { status: 200, body: view };
+  },
+  async delete_image(ctx, { params, query }) {
+    await store.getImage(ctx.db, ctx.account.name, params.image_digest);
+    const result = await deleteOne(ctx, params.image_digest, query.force ?? false);
+    if (result.status === 'delete_failed') throw new ConflictError(result.detail!, { image_digest: params.image_digest });
+    return { status: 200, body: result };
+  },
+};

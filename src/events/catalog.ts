@@ -1,0 +1,35 @@
+/** The event types Vigil emits, by category (GET /v2/event-types). Names follow the upstream dotted scheme. */
+export type EventLevel = 'INFO' | 'ERROR';
+
+export interface EventTypeInfo {
+  type: string;
+  level: EventLevel;
+  message: string;
+}
+
+export const EVENT_CATEGORIES: { name: string; description: string; types: EventTypeInfo[] }[] = [
+  {
+    name: 'user.image',
+    description: 'Analysis of an image added by a user',
+    types: [
+      { type: 'user.image.analysis.started', level: 'INFO', message: 'Image analysis started' },
+      { type: 'user.image.analysis.completed', level: 'INFO', message: 'Image analysis completed' },
+      { type: 'user.image.analysis.failed', level: 'ERROR', message: 'Image analysis failed' },
+    ],
+  },
+  {
+    name: 'user.checks.tag',
+    description: 'Changes to what a tag points at, or to its results',
+    types: [{ type: 'user.checks.tag.update', level: 'INFO', message: 'A tag moved to a new image digest' }],
+  },
+  {
+    name: 'system.image_analysis',
+    description: 'Failures talking to registries or reading images',
+    types: [
+      { type: 'system.image_analysis.registry_lookup_failed', level: 'ERROR', message: 'Looking up an image in its registry failed' },
+      { type: 'system.image_analysis.manifest_parse_fail', level: 'ERROR', message: 'An image manifest could not be read' },
+    ],
+  },
+];
+
+export const EVENT_TYPES: ReadonlyMap<string, EventTypeInfo> = new Map(EVENT_CATEGORIES.flatMap((c) => c.types.map((t) => [t.type, t])));

@@ -1,0 +1,107 @@
+/**
+ * Adding an image: resolve what the user named to a manifest digest (a registry round trip for tags, so the
+ * answer carries the digest), record the image and its tag mapping, and queue the analysis. Re-adding an
+ * analyzed digest only records the tag, unless forced.
+ */
+import { InvalidError } from '../errors.js';
+import { recordEvent } from '../events/events.js';
+import type { Services } from '../service.js';
+import { ANALYZE_IMAGE_JOB, type AnalyzeImagePayload } from './analyze.js';
+import { accessFor } from './registry-credentials.js';
+import { fullTag, parseImageReference, type ImageReference } from './sources/references.js';
+import { parsePlatform } from './sources/platforms.js';
+import { resolveImageReference } from './sources/registry.js';
+import * as store from './store.js';
+
+export interface AddImageInput {
+  tag?: { pull_string: string; dockerfile?: string; platform?: string };
+  digest?: { pull_string: string; tag: string; creation_timestamp_override?: string; dockerfile?: string; platform?: string };
+  annotations: Record<string, string>;
+  force: boolean;
+}
+
+function invalid(location: string, message: string): InvalidError {
+  return new InvalidError(`${location} ${message}`, { errors: [{ location, message }] });
+}
+
+async function resolveDigest(services: Services, accountName: string, ref: ImageReference, platform: string | undefined) {
+  const access = await accessFor(services.db, services.secretBox, accountName, ref.registry, ref.repository);
+  try {
+    const resolved = await resolveImageReference(ref, {
+      credentials: access.credentials,
+      verifyTls: access.verifyTls,
+      insecure: !access.verifyTls,
+      timeoutMs: services.config.analysis.registryTimeoutMs,
+      platform: platform ? parsePlatform(platform) : undefined,
+    });
+    return { digest: resolved.manifestDigest, parentDigest: resolved.indexDigest ?? null };
+  } catch (err) {
+    await recordEvent(services.db, {
+      accountName,
+      type: 'system.image_analysis.registry_lookup_failed',
+      resourceType: 'image_reference',
+      resourceId: fullTag(ref),
+      message: `Looking up ${fullTag(ref)} failed: ${err instanceof Error ? err.message : String(err)}`,
+    });
+    throw err;
+  }
+}
+
+export async function addImageFromRegistry(services: Services, accountName: string, input: AddImageInput): Promise<store.ImageRecord> {
+  let tagRef: ImageReference;
+  let digest: string;
+  let parentDigest: string | null = null;
+  let detectedAt: string | undefined;
+  const spec = input.tag ?? input.digest!;
+  if (input.tag) {
+    tagRef = parseImageReference(input.tag.pull_string);
+    if (tagRef.digest) throw invalid('body.source.tag.pull_string', 'names a digest; use source.digest with a tag instead');
+    ({ digest, parentDigest } = await resolveDigest(services, accountName, tagRef, input.tag.platform));
+  } else {
+    const byDigest = parseImageReference(input.digest!.pull_string);
+    if (!byDigest.digest) throw invalid('body.source.digest.pull_string', 'must name a digest (name@sha256:...)');
+    digest = byDigest.digest;
+    tagRef = parseImageReference(input.digest!.tag.includes('/') ? input.digest!.tag : `${byDigest.registry}/${byDigest.repository}:${input.digest!.tag}`);
+    if (tagRef.digest) throw invalid('body.source.digest.tag', 'must be a tag, not a digest');
+    if (tagRef.registry !== byDigest.registry || tagRef.repository !== byDigest.repository)
+      throw invalid('body.source.digest.tag', `must name the same repository as the pull string (${byDigest.registry}/${byDigest.repository})`);
+    detectedAt = input.digest!.creation_timestamp_override ? new Date(input.digest!.creation_timestamp_override).toISOString() : undefined;
+  }
+  if (!/^sha256:[a-f0-9]{64}$/.test(digest)) throw invalid('body.source', `names digest ${digest}; only sha256 image digests are supported`);
+
+  const created = await store.ensureImage(services.db, {
+    account_name: accountName,
+    image_digest: digest,
+    parent_digest: parentDigest,
+    image_type: 'docker',
+    annotations: JSON.stringify(input.annotations),
+    source: JSON.stringify({ kind: 'registry', pull_string: `${tagRef.registry}/${tagRef.repository}@${digest}`, platform: spec.platform }),
+    dockerfile: spec.dockerfile ?? null,
+  });
+  const { movedFrom } = await store.mapTag(
+    services.db,
+    accountName,
+    digest,
+    { registry: tagRef.registry, repo: tagRef.repository, tag: tagRef.tag ?? 'latest', fullTag: fullTag(tagRef) },
+    detectedAt,
+  );
+  if (movedFrom)
+    await recordEvent(services.db, {
+      accountName,
+      type: 'user.checks.tag.update',
+      resourceType: 'image_tag',
+      resourceId: fullTag(tagRef),
+      message: `${fullTag(tagRef)} moved from ${movedFrom} to ${digest}`,
+      details: { previous_digest: movedFrom, current_digest: digest },
+    });
+
+  const image = await store.getImage(services.db, accountName, digest);
+  const rerun = !created && (input.force || image.analysis_status === 'analysis_failed') && image.analysis_status !== 'analyzing';
+  if (rerun) await store.transitionAnalysis(services.db, accountName, digest, ['analyzed', 'analysis_failed'], 'not_analyzed', input.force ? 'analysis requested again (force)' : 'analysis requested again');
+  if (created || rerun) {
+    const payload: AnalyzeImagePayload = { accountName, imageDigest: digest };
+    await services.jobs.enqueue(ANALYZE_IMAGE_JOB, payload, { accountName, maxAttempts: 3 });
+    services.worker.wake();
+  }
+  return store.getImage(services.db, accountName, digest);
+}

@@ -1,0 +1,176 @@
+/**
+ * Analysis of one image, run as a job: open the image's source, walk its layers once (streaming), catalog
+ * packages, detect the distro, and store everything in one transaction. Orchestration only: the work is done
+ * by sources/, layers/ and catalogers/.
+ *
+ * Failure policy: a problem with the image itself (hostile or corrupt layers, unsupported media types, a
+ * manifest that vanished) fails the analysis at once with a reason the user can act on; transient problems
+ * (registry unreachable) are retried by the job queue, and the last attempt fails the analysis.
+ */
+import { rm } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
+import type { Logger } from 'pino';
+import { AppError } from '../errors.js';
+import { recordEvent } from '../events/events.js';
+import type { Job } from '../jobs/queue.js';
+import type { JobContext } from '../jobs/worker.js';
+import type { Services } from '../service.js';
+import { ALL_CATALOGERS } from './catalogers/index.js';
+import { DISTRO_FILES, detectDistro } from './distro.js';
+import { guessDockerfile, historyOf } from './history.js';
+import { LayerError, walkLayers } from './layers/index.js';
+import type { Cataloger, CatalogedPackage, FileRecord } from './model.js';
+import { accessFor } from './registry-credentials.js';
+import { readImageArchive } from './sources/image-archive.js';
+import { parseImageReference } from './sources/references.js';
+import { resolveImageReference } from './sources/registry.js';
+import type { ResolvedImage } from './sources/resolved-image.js';
+import { parsePlatform } from './sources/platforms.js';
+import { findImage, saveAnalysis, transitionAnalysis, type ImageRecord, type ImageSourceRecord } from './store.js';
+
+export const ANALYZE_IMAGE_JOB = 'analyze_image';
+
+export interface AnalyzeImagePayload {
+  accountName: string;
+  imageDigest: string;
+}
+
+/** Captures the small files distro detection needs; survives the walk's per-path pruning via the final view. */
+function distroFileCollector(captured: Map<string, Buffer>): Cataloger {
+  const wanted = new Set(DISTRO_FILES);
+  return {
+    name: 'distro-files',
+    maxFileBytes: 64 * 1024,
+    matches: (path) => wanted.has(path),
+    parse(path, content) {
+      captured.set(path, Buffer.from(content));
+      return [];
+    },
+  };
+}
+
+async function openSource(services: Services, image: ImageRecord, signal: AbortSignal): Promise<ResolvedImage & { close?(): Promise<void> }> {
+  const source = JSON.parse(image.source) as ImageSourceRecord;
+  if (source.kind === 'archive') return readImageArchive(source.path!);
+  const ref = parseImageReference(source.pull_string!);
+  const access = await accessFor(services.db, services.secretBox, image.account_name, ref.registry, ref.repository);
+  return resolveImageReference(ref, {
+    credentials: access.credentials,
+    verifyTls: access.verifyTls,
+    insecure: !access.verifyTls,
+    timeoutMs: services.config.analysis.registryTimeoutMs,
+    platform: source.platform ? parsePlatform(source.platform) : undefined,
+    signal,
+  });
+}
+
+function finalizePackages(walk: Map<string, CatalogedPackage[]>, distro: ReturnType<typeof detectDistro>): CatalogedPackage[] {
+  const all: CatalogedPackage[] = [];
+  for (const cataloger of ALL_CATALOGERS) {
+    const found = walk.get(cataloger.name) ?? [];
+    all.push(...(cataloger.finalize ? cataloger.finalize(found, distro) : found));
+  }
+  return all;
+}
+
+/** A failure that retrying cannot fix: the image itself is the problem. */
+function isPermanent(err: unknown): boolean {
+  if (err instanceof LayerError) return !err.retryable; // a blob that could not be fetched may work next time
+  if (err instanceof AppError) return err.status < 500;
+  return false;
+}
+
+async function analyze(services: Services, image: ImageRecord, log: Logger, signal: AbortSignal): Promise<void> {
+  const resolved = await openSource(services, image, signal);
+  try {
+    if (resolved.manifestDigest !== image.image_digest)
+      throw new AppError(422, 'digest_changed', `the source now serves ${resolved.manifestDigest}, not ${image.image_digest}`);
+    const captured = new Map<string, Buffer>();
+    const walk = await walkLayers(resolved.layers, {
+      catalogers: [...ALL_CATALOGERS, distroFileCollector(captured)],
+      limits: { maxExpandedBytes: services.config.analysis.maxExpandedBytes, maxEntries: services.config.analysis.maxEntries },
+      hashFiles: true,
+      signal,
+    });
+    const surviving = new Map([...captured].filter(([path]) => walk.files.get(path)?.type === 'file'));
+    const distro = detectDistro(surviving);
+    const history = historyOf(resolved.config);
+    const dockerfile = image.dockerfile ? Buffer.from(image.dockerfile, 'base64').toString('utf8') : guessDockerfile(history);
+    const files: FileRecord[] = [...walk.files.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+    const saved = await saveAnalysis(services.db, image.account_name, image.image_digest, {
+      imageId: resolved.configDigest,
+      arch: resolved.platform.architecture,
+      distro: distro?.name ?? null,
+      distroVersion: distro?.version ?? null,
+      dockerfileMode: image.dockerfile ? 'Actual' : 'Guessed',
+      imageSize: resolved.layers.reduce((n, l) => n + l.size, 0),
+      layerCount: resolved.layers.length,
+      packages: finalizePackages(walk.packagesByCataloger, distro),
+      documents: {
+        files,
+        manifest: JSON.parse(resolved.manifestBytes.toString('utf8')),
+        config: resolved.config,
+        history,
+        dockerfile,
+        layers: resolved.layers.map((l) => ({ digest: l.digest, size: l.size, media_type: l.mediaType, diff_id: l.diffId })),
+        warnings: walk.warnings,
+      },
+    });
+    if (saved) {
+      log.info({ packages: walk.packagesByCataloger.size, files: files.length, expanded_bytes: walk.expandedBytes }, 'analysis completed');
+      await recordEvent(services.db, {
+        accountName: image.account_name,
+        type: 'user.image.analysis.completed',
+        resourceType: 'image_digest',
+        resourceId: image.image_digest,
+        details: { layer_count: resolved.layers.length, warnings: walk.warnings.slice(0, 20) },
+      });
+    }
+  } finally {
+    await resolved.close?.();
+  }
+}
+
+/** An uploaded archive is kept only until its analysis has finished, one way or the other. */
+async function releaseUpload(image: ImageRecord): Promise<void> {
+  const source = JSON.parse(image.source) as ImageSourceRecord;
+  if (source.kind === 'archive' && source.path) await rm(source.path, { force: true });
+}
+
+export async function analyzeImageJob(services: Services, payload: AnalyzeImagePayload, job: Job, context: JobContext): Promise<void> {
+  const { accountName, imageDigest } = payload;
+  const image = await findImage(services.db, accountName, imageDigest);
+  if (!image || image.image_status !== 'active' || image.analysis_status === 'analyzed') return; // deleted, or done already
+  await runAnalysis(services, image, job, context);
+  const after = await findImage(services.db, accountName, imageDigest);
+  if (!after || after.analysis_status !== 'analyzing') await releaseUpload(image);
+}
+
+async function runAnalysis(services: Services, image: ImageRecord, job: Job, context: JobContext): Promise<void> {
+  const accountName = image.account_name;
+  const imageDigest = image.image_digest;
+  const moved = await transitionAnalysis(services.db, accountName, imageDigest, ['not_analyzed', 'analysis_failed'], 'analyzing');
+  if (moved)
+    await recordEvent(services.db, { accountName, type: 'user.image.analysis.started', resourceType: 'image_digest', resourceId: imageDigest });
+  try {
+    await analyze(services, { ...image, analysis_status: 'analyzing' }, context.log, context.signal);
+  } catch (err) {
+    if (context.signal.aborted) throw err; // shutting down: the job resumes at the next start
+    const lastAttempt = job.attempts >= job.maxAttempts;
+    if (!isPermanent(err) && !lastAttempt) throw err; // the queue retries with backoff
+    const reason = err instanceof Error ? err.message : String(err);
+    context.log.warn({ err }, 'analysis failed');
+    await transitionAnalysis(services.db, accountName, imageDigest, ['analyzing'], 'analysis_failed', reason);
+    await recordEvent(services.db, {
+      accountName,
+      type: 'user.image.analysis.failed',
+      resourceType: 'image_digest',
+      resourceId: imageDigest,
+      message: `Image analysis failed: ${reason}`,
+      details: { reason, error_type: err instanceof AppError ? err.errorType : err instanceof LayerError ? err.name : 'internal_error' },
+    });
+  }
+}
+
+// Re-exported for the documents API: stored documents are gzipped JSON.
+export const decodeDocument = (content: Buffer) => JSON.parse(gunzipSync(content).toString('utf8'));

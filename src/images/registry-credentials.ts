@@ -1,0 +1,102 @@
+/**
+ * Registry credentials and TLS settings per account. Passwords are sealed with the SecretBox and never leave
+ * this module except to the registry client.
+ */
+import type { Db } from '../db/index.js';
+import { toBool } from '../db/index.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import type { SecretBox } from '../util/secret-box.js';
+import { nowIso } from '../util/time.js';
+
+export interface RegistryRecord {
+  account_name: string;
+  registry: string;
+  registry_name: string | null;
+  registry_user: string | null;
+  registry_pass_encrypted: string | null;
+  registry_type: string;
+  registry_verify: boolean;
+  created_at: string;
+  last_updated: string;
+}
+
+export interface RegistryInput {
+  registry: string;
+  registry_name?: string;
+  registry_user?: string;
+  registry_pass?: string;
+  registry_type?: string;
+  registry_verify?: boolean;
+}
+
+/** What the registry client needs to talk to one registry. */
+export interface RegistryAccess {
+  credentials?: { username: string; password: string };
+  verifyTls: boolean;
+}
+
+function normalise(row: RegistryRecord): RegistryRecord {
+  return { ...row, registry_verify: toBool(row.registry_verify) };
+}
+
+function notFound(registry: string): NotFoundError {
+  return new NotFoundError(`no configuration for registry '${registry}'`, { registry });
+}
+
+export async function listRegistries(db: Db, accountName: string): Promise<RegistryRecord[]> {
+  return (await db<RegistryRecord>('registries').where({ account_name: accountName }).orderBy('registry')).map(normalise);
+}
+
+export async function getRegistry(db: Db, accountName: string, registry: string): Promise<RegistryRecord> {
+  const row = await db<RegistryRecord>('registries').where({ account_name: accountName, registry }).first();
+  if (!row) throw notFound(registry);
+  return normalise(row);
+}
+
+function fields(box: SecretBox, input: RegistryInput) {
+  return {
+    registry_name: input.registry_name ?? null,
+    registry_user: input.registry_user ?? null,
+    registry_pass_encrypted: input.registry_pass ? box.seal(input.registry_pass) : null,
+    registry_type: input.registry_type ?? 'docker_v2',
+    registry_verify: input.registry_verify ?? true,
+  };
+}
+
+export async function createRegistry(db: Db, box: SecretBox, accountName: string, input: RegistryInput): Promise<RegistryRecord> {
+  const now = nowIso();
+  const row = { account_name: accountName, registry: input.registry, ...fields(box, input), created_at: now, last_updated: now };
+  const inserted = await db('registries').insert(row).onConflict(['account_name', 'registry']).ignore().returning('registry');
+  if (inserted.length === 0) throw new ConflictError(`registry '${input.registry}' is already configured`, { registry: input.registry });
+  return row;
+}
+
+export async function updateRegistry(db: Db, box: SecretBox, accountName: string, registry: string, input: RegistryInput): Promise<RegistryRecord> {
+  const n = await db('registries')
+    .where({ account_name: accountName, registry })
+    .update({ ...fields(box, input), registry: input.registry, last_updated: nowIso() });
+  if (n === 0) throw notFound(registry);
+  return getRegistry(db, accountName, input.registry);
+}
+
+export async function deleteRegistry(db: Db, accountName: string, registry: string): Promise<void> {
+  const n = await db('registries').where({ account_name: accountName, registry }).delete();
+  if (n === 0) throw notFound(registry);
+}
+
+/**
+ * The access settings for an image's registry and repository: the configuration whose `registry` is the
+ * longest prefix of `host/repository` wins, so `host/team` credentials can differ from `host` ones.
+ */
+export async function accessFor(db: Db, box: SecretBox, accountName: string, host: string, repository: string): Promise<RegistryAccess> {
+  const rows = await listRegistries(db, accountName);
+  const target = `${host}/${repository}`;
+  const match = rows
+    .filter((r) => r.registry === host || target.startsWith(r.registry.endsWith('/') ? r.registry : `${r.registry}/`))
+    .sort((a, b) => b.registry.length - a.registry.length)[0];
+  if (!match) return { verifyTls: true };
+  return {
+    verifyTls: match.registry_verify,
+    ...(match.registry_user ? { credentials: { username: match.registry_user, password: match.registry_pass_encrypted ? box.open(match.registry_pass_encrypted) : '' } } : {}),
+  };
+}

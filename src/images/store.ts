@@ -1,0 +1,306 @@
+/**
+ * Image records: the image row, its tag mappings (current and historic), its analysis status history, and the
+ * analysis results (packages as rows, large documents gzipped). Every query is scoped to an account.
+ */
+import { hostname } from 'node:os';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { Db } from '../db/index.js';
+import { toBool } from '../db/index.js';
+import { NotFoundError } from '../errors.js';
+import { nowIso } from '../util/time.js';
+import type { CatalogedPackage } from './model.js';
+
+export type AnalysisStatus = 'not_analyzed' | 'analyzing' | 'analyzed' | 'analysis_failed';
+export type ImageStatus = 'active' | 'deleting';
+
+export interface ImageSourceRecord {
+  kind: 'registry' | 'archive';
+  /** registry: the reference to pull (by digest once known). */
+  pull_string?: string;
+  platform?: string;
+  /** archive: where the uploaded archive is kept until analysis finishes. */
+  path?: string;
+}
+
+export interface ImageRecord {
+  account_name: string;
+  image_digest: string;
+  parent_digest: string | null;
+  image_id: string | null;
+  image_type: string;
+  image_status: ImageStatus;
+  analysis_status: AnalysisStatus;
+  annotations: string;
+  source: string;
+  dockerfile: string | null;
+  arch: string | null;
+  distro: string | null;
+  distro_version: string | null;
+  dockerfile_mode: string | null;
+  image_size: number | null;
+  layer_count: number | null;
+  analyzed_at: string | null;
+  created_at: string;
+  last_updated: string;
+}
+
+export interface TagRecord {
+  id: number;
+  account_name: string;
+  image_digest: string;
+  registry: string;
+  repo: string;
+  tag: string;
+  full_tag: string;
+  tag_detected_at: string;
+  current: boolean;
+  created_at: string;
+  last_updated: string;
+}
+
+export interface StatusChange {
+  from_status: string;
+  to_status: string;
+  detail: string | null;
+  host_id: string;
+  timestamp: string;
+}
+
+export type DocumentKind = 'files' | 'manifest' | 'config' | 'history' | 'dockerfile' | 'layers' | 'warnings';
+
+function notFound(digest: string): NotFoundError {
+  return new NotFoundError(`image '${digest}' does not exist in this account`, { image_digest: digest });
+}
+
+export async function findImage(db: Db, accountName: string, digest: string): Promise<ImageRecord | undefined> {
+  return db<ImageRecord>('images').where({ account_name: accountName, image_digest: digest }).first();
+}
+
+export async function getImage(db: Db, accountName: string, digest: string): Promise<ImageRecord> {
+  const image = await findImage(db, accountName, digest);
+  if (!image) throw notFound(digest);
+  return image;
+}
+
+export interface ImageFilter {
+  fullTag?: string;
+  imageStatus?: 'all' | ImageStatus;
+  analysisStatus?: AnalysisStatus;
+  analyzedSince?: string;
+}
+
+export async function listImages(db: Db, accountName: string, f: ImageFilter = {}): Promise<ImageRecord[]> {
+  const q = db<ImageRecord>('images').where('account_name', accountName);
+  if (f.imageStatus && f.imageStatus !== 'all') q.andWhere('image_status', f.imageStatus);
+  if (f.analysisStatus) q.andWhere('analysis_status', f.analysisStatus);
+  if (f.analyzedSince) q.andWhere('analyzed_at', '>=', new Date(f.analyzedSince).toISOString());
+  if (f.fullTag)
+    q.whereIn('image_digest', db('image_tags').select('image_digest').where({ account_name: accountName, full_tag: f.fullTag }));
+  return q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'image_digest' }]);
+}
+
+export async function tagsOf(db: Db, accountName: string, digests: string[]): Promise<Map<string, TagRecord[]>> {
+  const byDigest = new Map<string, TagRecord[]>();
+  for (let i = 0; i < digests.length; i += 500) {
+    const rows = await db<TagRecord>('image_tags')
+      .where({ account_name: accountName })
+      .whereIn('image_digest', digests.slice(i, i + 500))
+      .orderBy([{ column: 'tag_detected_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+    for (const r of rows) byDigest.set(r.image_digest, [...(byDigest.get(r.image_digest) ?? []), { ...r, current: toBool(r.current) }]);
+  }
+  return byDigest;
+}
+
+export async function statusHistoryOf(db: Db, accountName: string, digests: string[]): Promise<Map<string, StatusChange[]>> {
+  const byDigest = new Map<string, StatusChange[]>();
+  for (let i = 0; i < digests.length; i += 500) {
+    const rows = await db('image_status_history')
+      .where({ account_name: accountName })
+      .whereIn('image_digest', digests.slice(i, i + 500))
+      .orderBy('id');
+    for (const r of rows) byDigest.set(r.image_digest, [...(byDigest.get(r.image_digest) ?? []), r]);
+  }
+  return byDigest;
+}
+
+/** Creates the image row if it is new; answers whether it was created. */
+export async function ensureImage(
+  db: Db,
+  record: Pick<ImageRecord, 'account_name' | 'image_digest' | 'parent_digest' | 'image_type' | 'annotations' | 'source' | 'dockerfile'>,
+): Promise<boolean> {
+  const now = nowIso();
+  const inserted = await db('images')
+    .insert({ ...record, image_status: 'active', analysis_status: 'not_analyzed', created_at: now, last_updated: now })
+    .onConflict(['account_name', 'image_digest'])
+    .ignore()
+    .returning('image_digest');
+  return inserted.length > 0;
+}
+
+/**
+ * Maps `fullTag` to `digest`, making it the tag's current mapping. Earlier mappings of the tag stay as
+ * history (current=false). Answers the digest the tag pointed at before, when it moved.
+ */
+export async function mapTag(
+  db: Db,
+  accountName: string,
+  digest: string,
+  tag: { registry: string; repo: string; tag: string; fullTag: string },
+  detectedAt: string = nowIso(),
+): Promise<{ movedFrom: string | null }> {
+  return db.transaction(async (trx) => {
+    const now = nowIso();
+    const previous = await trx<TagRecord>('image_tags').where({ account_name: accountName, full_tag: tag.fullTag, current: true }).first();
+    if (previous && previous.image_digest === digest) return { movedFrom: null };
+    await trx('image_tags').where({ account_name: accountName, full_tag: tag.fullTag }).update({ current: false, last_updated: now });
+    const existing = await trx('image_tags').where({ account_name: accountName, full_tag: tag.fullTag, image_digest: digest }).first('id');
+    if (existing) await trx('image_tags').where({ id: existing.id }).update({ current: true, tag_detected_at: detectedAt, last_updated: now });
+    else
+      await trx('image_tags').insert({
+        account_name: accountName,
+        image_digest: digest,
+        registry: tag.registry,
+        repo: tag.repo,
+        tag: tag.tag,
+        full_tag: tag.fullTag,
+        tag_detected_at: detectedAt,
+        current: true,
+        created_at: now,
+        last_updated: now,
+      });
+    return { movedFrom: previous?.image_digest ?? null };
+  });
+}
+
+/** Moves the analysis status, recording the transition; `from` guards against racing writers. */
+export async function transitionAnalysis(
+  db: Db,
+  accountName: string,
+  digest: string,
+  from: AnalysisStatus[],
+  to: AnalysisStatus,
+  detail: string | null = null,
+  extra: Partial<ImageRecord> = {},
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const image = await trx<ImageRecord>('images').where({ account_name: accountName, image_digest: digest }).first('analysis_status');
+    if (!image || !from.includes(image.analysis_status)) return false;
+    const now = nowIso();
+    const n = await trx('images')
+      .where({ account_name: accountName, image_digest: digest, analysis_status: image.analysis_status })
+      .update({ ...extra, analysis_status: to, last_updated: now });
+    if (n === 0) return false;
+    await trx('image_status_history').insert({
+      account_name: accountName,
+      image_digest: digest,
+      from_status: image.analysis_status,
+      to_status: to,
+      detail,
+      host_id: hostname(),
+      timestamp: now,
+    });
+    return true;
+  });
+}
+
+export interface AnalysisResult {
+  imageId: string;
+  arch: string | null;
+  distro: string | null;
+  distroVersion: string | null;
+  dockerfileMode: 'Actual' | 'Guessed' | null;
+  imageSize: number;
+  layerCount: number;
+  packages: CatalogedPackage[];
+  documents: Partial<Record<DocumentKind, unknown>>;
+}
+
+/** Stores a finished analysis in one transaction and marks the image analyzed (replacing earlier results). */
+export async function saveAnalysis(db: Db, accountName: string, digest: string, result: AnalysisResult): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const scope = { account_name: accountName, image_digest: digest };
+    const image = await trx<ImageRecord>('images').where(scope).first('analysis_status');
+    if (!image || image.analysis_status !== 'analyzing') return false;
+    await trx('image_packages').where(scope).delete();
+    const rows = result.packages.map((p) => ({
+      ...scope,
+      type: p.type,
+      name: p.name,
+      version: p.version,
+      origin: p.origin ?? null,
+      source_version: p.sourceVersion ?? null,
+      size: p.size ?? null,
+      licenses: JSON.stringify(p.licenses),
+      locations: JSON.stringify(p.locations),
+      purl: p.purl,
+      cpes: JSON.stringify(p.cpes),
+      metadata: JSON.stringify(p.metadata),
+    }));
+    for (let i = 0; i < rows.length; i += 200) await trx('image_packages').insert(rows.slice(i, i + 200));
+    await trx('image_documents').where(scope).delete();
+    for (const [kind, value] of Object.entries(result.documents))
+      if (value !== undefined) await trx('image_documents').insert({ ...scope, kind, content: gzipSync(JSON.stringify(value)) });
+    const now = nowIso();
+    await trx('images').where(scope).update({
+      image_id: result.imageId,
+      arch: result.arch,
+      distro: result.distro,
+      distro_version: result.distroVersion,
+      dockerfile_mode: result.dockerfileMode,
+      image_size: result.imageSize,
+      layer_count: result.layerCount,
+      analysis_status: 'analyzed',
+      analyzed_at: now,
+      last_updated: now,
+    });
+    await trx('image_status_history').insert({ ...scope, from_status: 'analyzing', to_status: 'analyzed', detail: null, host_id: hostname(), timestamp: now });
+    return true;
+  });
+}
+
+export async function readDocument<T = unknown>(db: Db, accountName: string, digest: string, kind: DocumentKind): Promise<T | undefined> {
+  const row = await db('image_documents').where({ account_name: accountName, image_digest: digest, kind }).first('content');
+  return row ? (JSON.parse(gunzipSync(row.content).toString('utf8')) as T) : undefined;
+}
+
+export interface PackageRow {
+  type: string;
+  name: string;
+  version: string;
+  origin: string | null;
+  source_version: string | null;
+  size: number | null;
+  licenses: string[];
+  locations: string[];
+  purl: string;
+  cpes: string[];
+  metadata: Record<string, unknown>;
+}
+
+export async function packagesOf(db: Db, accountName: string, digest: string, types?: string[]): Promise<PackageRow[]> {
+  const q = db('image_packages').where({ account_name: accountName, image_digest: digest });
+  if (types) q.whereIn('type', types);
+  const rows = await q.orderBy([{ column: 'type' }, { column: 'name' }, { column: 'version' }, { column: 'id' }]);
+  return rows.map((r: any) => ({
+    type: r.type,
+    name: r.name,
+    version: r.version,
+    origin: r.origin,
+    source_version: r.source_version,
+    size: r.size === null ? null : Number(r.size),
+    licenses: JSON.parse(r.licenses),
+    locations: JSON.parse(r.locations),
+    purl: r.purl,
+    cpes: JSON.parse(r.cpes),
+    metadata: JSON.parse(r.metadata),
+  }));
+}
+
+export async function countPackagesByType(db: Db, accountName: string, digest: string): Promise<Map<string, number>> {
+  const rows = await db('image_packages').where({ account_name: accountName, image_digest: digest }).groupBy('type').select('type').count({ n: '*' });
+  return new Map(rows.map((r: any) => [r.type as string, Number(r.n)]));
+}
+
+export async function deleteImageRecord(db: Db, accountName: string, digest: string): Promise<boolean> {
+  return (await db('images').where({ account_name: accountName, image_digest: digest }).delete()) > 0;
+}
