@@ -595,6 +595,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/query/images/by-package": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find the account's analyzed images that contain a package */
+        get: operations["query_images_by_package"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rbac-manager/my-roles": {
         parameters: {
             query?: never;
@@ -734,6 +751,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/repositories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Watch a repository; its tags are added for analysis, now and as new ones appear */
+        post: operations["add_repository"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/status": {
         parameters: {
             query?: never;
@@ -743,6 +777,82 @@ export interface paths {
         };
         /** Get the status of the service that answers */
         get: operations["get_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's subscriptions */
+        get: operations["list_subscriptions"];
+        put?: never;
+        /**
+         * Subscribe to a kind of change of a tag (or, for repo_update, a repository)
+         * @description An active tag_update subscription makes Vigil poll the tag and analyze new digests it points at.
+         */
+        post: operations["add_subscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        /** Get a subscription */
+        get: operations["get_subscription"];
+        /** Activate or deactivate a subscription, or change its value */
+        put: operations["update_subscription"];
+        post?: never;
+        /** Delete a subscription */
+        delete: operations["delete_subscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/summaries/image-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Count the account's images and current tags by analysis status */
+        get: operations["summary_image_counts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/summaries/image-tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List tag mappings with their image's status (paged) */
+        get: operations["summary_image_tags"];
         put?: never;
         post?: never;
         delete?: never;
@@ -948,6 +1058,33 @@ export interface components {
         AnchoreImageList: {
             items: components["schemas"]["AnchoreImage"][];
         };
+        AnchoreImageSummaryCounts: {
+            analyzed: number;
+            analyzing: number;
+            failed: number;
+            images: number;
+            pending: number;
+            tags: number;
+        };
+        AnchoreImageTagSummary: {
+            analysis_status: string;
+            /** @description Epoch seconds. */
+            analyzed_at?: number;
+            /** @description Epoch seconds. */
+            created_at?: number;
+            current: boolean;
+            full_tag: string;
+            image_digest: string;
+            image_id?: string;
+            image_status: string;
+            parent_digest?: string;
+            /** @description Epoch seconds. */
+            tag_detected_at: number;
+        };
+        AnchoreImageTagSummaryList: {
+            items: components["schemas"]["AnchoreImageTagSummary"][];
+            total_rows: number;
+        };
         /** @description The body of every error response. */
         ApiErrorResponse: {
             /**
@@ -1139,6 +1276,26 @@ export interface components {
             type: string;
             version: string;
         };
+        PaginatedImageList: {
+            images: {
+                analysis_status: string;
+                image_digest: string;
+                image_id?: string;
+                packages: {
+                    location: string;
+                    name: string;
+                    purl?: string;
+                    type: string;
+                    version: string;
+                }[];
+                /** @description Current tags of the image. */
+                tags: string[];
+            }[];
+            /** @description The next page number, or empty when this is the last page. */
+            next_page: string;
+            page: string;
+            returned_count: number;
+        };
         RbacManagerAccountRole: {
             account?: components["schemas"]["Account"];
             domain_name: string;
@@ -1278,6 +1435,32 @@ export interface components {
             message: string;
             up: boolean;
             version: string;
+        };
+        Subscription: {
+            account_name: string;
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_updated: string;
+            subscription_id: string;
+            subscription_key: string;
+            subscription_type: string;
+            subscription_value?: string;
+        };
+        SubscriptionList: {
+            items: components["schemas"]["Subscription"][];
+        };
+        SubscriptionRequest: {
+            /** @description A full tag (registry/repository:tag), or registry/repository for repo_update. */
+            subscription_key: string;
+            /** @enum {string} */
+            subscription_type: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "repo_update";
+            subscription_value?: string;
+        };
+        SubscriptionUpdate: {
+            active?: boolean;
+            subscription_value?: string;
         };
         SystemStatusResponse: {
             service_states: components["schemas"]["Service"][];
@@ -2885,6 +3068,41 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    query_images_by_package: {
+        parameters: {
+            query: {
+                limit?: number;
+                name: string;
+                package_type?: "dpkg" | "apk" | "rpm" | "npm" | "python" | "gem" | "java" | "go";
+                page?: number;
+                version?: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of images with the matching packages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedImageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     my_roles: {
         parameters: {
             query?: never;
@@ -3278,6 +3496,47 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    add_repository: {
+        parameters: {
+            query: {
+                /** @description Also subscribe each tag to tag_update (so it is polled). */
+                auto_subscribe?: boolean;
+                /** @description Only list what would be added. */
+                dry_run?: boolean;
+                /** @description Add only tags that appear from now on. */
+                exclude_existing_tags?: boolean;
+                /** @description registry/repository, e.g. registry.example.com:5000/team/app (Docker Hub short names are normalised). */
+                repository: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The repo_update subscription and, unless dry_run, the tag subscriptions created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableImage"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
     get_status: {
         parameters: {
             query?: never;
@@ -3297,6 +3556,247 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StatusResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_subscriptions: {
+        parameters: {
+            query?: {
+                subscription_key?: string;
+                subscription_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "repo_update";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_subscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_subscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_subscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_subscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    summary_image_counts: {
+        parameters: {
+            query?: {
+                image_status?: "all" | "active" | "deleting";
+                registry?: string;
+                repo?: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnchoreImageSummaryCounts"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    summary_image_tags: {
+        parameters: {
+            query?: {
+                analysis_status?: "not_analyzed" | "analyzing" | "analyzed" | "analysis_failed";
+                analyzed_since?: string;
+                /** @description Vigil extension. False includes historic tag mappings. */
+                current_only?: boolean;
+                /** @description Partial match on the full tag or the image digest. */
+                filter?: string;
+                image_status?: "all" | "active" | "deleting";
+                limit?: number;
+                page?: number;
+                registry?: string;
+                repository?: string;
+                tag?: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tag mappings, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnchoreImageTagSummaryList"];
                 };
             };
             400: components["responses"]["BadRequest"];

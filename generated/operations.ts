@@ -27,7 +27,9 @@ export const operationTable = {
   add_credential: {"operationId":"add_credential","method":"post","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_image: {"operationId":"add_image","method":"post","path":"/images","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_image_archive: {"operationId":"add_image_archive","method":"post","path":"/images/archives","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/x-tar","application/gzip","application/octet-stream"],"produces":["application/json"],"successStatuses":[200]},
+  add_repository: {"operationId":"add_repository","method":"post","path":"/repositories","tag":"Repository","authzAction":"createRepository","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   add_role_user: {"operationId":"add_role_user","method":"post","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"createRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_subscription: {"operationId":"add_subscription","method":"post","path":"/subscriptions","tag":"Subscriptions","authzAction":"createSubscription","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_account: {"operationId":"create_account","method":"post","path":"/accounts","tag":"User Management","authzAction":"createAccount","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_api_key: {"operationId":"create_api_key","method":"post","path":"/user/api-keys","tag":"Identity","authzAction":"selfCreateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   create_registry: {"operationId":"create_registry","method":"post","path":"/registries","tag":"Registries","authzAction":"createRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -42,6 +44,7 @@ export const operationTable = {
   delete_images_async: {"operationId":"delete_images_async","method":"delete","path":"/images","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_registry: {"operationId":"delete_registry","method":"delete","path":"/registries/{registry}","tag":"Registries","authzAction":"deleteRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_role_user: {"operationId":"delete_role_user","method":"delete","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"deleteRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_subscription: {"operationId":"delete_subscription","method":"delete","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"deleteSubscription","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user: {"operationId":"delete_user","method":"delete","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"deleteUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user_api_key: {"operationId":"delete_user_api_key","method":"delete","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"deleteApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user_credential: {"operationId":"delete_user_credential","method":"delete","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
@@ -62,6 +65,7 @@ export const operationTable = {
   get_role: {"operationId":"get_role","method":"get","path":"/rbac-manager/roles/{role_name}","tag":"RBAC","authzAction":"getRole","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_service_detail: {"operationId":"get_service_detail","method":"get","path":"/system","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_status: {"operationId":"get_status","method":"get","path":"/status","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_subscription: {"operationId":"get_subscription","method":"get","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"getSubscription","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_user: {"operationId":"get_user","method":"get","path":"/user","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_user_api_key: {"operationId":"get_user_api_key","method":"get","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"getApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_users_account: {"operationId":"get_users_account","method":"get","path":"/account","tag":"Identity","authzAction":"getAccount","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -77,6 +81,7 @@ export const operationTable = {
   list_registries: {"operationId":"list_registries","method":"get","path":"/registries","tag":"Registries","authzAction":"listRegistries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_role_members: {"operationId":"list_role_members","method":"get","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"listRoleMembers","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_roles: {"operationId":"list_roles","method":"get","path":"/rbac-manager/roles","tag":"RBAC","authzAction":"listRoles","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_subscriptions: {"operationId":"list_subscriptions","method":"get","path":"/subscriptions","tag":"Subscriptions","authzAction":"listSubscriptions","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_api_keys: {"operationId":"list_user_api_keys","method":"get","path":"/accounts/{account_name}/users/{username}/api-keys","tag":"User Management","authzAction":"listApiKeys","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_credentials: {"operationId":"list_user_credentials","method":"get","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_roles: {"operationId":"list_user_roles","method":"get","path":"/rbac-manager/users/{username}/roles","tag":"RBAC","authzAction":"listRoleMembers","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -85,10 +90,14 @@ export const operationTable = {
   patch_api_key: {"operationId":"patch_api_key","method":"patch","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfUpdateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   patch_user_api_key: {"operationId":"patch_user_api_key","method":"patch","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"updateApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   ping: {"operationId":"ping","method":"get","path":"/","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["text/plain"],"successStatuses":[200]},
+  query_images_by_package: {"operationId":"query_images_by_package","method":"get","path":"/query/images/by-package","tag":"Query","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   revoke_oauth_token: {"operationId":"revoke_oauth_token","method":"post","path":"/oauth/revoke","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
+  summary_image_counts: {"operationId":"summary_image_counts","method":"get","path":"/summaries/image-counts","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  summary_image_tags: {"operationId":"summary_image_tags","method":"get","path":"/summaries/image-tags","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   update_account: {"operationId":"update_account","method":"put","path":"/accounts/{account_name}","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_account_state: {"operationId":"update_account_state","method":"put","path":"/accounts/{account_name}/state","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_registry: {"operationId":"update_registry","method":"put","path":"/registries/{registry}","tag":"Registries","authzAction":"updateRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_subscription: {"operationId":"update_subscription","method":"put","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"updateSubscription","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_user_state: {"operationId":"update_user_state","method":"put","path":"/accounts/{account_name}/users/{username}/state","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   version_check: {"operationId":"version_check","method":"get","path":"/version","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
 } as const satisfies Record<string, OperationMeta>;
@@ -101,7 +110,9 @@ export const authzActions = [
   "createApiKey",
   "createImage",
   "createRegistry",
+  "createRepository",
   "createRoleMember",
+  "createSubscription",
   "createUser",
   "deleteAccount",
   "deleteApiKey",
@@ -109,6 +120,7 @@ export const authzActions = [
   "deleteImage",
   "deleteRegistry",
   "deleteRoleMember",
+  "deleteSubscription",
   "deleteUser",
   "getAccount",
   "getApiKey",
@@ -116,6 +128,7 @@ export const authzActions = [
   "getImage",
   "getRegistry",
   "getRole",
+  "getSubscription",
   "getUser",
   "listAccounts",
   "listAllUsers",
@@ -125,6 +138,7 @@ export const authzActions = [
   "listRegistries",
   "listRoleMembers",
   "listRoles",
+  "listSubscriptions",
   "listUsers",
   "selfCreateApiKey",
   "selfDeleteApiKey",
@@ -134,6 +148,7 @@ export const authzActions = [
   "updateAccount",
   "updateApiKey",
   "updateRegistry",
+  "updateSubscription",
   "updateUser"
 ] as const;
 
@@ -159,11 +174,23 @@ export interface OperationIO {
     body: operations['add_image_archive']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['add_image_archive']['responses'][200]['content']['application/json'] };
   };
+  add_repository: {
+    path: Record<string, never>;
+    query: NonNullable<operations['add_repository']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['add_repository']['responses'][200]['content']['application/json'] };
+  };
   add_role_user: {
     path: operations['add_role_user']['parameters']['path'];
     query: Record<string, never>;
     body: operations['add_role_user']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['add_role_user']['responses'][200]['content']['application/json'] };
+  };
+  add_subscription: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_subscription']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['add_subscription']['responses'][200]['content']['application/json'] };
   };
   create_account: {
     path: Record<string, never>;
@@ -246,6 +273,12 @@ export interface OperationIO {
   delete_role_user: {
     path: operations['delete_role_user']['parameters']['path'];
     query: NonNullable<operations['delete_role_user']['parameters']['query']>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_subscription: {
+    path: operations['delete_subscription']['parameters']['path'];
+    query: Record<string, never>;
     body: undefined;
     responses: { 204: undefined };
   };
@@ -369,6 +402,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_status']['responses'][200]['content']['application/json'] };
   };
+  get_subscription: {
+    path: operations['get_subscription']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_subscription']['responses'][200]['content']['application/json'] };
+  };
   get_user: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -459,6 +498,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_roles']['responses'][200]['content']['application/json'] };
   };
+  list_subscriptions: {
+    path: Record<string, never>;
+    query: NonNullable<operations['list_subscriptions']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_subscriptions']['responses'][200]['content']['application/json'] };
+  };
   list_user_api_keys: {
     path: operations['list_user_api_keys']['parameters']['path'];
     query: Record<string, never>;
@@ -507,11 +552,29 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['ping']['responses'][200]['content']['text/plain'] };
   };
+  query_images_by_package: {
+    path: Record<string, never>;
+    query: NonNullable<operations['query_images_by_package']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['query_images_by_package']['responses'][200]['content']['application/json'] };
+  };
   revoke_oauth_token: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: NonNullable<operations['revoke_oauth_token']['requestBody']>['content']['application/x-www-form-urlencoded'];
     responses: { 200: undefined };
+  };
+  summary_image_counts: {
+    path: Record<string, never>;
+    query: NonNullable<operations['summary_image_counts']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['summary_image_counts']['responses'][200]['content']['application/json'] };
+  };
+  summary_image_tags: {
+    path: Record<string, never>;
+    query: NonNullable<operations['summary_image_tags']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['summary_image_tags']['responses'][200]['content']['application/json'] };
   };
   update_account: {
     path: operations['update_account']['parameters']['path'];
@@ -530,6 +593,12 @@ export interface OperationIO {
     query: NonNullable<operations['update_registry']['parameters']['query']>;
     body: operations['update_registry']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['update_registry']['responses'][200]['content']['application/json'] };
+  };
+  update_subscription: {
+    path: operations['update_subscription']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_subscription']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_subscription']['responses'][200]['content']['application/json'] };
   };
   update_user_state: {
     path: operations['update_user_state']['parameters']['path'];

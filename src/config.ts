@@ -33,6 +33,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   worker: { concurrency: number; leaseMs: number; pollMs: number; retryBaseMs: number };
   analysis: { maxExpandedBytes: number; maxEntries: number; registryTimeoutMs: number; maxUploadBytes: number };
+  /** How often watched tags and repositories are checked; 0 turns watching off. */
+  watchIntervalSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -160,5 +162,6 @@ export function loadConfig(env: Env = process.env): Config {
       registryTimeoutMs: int(env, 'VIGIL_REGISTRY_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
       maxUploadBytes: size(env, 'VIGIL_MAX_UPLOAD_BYTES', 8 * 1024 ** 3),
     },
+    watchIntervalSeconds: int(env, 'VIGIL_WATCH_INTERVAL_SECONDS', 300, 0, 7 * 86400),
   };
 }

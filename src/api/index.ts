@@ -6,6 +6,8 @@ import { imageContentHandlers } from './image-content.js';
 import { imageHandlers } from './images.js';
 import { rbacHandlers } from './rbac.js';
 import { registryHandlers } from './registries.js';
+import { subscriptionHandlers } from './subscriptions.js';
+import { summaryHandlers } from './summaries.js';
 import { systemHandlers } from './system.js';
 import { userManagementHandlers } from './user-management.js';
 
@@ -18,4 +20,6 @@ export const handlers: Handlers = {
   ...imageContentHandlers,
   ...registryHandlers,
   ...eventHandlers,
+  ...summaryHandlers,
+  ...subscriptionHandlers,
 };

@@ -30,6 +30,11 @@ export const EVENT_CATEGORIES: { name: string; description: string; types: Event
       { type: 'system.image_analysis.manifest_parse_fail', level: 'ERROR', message: 'An image manifest could not be read' },
     ],
   },
+  {
+    name: 'system.repository',
+    description: 'Repository watches',
+    types: [{ type: 'system.repository.list_tags_fail', level: 'ERROR', message: 'Listing the tags of a watched repository failed' }],
+  },
 ];
 
 export const EVENT_TYPES: ReadonlyMap<string, EventTypeInfo> = new Map(EVENT_CATEGORIES.flatMap((c) => c.types.map((t) => [t.type, t])));

@@ -304,3 +304,106 @@ export async function countPackagesByType(db: Db, accountName: string, digest: s
 export async function deleteImageRecord(db: Db, accountName: string, digest: string): Promise<boolean> {
   return (await db('images').where({ account_name: accountName, image_digest: digest }).delete()) > 0;
 }
+
+export interface TagSummaryFilter {
+  imageStatus?: 'all' | ImageStatus;
+  analysisStatus?: AnalysisStatus;
+  analyzedSince?: string;
+  registry?: string;
+  repository?: string;
+  tag?: string;
+  filter?: string;
+  currentOnly: boolean;
+}
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Tag mappings joined with their image, newest first, one page at a time. */
+export async function tagSummaries(db: Db, accountName: string, f: TagSummaryFilter, page: number, limit: number) {
+  const base = db('image_tags as t')
+    .join('images as i', function () {
+      this.on('i.account_name', '=', 't.account_name').andOn('i.image_digest', '=', 't.image_digest');
+    })
+    .where('t.account_name', accountName);
+  if (f.currentOnly) base.andWhere('t.current', true);
+  if (f.imageStatus && f.imageStatus !== 'all') base.andWhere('i.image_status', f.imageStatus);
+  if (f.analysisStatus) base.andWhere('i.analysis_status', f.analysisStatus);
+  if (f.analyzedSince) base.andWhere('i.analyzed_at', '>=', new Date(f.analyzedSince).toISOString());
+  if (f.registry) base.andWhere('t.registry', f.registry);
+  if (f.repository) base.andWhere('t.repo', f.repository);
+  if (f.tag) base.andWhere('t.tag', f.tag);
+  if (f.filter) {
+    const pattern = `%${escapeLike(f.filter)}%`;
+    base.andWhere((q) => q.whereRaw("t.full_tag like ? escape '\\'", [pattern]).orWhereRaw("t.image_digest like ? escape '\\'", [pattern]));
+  }
+  const total = await base.clone().count({ n: '*' }).first();
+  const rows = await base
+    .clone()
+    .select('t.full_tag', 't.current', 't.tag_detected_at', 'i.image_digest', 'i.parent_digest', 'i.image_id', 'i.analysis_status', 'i.image_status', 'i.created_at', 'i.analyzed_at')
+    .orderBy([{ column: 't.tag_detected_at', order: 'desc' }, { column: 't.id', order: 'desc' }])
+    .offset((page - 1) * limit)
+    .limit(limit);
+  return { rows, total: Number(total?.n ?? 0) };
+}
+
+export async function imageCounts(db: Db, accountName: string, f: { imageStatus?: 'all' | ImageStatus; registry?: string; repo?: string }) {
+  const images = db('images as i').where('i.account_name', accountName);
+  if (f.imageStatus && f.imageStatus !== 'all') images.andWhere('i.image_status', f.imageStatus);
+  if (f.registry || f.repo) {
+    const tagged = db('image_tags').select('image_digest').where({ account_name: accountName });
+    if (f.registry) tagged.andWhere('registry', f.registry);
+    if (f.repo) tagged.andWhere('repo', f.repo);
+    images.whereIn('i.image_digest', tagged);
+  }
+  const byStatus = await images.clone().groupBy('i.analysis_status').select('i.analysis_status').count({ n: '*' });
+  const tags = db('image_tags').where({ account_name: accountName, current: true }).whereIn('image_digest', images.clone().select('i.image_digest'));
+  const tagCount = await tags.count({ n: '*' }).first();
+  const count = (s: string) => Number(byStatus.find((r: any) => r.analysis_status === s)?.n ?? 0);
+  return {
+    tags: Number(tagCount?.n ?? 0),
+    images: byStatus.reduce((n: number, r: any) => n + Number(r.n), 0),
+    analyzed: count('analyzed'),
+    analyzing: count('analyzing'),
+    pending: count('not_analyzed'),
+    failed: count('analysis_failed'),
+  };
+}
+
+/** Analyzed images containing a package (by name, optionally type and version), one page of images at a time. */
+export async function imagesWithPackage(
+  db: Db,
+  accountName: string,
+  q: { name: string; type?: string; version?: string },
+  page: number,
+  limit: number,
+) {
+  const matching = db('image_packages').where({ account_name: accountName, name: q.name });
+  if (q.type) matching.andWhere('type', q.type);
+  if (q.version) matching.andWhere('version', q.version);
+  const digests = (
+    await db('images')
+      .where({ account_name: accountName, analysis_status: 'analyzed' })
+      .whereIn('image_digest', matching.clone().select('image_digest'))
+      .orderBy('image_digest')
+      .offset((page - 1) * limit)
+      .limit(limit + 1)
+      .select('image_digest', 'image_id', 'analysis_status')
+  ) as { image_digest: string; image_id: string | null; analysis_status: string }[];
+  const pageRows = digests.slice(0, limit);
+  const packages = pageRows.length
+    ? await matching.clone().whereIn('image_digest', pageRows.map((d) => d.image_digest)).select('image_digest', 'name', 'version', 'type', 'locations', 'purl')
+    : [];
+  const tags = await tagsOf(db, accountName, pageRows.map((d) => d.image_digest));
+  return {
+    images: pageRows.map((d) => ({
+      ...d,
+      tags: (tags.get(d.image_digest) ?? []).filter((t) => t.current).map((t) => t.full_tag),
+      packages: packages
+        .filter((p: any) => p.image_digest === d.image_digest)
+        .map((p: any) => ({ name: p.name, version: p.version, type: p.type, location: JSON.parse(p.locations)[0] ?? '', purl: p.purl })),
+    })),
+    nextPage: digests.length > limit,
+  };
+}

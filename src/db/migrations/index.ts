@@ -2,10 +2,12 @@ import type { Knex } from 'knex';
 import * as m001 from './001_platform.js';
 import * as m002 from './002_jobs.js';
 import * as m003 from './003_images.js';
+import * as m004 from './004_subscriptions.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '001_platform': m001,
   '002_jobs': m002,
   '003_images': m003,
+  '004_subscriptions': m004,
 };

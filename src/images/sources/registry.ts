@@ -233,6 +233,23 @@ export class RegistryClient {
     return pipeline(res.body, verifier, () => {});
   }
 
+  /** Every tag of a repository, following the registry's `Link: <...>; rel="next"` pagination (bounded). */
+  async listTags(repository: string, signal?: AbortSignal): Promise<string[]> {
+    const ctx = { registry: this.registry, repository };
+    const tags: string[] = [];
+    let path: string | null = `/v2/${repository}/tags/list?n=1000`;
+    for (let page = 0; path && page < 100; page++) {
+      const res: HttpResponse = await this.get(path, { scope: pullScope(repository), signal, ctx });
+      if (res.status !== 200) throw await this.failure(res, { kind: 'manifest', reference: 'tags/list' }, ctx);
+      const body = JSON.parse((await readBody(res, MAX_MANIFEST_BYTES, 'tag list', ctx)).toString('utf8')) as { tags?: unknown };
+      if (Array.isArray(body.tags)) tags.push(...body.tags.filter((t): t is string => typeof t === 'string'));
+      const link = res.headers['link'];
+      const next = typeof link === 'string' ? /<([^>]+)>;\s*rel="?next"?/.exec(link)?.[1] : undefined;
+      path = next ? (next.startsWith('/') ? next : `${new URL(next).pathname}${new URL(next).search}`) : null;
+    }
+    return tags;
+  }
+
   /**
    * GET /v2/ with the auth flow: proves the registry speaks the API and, when it asks for authentication, that
    * our credentials are accepted. `authenticated` is false when the registry let us in without asking.

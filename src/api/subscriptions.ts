@@ -1,0 +1,90 @@
+/** Handlers of the Subscriptions and Repository tags. */
+import { InvalidError } from '../errors.js';
+import { fullName, fullTag, parseImageReference } from '../images/sources/references.js';
+import * as subs from '../images/subscriptions.js';
+import { watchRepositoryTags, type RepositoryWatchSettings } from '../images/watch.js';
+import type { HandlerGroup } from '../server/handler-types.js';
+
+type SubscriptionOps = 'list_subscriptions' | 'add_subscription' | 'get_subscription' | 'update_subscription' | 'delete_subscription' | 'add_repository';
+
+function subscriptionShape(s: subs.SubscriptionRecord) {
+  return {
+    subscription_id: s.id,
+    subscription_key: s.subscription_key,
+    subscription_type: s.subscription_type,
+    ...(s.subscription_value !== null ? { subscription_value: s.subscription_value } : {}),
+    account_name: s.account_name,
+    active: s.active,
+    created_at: s.created_at,
+    last_updated: s.last_updated,
+  };
+}
+
+/** Tag keys are stored normalised (docker.io/library/nginx:latest), so `nginx` and the full name are one key. */
+function normaliseKey(type: subs.SubscriptionType, key: string): string {
+  const ref = parseImageReference(key);
+  if (ref.digest) throw new InvalidError('subscription_key must name a tag or repository, not a digest', { errors: [{ location: 'body.subscription_key', message: 'names a digest' }] });
+  return type === 'repo_update' ? fullName(ref) : fullTag(ref);
+}
+
+export const subscriptionHandlers: HandlerGroup<SubscriptionOps> = {
+  async list_subscriptions(ctx, { query }) {
+    const key = query.subscription_key ? normaliseKey(query.subscription_type ?? 'tag_update', query.subscription_key) : undefined;
+    const list = await subs.listSubscriptions(ctx.db, ctx.account.name, { key, type: query.subscription_type });
+    return { status: 200, body: { items: list.map(subscriptionShape) } };
+  },
+  async add_subscription(ctx, { body }) {
+    const created = await subs.addSubscription(ctx.db, ctx.account.name, {
+      type: body.subscription_type,
+      key: normaliseKey(body.subscription_type, body.subscription_key),
+      value: body.subscription_value,
+    });
+    return { status: 200, body: subscriptionShape(created) };
+  },
+  async get_subscription(ctx, { params }) {
+    return { status: 200, body: subscriptionShape(await subs.getSubscription(ctx.db, ctx.account.name, params.subscription_id)) };
+  },
+  async update_subscription(ctx, { params, body }) {
+    return { status: 200, body: subscriptionShape(await subs.updateSubscription(ctx.db, ctx.account.name, params.subscription_id, body)) };
+  },
+  async delete_subscription(ctx, { params }) {
+    await subs.deleteSubscription(ctx.db, ctx.account.name, params.subscription_id);
+    return { status: 204 };
+  },
+  async add_repository(ctx, { query }) {
+    const lastComponent = query.repository.split('/').pop() ?? '';
+    if (query.repository.includes('@') || lastComponent.includes(':'))
+      throw new InvalidError('repository must name a repository, without tag or digest', { errors: [{ location: 'query.repository', message: 'has a tag or digest' }] });
+    const repository = fullName(parseImageReference(query.repository));
+    // Listing the tags first proves the repository exists and the credentials work, before anything is stored.
+    const tags = await watchRepositoryTags(ctx.services, ctx.account.name, repository);
+    const settings: RepositoryWatchSettings = { auto_subscribe: query.auto_subscribe ?? true, exclude_existing_tags: query.exclude_existing_tags ?? false };
+    const tagWatch = (key: string) => ({
+      type: 'tag_update' as const,
+      key,
+      // Excluded existing tags are remembered (so they do not count as new) but never checked.
+      active: !settings.exclude_existing_tags,
+      value: settings.auto_subscribe ? null : ONCE,
+    });
+    if (query.dry_run) {
+      const now = new Date().toISOString();
+      const preview = (type: subs.SubscriptionType, key: string, value: string | null) =>
+        subscriptionShape({ id: '00000000-0000-0000-0000-000000000000', account_name: ctx.account.name, subscription_type: type, subscription_key: key, subscription_value: value, active: true, last_checked_at: null, created_at: now, last_updated: now });
+      const items = [preview('repo_update', repository, JSON.stringify(settings)), ...(settings.exclude_existing_tags ? [] : tags.map((t) => preview('tag_update', t, tagWatch(t).value)))];
+      return { status: 200, body: { items } };
+    }
+    const repo = await subs.addSubscription(ctx.db, ctx.account.name, { type: 'repo_update', key: repository, value: JSON.stringify(settings) }, { upsert: true });
+    const created = [repo];
+    for (const tag of tags) {
+      const [existing] = await subs.listSubscriptions(ctx.db, ctx.account.name, { type: 'tag_update', key: tag });
+      created.push(existing ?? (await subs.addSubscription(ctx.db, ctx.account.name, tagWatch(tag))));
+    }
+    // The tags just listed are known; the repository is listed again one watch interval from now.
+    await subs.markChecked(ctx.db, repo.id);
+    ctx.services.worker.wake();
+    return { status: 200, body: { items: created.map(subscriptionShape) } };
+  },
+};
+
+/** subscription_value of a tag watch that is checked once and then deactivated (auto_subscribe=false). */
+const ONCE = JSON.stringify({ once: true });
