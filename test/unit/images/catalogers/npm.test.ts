@@ -531,3 +531,23 @@ describe('malformed input', () => {
     expect(npmCataloger.parse('/app/node_modules/debug/package.json', json(DEBUG_2_6_9))).toHaveLength(1);
   });
 });
+
+describe('npmCataloger.finalize', () => {
+  it('folds lock-file entries into the installed packages they describe and keeps lock-only ones', () => {
+    const installed = parsePackageJson('/app/node_modules/debug/package.json', Buffer.from(JSON.stringify({ name: 'debug', version: '4.3.4' })));
+    const lock = parsePackageLock(
+      '/app/package-lock.json',
+      Buffer.from(
+        JSON.stringify({
+          lockfileVersion: 3,
+          packages: { '': { name: 'app' }, 'node_modules/debug': { version: '4.3.4' }, 'node_modules/ms': { version: '2.1.2' } },
+        }),
+      ),
+    );
+    const result = npmCataloger.finalize!([...installed, ...lock], undefined);
+    expect(result.map((p) => `${p.name}@${p.version} ${p.locations.join(',')}`).sort()).toEqual([
+      'debug@4.3.4 /app/node_modules/debug/package.json,/app/package-lock.json',
+      'ms@2.1.2 /app/package-lock.json',
+    ]);
+  });
+});
