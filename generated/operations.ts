@@ -32,6 +32,7 @@ export const operationTable = {
   add_subscription: {"operationId":"add_subscription","method":"post","path":"/subscriptions","tag":"Subscriptions","authzAction":"createSubscription","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_account: {"operationId":"create_account","method":"post","path":"/accounts","tag":"User Management","authzAction":"createAccount","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_api_key: {"operationId":"create_api_key","method":"post","path":"/user/api-keys","tag":"Identity","authzAction":"selfCreateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
+  create_operation: {"operationId":"create_operation","method":"post","path":"/imports/images","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   create_registry: {"operationId":"create_registry","method":"post","path":"/registries","tag":"Registries","authzAction":"createRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_user: {"operationId":"create_user","method":"post","path":"/accounts/{account_name}/users","tag":"User Management","authzAction":"createUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_user_api_key: {"operationId":"create_user_api_key","method":"post","path":"/accounts/{account_name}/users/{username}/api-keys","tag":"User Management","authzAction":"createApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
@@ -59,8 +60,12 @@ export const operationTable = {
   get_image_content_by_type_java_package: {"operationId":"get_image_content_by_type_java_package","method":"get","path":"/images/{image_digest}/content/java","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_summary: {"operationId":"get_image_content_summary","method":"get","path":"/images/{image_digest}/content-summary","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_metadata_by_type: {"operationId":"get_image_metadata_by_type","method":"get","path":"/images/{image_digest}/metadata/{metadata_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_sbom_cyclonedx_json: {"operationId":"get_image_sbom_cyclonedx_json","method":"get","path":"/images/{image_digest}/sboms/cyclonedx-json","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_sbom_native_json: {"operationId":"get_image_sbom_native_json","method":"get","path":"/images/{image_digest}/sboms/native-json","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_sbom_spdx_json: {"operationId":"get_image_sbom_spdx_json","method":"get","path":"/images/{image_digest}/sboms/spdx-json","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_oauth_token: {"operationId":"get_oauth_token","method":"post","path":"/oauth/token","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
   get_openapi_spec: {"operationId":"get_openapi_spec","method":"get","path":"/openapi.json","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_operation: {"operationId":"get_operation","method":"get","path":"/imports/images/{operation_id}","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_registry: {"operationId":"get_registry","method":"get","path":"/registries/{registry}","tag":"Registries","authzAction":"getRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_role: {"operationId":"get_role","method":"get","path":"/rbac-manager/roles/{role_name}","tag":"RBAC","authzAction":"getRole","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_service_detail: {"operationId":"get_service_detail","method":"get","path":"/system","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -70,6 +75,12 @@ export const operationTable = {
   get_user_api_key: {"operationId":"get_user_api_key","method":"get","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"getApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_users_account: {"operationId":"get_users_account","method":"get","path":"/account","tag":"Identity","authzAction":"getAccount","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   health_check: {"operationId":"health_check","method":"get","path":"/health","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  import_image_config: {"operationId":"import_image_config","method":"post","path":"/imports/images/{operation_id}/image-config","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  import_image_dockerfile: {"operationId":"import_image_dockerfile","method":"post","path":"/imports/images/{operation_id}/dockerfile","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["text/plain"],"produces":["application/json"],"successStatuses":[200]},
+  import_image_manifest: {"operationId":"import_image_manifest","method":"post","path":"/imports/images/{operation_id}/manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  import_image_packages: {"operationId":"import_image_packages","method":"post","path":"/imports/images/{operation_id}/packages","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  import_image_parent_manifest: {"operationId":"import_image_parent_manifest","method":"post","path":"/imports/images/{operation_id}/parent-manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  invalidate_operation: {"operationId":"invalidate_operation","method":"delete","path":"/imports/images/{operation_id}","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_accounts: {"operationId":"list_accounts","method":"get","path":"/accounts","tag":"User Management","authzAction":"listAccounts","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_all_system_users: {"operationId":"list_all_system_users","method":"get","path":"/accounts/users","tag":"User Management","authzAction":"listAllUsers","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_api_keys: {"operationId":"list_api_keys","method":"get","path":"/user/api-keys","tag":"Identity","authzAction":"selfListApiKeys","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -78,6 +89,12 @@ export const operationTable = {
   list_image_content: {"operationId":"list_image_content","method":"get","path":"/images/{image_digest}/content","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_image_metadata: {"operationId":"list_image_metadata","method":"get","path":"/images/{image_digest}/metadata","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_images: {"operationId":"list_images","method":"get","path":"/images","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_import_dockerfiles: {"operationId":"list_import_dockerfiles","method":"get","path":"/imports/images/{operation_id}/dockerfile","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_import_image_configs: {"operationId":"list_import_image_configs","method":"get","path":"/imports/images/{operation_id}/image-config","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_import_image_manifests: {"operationId":"list_import_image_manifests","method":"get","path":"/imports/images/{operation_id}/manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_import_packages: {"operationId":"list_import_packages","method":"get","path":"/imports/images/{operation_id}/packages","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_import_parent_manifests: {"operationId":"list_import_parent_manifests","method":"get","path":"/imports/images/{operation_id}/parent-manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_operations: {"operationId":"list_operations","method":"get","path":"/imports/images","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_registries: {"operationId":"list_registries","method":"get","path":"/registries","tag":"Registries","authzAction":"listRegistries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_role_members: {"operationId":"list_role_members","method":"get","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"listRoleMembers","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_roles: {"operationId":"list_roles","method":"get","path":"/rbac-manager/roles","tag":"RBAC","authzAction":"listRoles","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -130,6 +147,7 @@ export const authzActions = [
   "getRole",
   "getSubscription",
   "getUser",
+  "importImage",
   "listAccounts",
   "listAllUsers",
   "listApiKeys",
@@ -203,6 +221,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['create_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 201: operations['create_api_key']['responses'][201]['content']['application/json'] };
+  };
+  create_operation: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['create_operation']['responses'][200]['content']['application/json'] };
   };
   create_registry: {
     path: Record<string, never>;
@@ -366,6 +390,24 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_image_metadata_by_type']['responses'][200]['content']['application/json'] };
   };
+  get_image_sbom_cyclonedx_json: {
+    path: operations['get_image_sbom_cyclonedx_json']['parameters']['path'];
+    query: NonNullable<operations['get_image_sbom_cyclonedx_json']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_image_sbom_cyclonedx_json']['responses'][200]['content']['application/json'] };
+  };
+  get_image_sbom_native_json: {
+    path: operations['get_image_sbom_native_json']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_sbom_native_json']['responses'][200]['content']['application/json'] };
+  };
+  get_image_sbom_spdx_json: {
+    path: operations['get_image_sbom_spdx_json']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_sbom_spdx_json']['responses'][200]['content']['application/json'] };
+  };
   get_oauth_token: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -377,6 +419,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_openapi_spec']['responses'][200]['content']['application/json'] };
+  };
+  get_operation: {
+    path: operations['get_operation']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_operation']['responses'][200]['content']['application/json'] };
   };
   get_registry: {
     path: operations['get_registry']['parameters']['path'];
@@ -432,6 +480,42 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: undefined };
   };
+  import_image_config: {
+    path: operations['import_image_config']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['import_image_config']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['import_image_config']['responses'][200]['content']['application/json'] };
+  };
+  import_image_dockerfile: {
+    path: operations['import_image_dockerfile']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['import_image_dockerfile']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['import_image_dockerfile']['responses'][200]['content']['application/json'] };
+  };
+  import_image_manifest: {
+    path: operations['import_image_manifest']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['import_image_manifest']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['import_image_manifest']['responses'][200]['content']['application/json'] };
+  };
+  import_image_packages: {
+    path: operations['import_image_packages']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['import_image_packages']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['import_image_packages']['responses'][200]['content']['application/json'] };
+  };
+  import_image_parent_manifest: {
+    path: operations['import_image_parent_manifest']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['import_image_parent_manifest']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['import_image_parent_manifest']['responses'][200]['content']['application/json'] };
+  };
+  invalidate_operation: {
+    path: operations['invalidate_operation']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['invalidate_operation']['responses'][200]['content']['application/json'] };
+  };
   list_accounts: {
     path: Record<string, never>;
     query: NonNullable<operations['list_accounts']['parameters']['query']>;
@@ -479,6 +563,42 @@ export interface OperationIO {
     query: NonNullable<operations['list_images']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['list_images']['responses'][200]['content']['application/json'] };
+  };
+  list_import_dockerfiles: {
+    path: operations['list_import_dockerfiles']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_import_dockerfiles']['responses'][200]['content']['application/json'] };
+  };
+  list_import_image_configs: {
+    path: operations['list_import_image_configs']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_import_image_configs']['responses'][200]['content']['application/json'] };
+  };
+  list_import_image_manifests: {
+    path: operations['list_import_image_manifests']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_import_image_manifests']['responses'][200]['content']['application/json'] };
+  };
+  list_import_packages: {
+    path: operations['list_import_packages']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_import_packages']['responses'][200]['content']['application/json'] };
+  };
+  list_import_parent_manifests: {
+    path: operations['list_import_parent_manifests']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_import_parent_manifests']['responses'][200]['content']['application/json'] };
+  };
+  list_operations: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_operations']['responses'][200]['content']['application/json'] };
   };
   list_registries: {
     path: Record<string, never>;

@@ -212,7 +212,13 @@ export function createVigilClient(baseUrl: string, options: Omit<ClientOptions, 
 async function generate(outDir: string): Promise<void> {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   // JSON round trip: YAML merge keys (`<<: *read-errors`) share objects, which converters reject as anchors.
-  const source = JSON.parse(JSON.stringify(yaml.load(readFileSync(specPath, 'utf8')))) as Json;
+  let loaded: unknown;
+  try {
+    loaded = yaml.load(readFileSync(specPath, 'utf8'));
+  } catch (err) {
+    fail(`specs/openapi.yaml is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const source = JSON.parse(JSON.stringify(loaded)) as Json;
   delete source['x-response-sets']; // an authoring aid for merge keys, not part of the served contract
   if (source.swagger !== '2.0') fail('specs/openapi.yaml must be a Swagger 2.0 document');
   if (source.basePath !== '/v2') fail('basePath must be /v2');

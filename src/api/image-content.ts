@@ -1,6 +1,8 @@
 /** Handlers of the Images tag that read analysis results: content by type, files, summaries, metadata. */
 import { ConflictError } from '../errors.js';
 import type { FileRecord } from '../images/model.js';
+import { toCycloneDx, toNativeSbom, toSpdx } from '../images/sbom/index.js';
+import { sbomInputOf } from '../images/sbom-export.js';
 import * as store from '../images/store.js';
 import type { RequestContext } from '../server/context.js';
 import type { HandlerGroup } from '../server/handler-types.js';
@@ -12,7 +14,10 @@ type ContentOps =
   | 'get_image_content_by_type_java_package'
   | 'get_image_content_by_type'
   | 'list_image_metadata'
-  | 'get_image_metadata_by_type';
+  | 'get_image_metadata_by_type'
+  | 'get_image_sbom_native_json'
+  | 'get_image_sbom_cyclonedx_json'
+  | 'get_image_sbom_spdx_json';
 
 /** Content types as the API names them, and the package types each covers. */
 const CONTENT_TYPES: Record<string, { display: string; types: string[] }> = {
@@ -127,5 +132,20 @@ export const imageContentHandlers: HandlerGroup<ContentOps> = {
     const kind = { manifest: 'manifest', docker_history: 'history', dockerfile: 'dockerfile' } as const;
     const metadata = await store.readDocument(ctx.db, ctx.account.name, image.image_digest, kind[params.metadata_type]);
     return { status: 200, body: { image_digest: image.image_digest, metadata_type: params.metadata_type, metadata: metadata ?? null } };
+  },
+  async get_image_sbom_native_json(ctx, { params }) {
+    const image = await analyzedImage(ctx, params.image_digest);
+    const input = await sbomInputOf(ctx.db, image, ctx.services.version, true);
+    return { status: 200, body: toNativeSbom(input) as unknown as Record<string, unknown> };
+  },
+  async get_image_sbom_cyclonedx_json(ctx, { params, query }) {
+    const image = await analyzedImage(ctx, params.image_digest);
+    const input = await sbomInputOf(ctx.db, image, ctx.services.version, false);
+    return { status: 200, body: toCycloneDx(input, { specVersion: query.spec_version ?? '1.6' }) as unknown as Record<string, unknown> };
+  },
+  async get_image_sbom_spdx_json(ctx, { params }) {
+    const image = await analyzedImage(ctx, params.image_digest);
+    const input = await sbomInputOf(ctx.db, image, ctx.services.version, false);
+    return { status: 200, body: toSpdx(input) as unknown as Record<string, unknown> };
   },
 };

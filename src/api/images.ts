@@ -3,6 +3,7 @@ import type { components } from '../../generated/openapi-types.js';
 import { ConflictError, InvalidError } from '../errors.js';
 import { addImageFromArchive } from '../images/add-archive.js';
 import { addImageFromRegistry } from '../images/add.js';
+import { addImageFromImport } from '../images/add-import.js';
 import * as store from '../images/store.js';
 import type { RequestContext } from '../server/context.js';
 import type { HandlerGroup } from '../server/handler-types.js';
@@ -94,7 +95,12 @@ export const imageHandlers: HandlerGroup<ImageOps> = {
   },
   async add_image(ctx, { query, body }) {
     const source = body.source;
-    if (!source.tag && !source.digest) throw new InvalidError('source must name a tag or a digest', { errors: [{ location: 'body.source', message: 'needs tag or digest' }] });
+    if (source.import) {
+      const imported = await addImageFromImport(ctx.services, ctx.account.name, source.import, query.force ?? false);
+      const [view] = await imageViews(ctx, [imported]);
+      return { status: 200, body: view };
+    }
+    if (!source.tag && !source.digest) throw new InvalidError('source must name a tag, a digest or an import', { errors: [{ location: 'body.source', message: 'needs tag, digest or import' }] });
     const image = await addImageFromRegistry(ctx.services, ctx.account.name, {
       tag: source.tag,
       digest: source.digest,

@@ -3,6 +3,7 @@ import type { Handlers } from '../server/handler-types.js';
 import { eventHandlers } from './events.js';
 import { identityHandlers } from './identity.js';
 import { imageContentHandlers } from './image-content.js';
+import { importHandlers } from './imports.js';
 import { imageHandlers } from './images.js';
 import { rbacHandlers } from './rbac.js';
 import { registryHandlers } from './registries.js';
@@ -21,5 +22,6 @@ export const handlers: Handlers = {
   ...registryHandlers,
   ...eventHandlers,
   ...summaryHandlers,
+  ...importHandlers,
   ...subscriptionHandlers,
 };

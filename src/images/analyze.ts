@@ -26,6 +26,7 @@ import { parseImageReference } from './sources/references.js';
 import { resolveImageReference } from './sources/registry.js';
 import type { ResolvedImage } from './sources/resolved-image.js';
 import { parsePlatform } from './sources/platforms.js';
+import { analyzeImport } from './analyze-import.js';
 import { findImage, saveAnalysis, transitionAnalysis, type ImageRecord, type ImageSourceRecord } from './store.js';
 
 export const ANALYZE_IMAGE_JOB = 'analyze_image';
@@ -81,6 +82,8 @@ function isPermanent(err: unknown): boolean {
 }
 
 async function analyze(services: Services, image: ImageRecord, log: Logger, signal: AbortSignal): Promise<void> {
+  const source = JSON.parse(image.source) as ImageSourceRecord;
+  if (source.kind === 'import') return analyzeImport(services, image, source, log);
   const resolved = await openSource(services, image, signal);
   try {
     if (resolved.manifestDigest !== image.image_digest)

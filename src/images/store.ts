@@ -14,7 +14,10 @@ export type AnalysisStatus = 'not_analyzed' | 'analyzing' | 'analyzed' | 'analys
 export type ImageStatus = 'active' | 'deleting';
 
 export interface ImageSourceRecord {
-  kind: 'registry' | 'archive';
+  kind: 'registry' | 'archive' | 'import';
+  /** import: the operation and the digests of its parts. */
+  operation_uuid?: string;
+  contents?: Record<string, string | undefined>;
   /** registry: the reference to pull (by digest once known). */
   pull_string?: string;
   platform?: string;

@@ -70,6 +70,7 @@ export async function createApp(services: Services, handlers: Handlers): Promise
   const limit = services.config.bodyLimitBytes;
   app.use(express.json({ limit, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit, extended: false, parameterLimit: 100 }));
+  app.use(express.text({ limit, type: 'text/plain' }));
   app.use(bodyErrors);
 
   app.use('/v2/docs', docsRouter());

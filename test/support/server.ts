@@ -25,7 +25,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     // Cheap hashing keeps the suite fast; production defaults are in src/config.ts.
     VIGIL_ARGON2_MEMORY_KIB: '1024',
     VIGIL_ARGON2_TIME_COST: '1',
-    VIGIL_LOG_LEVEL: 'silent',
+    VIGIL_LOG_LEVEL: process.env.VIGIL_TEST_LOG_LEVEL ?? 'silent',
     ...(scratch.url ? { VIGIL_DATABASE_URL: scratch.url } : {}),
     ...env,
   });

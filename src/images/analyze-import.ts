@@ -1,0 +1,67 @@
+/**
+ * "Analysis" of an imported SBOM: the packages come from the uploaded document (syft, CycloneDX or SPDX), the
+ * image facts from the uploaded manifest and config when given. Stored like any analysis.
+ */
+import type { Logger } from 'pino';
+import { recordEvent } from '../events/events.js';
+import type { Services } from '../service.js';
+import { detectDistro } from './distro.js';
+import { guessDockerfile, historyOf } from './history.js';
+import { readPart, setOperationStatus } from './imports.js';
+import type { DistroInfo } from './model.js';
+import { readSbomPackages } from './sbom/index.js';
+import type { ImageConfig } from './sources/image-config.js';
+import { saveAnalysis, type ImageRecord, type ImageSourceRecord } from './store.js';
+
+interface ManifestLike {
+  config?: { digest?: string };
+  layers?: { digest?: string; size?: number; mediaType?: string }[];
+}
+
+export async function analyzeImport(services: Services, image: ImageRecord, source: ImageSourceRecord, log: Logger): Promise<void> {
+  const uuid = source.operation_uuid!;
+  const contents = source.contents ?? {};
+  await setOperationStatus(services.db, uuid, 'processing');
+  try {
+    const read = readSbomPackages(await readPart(services.db, uuid, 'packages', contents.packages!));
+    const manifest = contents.manifest ? ((await readPart(services.db, uuid, 'manifest', contents.manifest)) as ManifestLike) : undefined;
+    const config = contents.image_config ? ((await readPart(services.db, uuid, 'image_config', contents.image_config)) as ImageConfig) : undefined;
+    const dockerfile = contents.dockerfile ? String(await readPart(services.db, uuid, 'dockerfile', contents.dockerfile)) : undefined;
+    const history = config ? historyOf(config) : [];
+    const distro: DistroInfo | undefined = read.distro ?? detectDistro(new Map());
+    const layers = (manifest?.layers ?? []).map((l) => ({ digest: l.digest ?? '', size: l.size ?? 0, media_type: l.mediaType ?? '' }));
+    const saved = await saveAnalysis(services.db, image.account_name, image.image_digest, {
+      imageId: manifest?.config?.digest ?? image.image_digest,
+      arch: config?.architecture ?? null,
+      distro: distro?.name ?? null,
+      distroVersion: distro?.version ?? null,
+      dockerfileMode: dockerfile ? 'Actual' : config ? 'Guessed' : null,
+      imageSize: layers.reduce((n, l) => n + l.size, 0),
+      layerCount: layers.length,
+      packages: read.packages,
+      documents: {
+        ...(manifest ? { manifest } : {}),
+        ...(config ? { config } : {}),
+        history,
+        dockerfile: dockerfile ?? guessDockerfile(history),
+        layers,
+        files: [],
+        warnings: read.warnings,
+      },
+    });
+    await setOperationStatus(services.db, uuid, 'complete');
+    if (saved) {
+      log.info({ packages: read.packages.length, format: read.format }, 'import analyzed');
+      await recordEvent(services.db, {
+        accountName: image.account_name,
+        type: 'user.image.analysis.completed',
+        resourceType: 'image_digest',
+        resourceId: image.image_digest,
+        details: { source: 'import', sbom_format: read.format, warnings: read.warnings.slice(0, 20) },
+      });
+    }
+  } catch (err) {
+    await setOperationStatus(services.db, uuid, 'failed');
+    throw err;
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * SBOM imports ("distributed analysis"): a client-side scanner uploads what it found (packages as syft JSON,
+ * CycloneDX or SPDX; optionally the manifest, config, parent manifest and Dockerfile) to an import operation,
+ * then adds the image with `source.import` naming the parts by digest. Operations expire unused after a day.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { Db } from '../db/index.js';
+import { ConflictError, InvalidError, NotFoundError } from '../errors.js';
+import { nowIso } from '../util/time.js';
+import { readSbomPackages } from './sbom/index.js';
+
+export type ImportPartKind = 'packages' | 'manifest' | 'image_config' | 'parent_manifest' | 'dockerfile';
+export type ImportStatus = 'pending' | 'queued' | 'processing' | 'complete' | 'failed' | 'expired';
+
+export interface ImportOperationRecord {
+  uuid: string;
+  account_name: string;
+  status: ImportStatus;
+  created_at: string;
+  expires_at: string;
+}
+
+const LIFETIME_MS = 24 * 3600 * 1000;
+
+function notFound(uuid: string): NotFoundError {
+  return new NotFoundError(`import operation '${uuid}' does not exist`, { operation_id: uuid });
+}
+
+/** An operation past its expiry reads as expired (and is stored so) unless its image was already added. */
+async function withExpiry(db: Db, op: ImportOperationRecord): Promise<ImportOperationRecord> {
+  if (op.status === 'pending' && op.expires_at <= nowIso()) {
+    await db('import_operations').where({ uuid: op.uuid, status: 'pending' }).update({ status: 'expired' });
+    return { ...op, status: 'expired' };
+  }
+  return op;
+}
+
+export async function createOperation(db: Db, accountName: string): Promise<ImportOperationRecord> {
+  const now = Date.now();
+  const op: ImportOperationRecord = {
+    uuid: randomUUID(),
+    account_name: accountName,
+    status: 'pending',
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(now + LIFETIME_MS).toISOString(),
+  };
+  await db('import_operations').insert(op);
+  return op;
+}
+
+export async function listOperations(db: Db, accountName: string): Promise<ImportOperationRecord[]> {
+  const rows = await db<ImportOperationRecord>('import_operations').where({ account_name: accountName }).orderBy('created_at', 'desc');
+  return Promise.all(rows.map((r) => withExpiry(db, r)));
+}
+
+export async function getOperation(db: Db, accountName: string, uuid: string): Promise<ImportOperationRecord> {
+  const op = await db<ImportOperationRecord>('import_operations').where({ account_name: accountName, uuid }).first();
+  if (!op) throw notFound(uuid);
+  return withExpiry(db, op);
+}
+
+export async function invalidateOperation(db: Db, accountName: string, uuid: string): Promise<ImportOperationRecord> {
+  const op = await getOperation(db, accountName, uuid);
+  await db.transaction(async (trx) => {
+    await trx('import_contents').where({ operation_uuid: uuid }).delete();
+    if (op.status === 'pending') await trx('import_operations').where({ uuid }).update({ status: 'expired' });
+  });
+  return getOperation(db, accountName, uuid);
+}
+
+export async function setOperationStatus(db: Db, uuid: string, status: ImportStatus): Promise<void> {
+  await db('import_operations').where({ uuid }).update({ status });
+}
+
+/** Stores a part; its digest is the sha256 of its canonical bytes and names it in source.import. */
+export async function storePart(db: Db, accountName: string, uuid: string, kind: ImportPartKind, value: unknown): Promise<{ digest: string; created_at: string }> {
+  const op = await getOperation(db, accountName, uuid);
+  if (op.status !== 'pending') throw new ConflictError(`import operation '${uuid}' is ${op.status}; start a new one`, { operation_id: uuid, status: op.status });
+  if (kind === 'packages') readSbomPackages(value); // refuse what cannot be read now, not at analysis time
+  const bytes = Buffer.from(typeof value === 'string' ? value : JSON.stringify(value), 'utf8');
+  const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+  const created_at = nowIso();
+  await db('import_contents')
+    .insert({ operation_uuid: uuid, kind, digest, content: gzipSync(bytes), created_at })
+    .onConflict(['operation_uuid', 'kind', 'digest'])
+    .ignore();
+  return { digest, created_at };
+}
+
+export async function listPartDigests(db: Db, accountName: string, uuid: string, kind: ImportPartKind): Promise<string[]> {
+  await getOperation(db, accountName, uuid);
+  return (await db('import_contents').where({ operation_uuid: uuid, kind }).orderBy('created_at').select('digest')).map((r: { digest: string }) => r.digest);
+}
+
+/** Reads a part as stored: JSON parts parsed, the Dockerfile as text. */
+export async function readPart(db: Db, uuid: string, kind: ImportPartKind, digest: string): Promise<unknown> {
+  const row = await db('import_contents').where({ operation_uuid: uuid, kind, digest }).first('content');
+  if (!row) throw new InvalidError(`import operation '${uuid}' has no ${kind} part with digest ${digest}`, { errors: [{ location: `body.source.import.contents.${kind}`, message: 'names no uploaded part' }] });
+  const text = gunzipSync(row.content).toString('utf8');
+  return kind === 'dockerfile' ? text : JSON.parse(text);
+}

@@ -1,0 +1,136 @@
+/**
+ * CycloneDX 1.4-1.6 JSON -> packages. Components of every nesting level are flattened; those that are not
+ * packages (the container, files, the operating system, devices...) are skipped, the operating system giving the
+ * distro. Understands Vigil's `vigil:` properties and syft's `syft:` ones.
+ */
+import type { CatalogedPackage, DistroInfo, PackageType } from '../model.js';
+import { CDX_PROPERTY } from './cyclonedx.js';
+import { typeFromSyftType } from './package-types.js';
+import { child, FieldReader, type JsonObject } from './read-fields.js';
+import { distroFromPackages, toCatalogedPackage, type PackageFacts } from './read-package.js';
+
+const fields = new FieldReader('cyclonedx');
+
+/** Component types that describe software packages; everything else (file, container, device, data...) is not one. */
+const PACKAGE_COMPONENT_TYPES = new Set(['library', 'application', 'framework']);
+
+type Properties = { name: string; value: string }[];
+
+function properties(component: JsonObject, path: string): Properties {
+  return fields.objects(component, 'properties', path).flatMap(({ item, path: p }) => {
+    const name = fields.optionalString(item, 'name', p);
+    const value = fields.optionalString(item, 'value', p);
+    return name !== undefined && value !== undefined ? [{ name, value }] : [];
+  });
+}
+
+const values = (props: Properties, ...names: string[]) => props.filter((p) => names.includes(p.name)).map((p) => p.value);
+const first = (props: Properties, ...names: string[]) => values(props, ...names)[0];
+
+/** `vigil:location:0:path` / `syft:location:0:path`, in index order. */
+function propertyLocations(props: Properties): string[] {
+  return props
+    .flatMap((p) => {
+      const m = /^(?:vigil|syft):location:(\d+):path$/.exec(p.name);
+      return m ? [{ index: Number(m[1]), path: p.value }] : [];
+    })
+    .sort((a, b) => a.index - b.index)
+    .map((l) => l.path);
+}
+
+function licenses(component: JsonObject, path: string): string[] {
+  return fields.objects(component, 'licenses', path).flatMap(({ item, path: p }) => {
+    const expression = fields.optionalString(item, 'expression', p);
+    if (expression !== undefined) return [expression];
+    const license = fields.optionalObject(item, 'license', p);
+    if (!license) return [];
+    const value = fields.optionalString(license, 'id', child(p, 'license')) ?? fields.optionalString(license, 'name', child(p, 'license'));
+    return value !== undefined ? [value] : [];
+  });
+}
+
+/** CycloneDX 1.5+ evidence: where the component was seen. */
+function evidenceLocations(component: JsonObject, path: string): string[] {
+  const evidence = fields.optionalObject(component, 'evidence', path);
+  if (!evidence) return [];
+  return fields.objects(evidence, 'occurrences', child(path, 'evidence')).flatMap(({ item, path: p }) => {
+    const location = fields.optionalString(item, 'location', p);
+    return location ? [location] : [];
+  });
+}
+
+function vigilType(value: string | undefined): PackageType | undefined {
+  return value === undefined ? undefined : typeFromSyftType(value);
+}
+
+function packageFacts(component: JsonObject, path: string): PackageFacts {
+  const props = properties(component, path);
+  const rawName = fields.requiredString(component, 'name', path);
+  const group = fields.optionalString(component, 'group', path)?.trim() || undefined;
+  const declaredType = first(props, CDX_PROPERTY.type, 'syft:package:type');
+  const typeHints = [vigilType(first(props, CDX_PROPERTY.type)), undefined, vigilType(first(props, 'syft:package:type'))];
+  const purl = fields.optionalString(component, 'purl', path);
+  const cpe = fields.optionalString(component, 'cpe', path);
+  const publisher = fields.optionalString(component, 'publisher', path);
+  const description = fields.optionalString(component, 'description', path);
+  return {
+    where: path,
+    name: rawName,
+    version: fields.optionalString(component, 'version', path) ?? '',
+    typeHints,
+    declaredType,
+    purl,
+    cpes: [...(cpe ? [cpe] : []), ...values(props, CDX_PROPERTY.cpe, 'syft:cpe23')],
+    licenses: licenses(component, path),
+    locations: [...propertyLocations(props), ...evidenceLocations(component, path)],
+    group,
+    origin: first(props, CDX_PROPERTY.origin, 'syft:metadata:source', 'syft:metadata:originPackage'),
+    sourceVersion: first(props, CDX_PROPERTY.sourceVersion, 'syft:metadata:sourceVersion'),
+    metadata: {
+      ...(publisher ? { maintainer: publisher } : {}),
+      ...(description ? { description } : {}),
+    },
+  };
+}
+
+function operatingSystem(component: JsonObject, path: string): DistroInfo {
+  const props = properties(component, path);
+  const name = first(props, 'syft:distro:id') ?? fields.requiredString(component, 'name', path);
+  const version = first(props, 'syft:distro:versionID') ?? fields.optionalString(component, 'version', path) ?? '';
+  const like = [...values(props, CDX_PROPERTY.distroIdLike), ...props.filter((p) => /^syft:distro:idLike:\d+$/.test(p.name)).map((p) => p.value)];
+  const prettyName = first(props, 'syft:distro:prettyName') ?? fields.optionalString(component, 'description', path);
+  return { name: name.toLowerCase(), version, like, ...(prettyName ? { prettyName } : {}) };
+}
+
+export function readCycloneDx(doc: JsonObject): { packages: CatalogedPackage[]; distro?: DistroInfo; warnings: string[] } {
+  const warnings: string[] = [];
+  const found: PackageFacts[] = [];
+  let distro: DistroInfo | undefined;
+
+  const visit = (component: JsonObject, path: string): void => {
+    const type = fields.requiredString(component, 'type', path);
+    if (type === 'operating-system') {
+      const os = operatingSystem(component, path);
+      if (!distro) distro = os;
+      else if (os.name !== distro.name || os.version !== distro.version) warnings.push(`${path}: ignored a second operating system '${os.name} ${os.version}'`);
+    } else if (PACKAGE_COMPONENT_TYPES.has(type)) {
+      found.push(packageFacts(component, path));
+    }
+    // Whatever a component is, what it nests may still be packages (a container's layers, a jar's shaded jars).
+    for (const nested of fields.objects(component, 'components', path)) visit(nested.item, nested.path);
+  };
+
+  const metadata = fields.optionalObject(doc, 'metadata', '');
+  const subject = metadata && fields.optionalObject(metadata, 'component', 'metadata');
+  // The subject is the image itself, never a package of it; only what it nests is looked at.
+  if (subject) for (const nested of fields.objects(subject, 'components', 'metadata.component')) visit(nested.item, nested.path);
+  for (const { item, path } of fields.objects(doc, 'components', '')) visit(item, path);
+
+  const packages: CatalogedPackage[] = [];
+  for (const facts of found) {
+    const pkg = toCatalogedPackage(facts, distro, warnings);
+    if (pkg) packages.push(pkg);
+  }
+  distro ??= distroFromPackages(packages);
+  return { packages, ...(distro ? { distro } : {}), warnings };
+}
