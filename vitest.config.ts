@@ -7,7 +7,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/realdata/**', 'node_modules/**'],
+    exclude: ['test/realdata/**', 'test/realimage/**', 'node_modules/**'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: 'forks',

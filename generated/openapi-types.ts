@@ -930,7 +930,7 @@ export interface paths {
         put?: never;
         /**
          * Add credentials and TLS settings for a registry
-         * @description The password is encrypted at rest and never returned. With `validate=true` the credentials are checked against the registry first (400 if refused).
+         * @description The password is encrypted at rest and never returned. With `validate=true` the credentials are checked against the registry first (422 if refused, 502 if it cannot be reached).
          */
         post: operations["create_registry"];
         delete?: never;

@@ -8,8 +8,9 @@ import { InvalidError } from '../errors.js';
 import type { Services } from '../service.js';
 import { ANALYZE_IMAGE_JOB, type AnalyzeImagePayload } from './analyze.js';
 import { readImageArchive } from './sources/image-archive.js';
-import { fullTag, parseImageReference } from './sources/references.js';
+import { parseImageReference } from './sources/references.js';
 import * as store from './store.js';
+import { recordTag } from './tags.js';
 import { saveUpload } from './uploads.js';
 
 export async function addImageFromArchive(
@@ -38,8 +39,7 @@ export async function addImageFromArchive(
       source: JSON.stringify({ kind: 'archive', path: upload.path }),
       dockerfile: null,
     });
-    for (const t of tags)
-      await store.mapTag(services.db, accountName, manifestDigest, { registry: t.registry, repo: t.repository, tag: t.tag ?? 'latest', fullTag: fullTag(t) });
+    for (const t of tags) await recordTag(services.db, accountName, manifestDigest, t);
     const current = await store.getImage(services.db, accountName, manifestDigest);
     const rerun = !created && current.analysis_status !== 'analyzing' && (options.force || current.analysis_status === 'analysis_failed');
     if (rerun) {

@@ -3,8 +3,9 @@ import { ConflictError, InvalidError } from '../errors.js';
 import type { Services } from '../service.js';
 import { ANALYZE_IMAGE_JOB, type AnalyzeImagePayload } from './analyze.js';
 import { getOperation, readPart, setOperationStatus, type ImportPartKind } from './imports.js';
-import { fullTag, parseImageReference } from './sources/references.js';
+import { parseImageReference } from './sources/references.js';
 import * as store from './store.js';
+import { recordTag } from './tags.js';
 
 export interface ImportManifest {
   contents: { packages: string; manifest?: string; image_config?: string; parent_manifest?: string; dockerfile?: string };
@@ -34,8 +35,7 @@ export async function addImageFromImport(services: Services, accountName: string
     source,
     dockerfile: null,
   });
-  for (const t of tags)
-    await store.mapTag(services.db, accountName, manifest.digest, { registry: t.registry, repo: t.repository, tag: t.tag ?? 'latest', fullTag: fullTag(t) });
+  for (const t of tags) await recordTag(services.db, accountName, manifest.digest, t);
   const image = await store.getImage(services.db, accountName, manifest.digest);
   const rerun = !created && image.analysis_status !== 'analyzing' && (force || image.analysis_status === 'analysis_failed');
   if (rerun) {

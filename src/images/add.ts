@@ -12,6 +12,7 @@ import { fullTag, parseImageReference, type ImageReference } from './sources/ref
 import { parsePlatform } from './sources/platforms.js';
 import { resolveImageReference } from './sources/registry.js';
 import * as store from './store.js';
+import { recordTag } from './tags.js';
 
 export interface AddImageInput {
   tag?: { pull_string: string; dockerfile?: string; platform?: string };
@@ -78,22 +79,7 @@ export async function addImageFromRegistry(services: Services, accountName: stri
     source: JSON.stringify({ kind: 'registry', pull_string: `${tagRef.registry}/${tagRef.repository}@${digest}`, platform: spec.platform }),
     dockerfile: spec.dockerfile ?? null,
   });
-  const { movedFrom } = await store.mapTag(
-    services.db,
-    accountName,
-    digest,
-    { registry: tagRef.registry, repo: tagRef.repository, tag: tagRef.tag ?? 'latest', fullTag: fullTag(tagRef) },
-    detectedAt,
-  );
-  if (movedFrom)
-    await recordEvent(services.db, {
-      accountName,
-      type: 'user.checks.tag.update',
-      resourceType: 'image_tag',
-      resourceId: fullTag(tagRef),
-      message: `${fullTag(tagRef)} moved from ${movedFrom} to ${digest}`,
-      details: { previous_digest: movedFrom, current_digest: digest },
-    });
+  await recordTag(services.db, accountName, digest, tagRef, detectedAt);
 
   const image = await store.getImage(services.db, accountName, digest);
   const rerun = !created && (input.force || image.analysis_status === 'analysis_failed') && image.analysis_status !== 'analyzing';

@@ -3,7 +3,6 @@
  * image facts from the uploaded manifest and config when given. Stored like any analysis.
  */
 import type { Logger } from 'pino';
-import { recordEvent } from '../events/events.js';
 import type { Services } from '../service.js';
 import { detectDistro } from './distro.js';
 import { guessDockerfile, historyOf } from './history.js';
@@ -48,18 +47,15 @@ export async function analyzeImport(services: Services, image: ImageRecord, sour
         files: [],
         warnings: read.warnings,
       },
+    }, {
+      accountName: image.account_name,
+      type: 'user.image.analysis.completed',
+      resourceType: 'image_digest',
+      resourceId: image.image_digest,
+      details: { source: 'import', sbom_format: read.format, warnings: read.warnings.slice(0, 20) },
     });
     await setOperationStatus(services.db, uuid, 'complete');
-    if (saved) {
-      log.info({ packages: read.packages.length, format: read.format }, 'import analyzed');
-      await recordEvent(services.db, {
-        accountName: image.account_name,
-        type: 'user.image.analysis.completed',
-        resourceType: 'image_digest',
-        resourceId: image.image_digest,
-        details: { source: 'import', sbom_format: read.format, warnings: read.warnings.slice(0, 20) },
-      });
-    }
+    if (saved) log.info({ packages: read.packages.length, format: read.format }, 'import analyzed');
   } catch (err) {
     await setOperationStatus(services.db, uuid, 'failed');
     throw err;

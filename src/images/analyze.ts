@@ -118,17 +118,14 @@ async function analyze(services: Services, image: ImageRecord, log: Logger, sign
         layers: resolved.layers.map((l) => ({ digest: l.digest, size: l.size, media_type: l.mediaType, diff_id: l.diffId })),
         warnings: walk.warnings,
       },
+    }, {
+      accountName: image.account_name,
+      type: 'user.image.analysis.completed',
+      resourceType: 'image_digest',
+      resourceId: image.image_digest,
+      details: { layer_count: resolved.layers.length, warnings: walk.warnings.slice(0, 20) },
     });
-    if (saved) {
-      log.info({ packages: walk.packagesByCataloger.size, files: files.length, expanded_bytes: walk.expandedBytes }, 'analysis completed');
-      await recordEvent(services.db, {
-        accountName: image.account_name,
-        type: 'user.image.analysis.completed',
-        resourceType: 'image_digest',
-        resourceId: image.image_digest,
-        details: { layer_count: resolved.layers.length, warnings: walk.warnings.slice(0, 20) },
-      });
-    }
+    if (saved) log.info({ packages: walk.packagesByCataloger.size, files: files.length, expanded_bytes: walk.expandedBytes }, 'analysis completed');
   } finally {
     await resolved.close?.();
   }
@@ -152,9 +149,14 @@ export async function analyzeImageJob(services: Services, payload: AnalyzeImageP
 async function runAnalysis(services: Services, image: ImageRecord, job: Job, context: JobContext): Promise<void> {
   const accountName = image.account_name;
   const imageDigest = image.image_digest;
-  const moved = await transitionAnalysis(services.db, accountName, imageDigest, ['not_analyzed', 'analysis_failed'], 'analyzing');
-  if (moved)
-    await recordEvent(services.db, { accountName, type: 'user.image.analysis.started', resourceType: 'image_digest', resourceId: imageDigest });
+  const started = await transitionAnalysis(services.db, accountName, imageDigest, ['not_analyzed', 'analysis_failed'], 'analyzing', null, {}, {
+    accountName,
+    type: 'user.image.analysis.started',
+    resourceType: 'image_digest',
+    resourceId: imageDigest,
+  });
+  // Still analyzing: a previous attempt was interrupted (restart or crash); say so in the history.
+  if (!started) await transitionAnalysis(services.db, accountName, imageDigest, ['analyzing'], 'analyzing', `resumed after an interruption (attempt ${job.attempts})`);
   try {
     await analyze(services, { ...image, analysis_status: 'analyzing' }, context.log, context.signal);
   } catch (err) {
@@ -163,8 +165,7 @@ async function runAnalysis(services: Services, image: ImageRecord, job: Job, con
     if (!isPermanent(err) && !lastAttempt) throw err; // the queue retries with backoff
     const reason = err instanceof Error ? err.message : String(err);
     context.log.warn({ err }, 'analysis failed');
-    await transitionAnalysis(services.db, accountName, imageDigest, ['analyzing'], 'analysis_failed', reason);
-    await recordEvent(services.db, {
+    await transitionAnalysis(services.db, accountName, imageDigest, ['analyzing'], 'analysis_failed', reason, {}, {
       accountName,
       type: 'user.image.analysis.failed',
       resourceType: 'image_digest',
@@ -177,3 +178,18 @@ async function runAnalysis(services: Services, image: ImageRecord, job: Job, con
 
 // Re-exported for the documents API: stored documents are gzipped JSON.
 export const decodeDocument = (content: Buffer) => JSON.parse(gunzipSync(content).toString('utf8'));
+
+/** The job's attempts were used up by interruptions (see JobWorker): fail the analysis with a reason. */
+export async function failInterruptedAnalysis(services: Services, payload: AnalyzeImagePayload, job: Job): Promise<void> {
+  const reason = `analysis was interrupted ${job.maxAttempts} times without finishing (the service may have crashed or run out of memory on this image)`;
+  const image = await findImage(services.db, payload.accountName, payload.imageDigest);
+  if (image) await releaseUpload(image);
+  await transitionAnalysis(services.db, payload.accountName, payload.imageDigest, ['analyzing', 'not_analyzed'], 'analysis_failed', reason, {}, {
+    accountName: payload.accountName,
+    type: 'user.image.analysis.failed',
+    resourceType: 'image_digest',
+    resourceId: payload.imageDigest,
+    message: `Image analysis failed: ${reason}`,
+    details: { reason, error_type: 'interrupted' },
+  });
+}

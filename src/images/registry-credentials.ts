@@ -72,6 +72,9 @@ export async function createRegistry(db: Db, box: SecretBox, accountName: string
 }
 
 export async function updateRegistry(db: Db, box: SecretBox, accountName: string, registry: string, input: RegistryInput): Promise<RegistryRecord> {
+  await getRegistry(db, accountName, registry);
+  if (input.registry !== registry && (await db('registries').where({ account_name: accountName, registry: input.registry }).first('registry')))
+    throw new ConflictError(`registry '${input.registry}' is already configured; delete it first or update it instead`, { registry: input.registry });
   const n = await db('registries')
     .where({ account_name: accountName, registry })
     .update({ ...fields(box, input), registry: input.registry, last_updated: nowIso() });

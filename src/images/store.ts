@@ -8,6 +8,7 @@ import type { Db } from '../db/index.js';
 import { toBool } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
+import { recordEvent, type NewEvent } from '../events/events.js';
 import type { CatalogedPackage } from './model.js';
 
 export type AnalysisStatus = 'not_analyzed' | 'analyzing' | 'analyzed' | 'analysis_failed';
@@ -184,6 +185,7 @@ export async function transitionAnalysis(
   to: AnalysisStatus,
   detail: string | null = null,
   extra: Partial<ImageRecord> = {},
+  event?: NewEvent,
 ): Promise<boolean> {
   return db.transaction(async (trx) => {
     const image = await trx<ImageRecord>('images').where({ account_name: accountName, image_digest: digest }).first('analysis_status');
@@ -202,6 +204,7 @@ export async function transitionAnalysis(
       host_id: hostname(),
       timestamp: now,
     });
+    if (event) await recordEvent(trx, event);
     return true;
   });
 }
@@ -218,8 +221,11 @@ export interface AnalysisResult {
   documents: Partial<Record<DocumentKind, unknown>>;
 }
 
-/** Stores a finished analysis in one transaction and marks the image analyzed (replacing earlier results). */
-export async function saveAnalysis(db: Db, accountName: string, digest: string, result: AnalysisResult): Promise<boolean> {
+/**
+ * Stores a finished analysis in one transaction and marks the image analyzed (replacing earlier results); the
+ * completion event, when given, is part of the same transaction, so no reader sees one without the other.
+ */
+export async function saveAnalysis(db: Db, accountName: string, digest: string, result: AnalysisResult, event?: NewEvent): Promise<boolean> {
   return db.transaction(async (trx) => {
     const scope = { account_name: accountName, image_digest: digest };
     const image = await trx<ImageRecord>('images').where(scope).first('analysis_status');
@@ -257,6 +263,7 @@ export async function saveAnalysis(db: Db, accountName: string, digest: string, 
       last_updated: now,
     });
     await trx('image_status_history').insert({ ...scope, from_status: 'analyzing', to_status: 'analyzed', detail: null, host_id: hostname(), timestamp: now });
+    if (event) await recordEvent(trx, event);
     return true;
   });
 }

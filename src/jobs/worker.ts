@@ -17,6 +17,12 @@ export interface JobContext {
 
 export type JobHandler = (payload: any, job: Job, context: JobContext) => Promise<void>;
 
+/**
+ * Called instead of the handler when a job is claimed again after using all its attempts without ever failing
+ * cleanly: the process died while running it (a crash, or the kernel's OOM killer), so it is not run again.
+ */
+export type ExhaustedHandler = (payload: any, job: Job) => Promise<void>;
+
 export interface WorkerOptions {
   concurrency: number;
   leaseMs: number;
@@ -41,6 +47,7 @@ export class JobWorker extends EventEmitter {
   private readonly hostPrefix = `${hostname()}:`;
   private readonly processPrefix: string;
   private readonly handlers = new Map<string, JobHandler>();
+  private readonly exhaustedHandlers = new Map<string, ExhaustedHandler>();
   private readonly running = new Set<Promise<void>>();
   private readonly abort = new AbortController();
   private timer: NodeJS.Timeout | null = null;
@@ -59,8 +66,9 @@ export class JobWorker extends EventEmitter {
     this.workerId = `${this.processPrefix}${randomBytes(4).toString('hex')}`;
   }
 
-  register(kind: string, handler: JobHandler): void {
+  register(kind: string, handler: JobHandler, onExhausted?: ExhaustedHandler): void {
     this.handlers.set(kind, handler);
+    if (onExhausted) this.exhaustedHandlers.set(kind, onExhausted);
   }
 
   async start(): Promise<void> {
@@ -115,6 +123,14 @@ export class JobWorker extends EventEmitter {
 
   private async run(job: Job): Promise<void> {
     const log = this.log.child({ job_id: job.id, job_kind: job.kind, attempt: job.attempts });
+    if (job.attempts > job.maxAttempts) {
+      const message = `interrupted ${job.maxAttempts} times without finishing; the process may have crashed on this job`;
+      log.error(message);
+      await this.exhaustedHandlers.get(job.kind)?.(job.payload, job);
+      await this.queue.fail(job, this.workerId, message, 0);
+      this.emit('finished', { id: job.id, kind: job.kind, status: 'failed', error: message } satisfies JobFinished);
+      return;
+    }
     const renew = setInterval(() => {
       this.queue.renew(job.id, this.workerId, this.options.leaseMs).catch((err) => log.warn({ err }, 'lease renewal failed'));
     }, Math.max(50, Math.floor(this.options.leaseMs / 3)));

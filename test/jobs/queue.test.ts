@@ -155,4 +155,30 @@ describe('JobQueue + JobWorker', () => {
     expect(peak).toBeLessThanOrEqual(4);
     for (const w of workers) await w.stop();
   });
+
+  it('does not run again a job whose attempts were all used up by interruptions, and reports it exhausted', async () => {
+    const queue = new JobQueue(db);
+    const id = await queue.enqueue('crashy', { n: 7 }, { maxAttempts: 2 });
+    // Two claims whose workers vanished (the process died mid-job each time).
+    await db('jobs').where({ id }).update({ status: 'running', attempts: 2, locked_by: 'other-host:1:dead', locked_until: '2000-01-01T00:00:00.000Z' });
+    const worker = new JobWorker(queue, log, fast);
+    let ran = false;
+    const exhausted: unknown[] = [];
+    worker.register(
+      'crashy',
+      async () => {
+        ran = true;
+      },
+      async (payload) => {
+        exhausted.push(payload);
+      },
+    );
+    const done = worker.waitFor(id);
+    await worker.start();
+    expect(await done).toMatchObject({ status: 'failed', error: expect.stringMatching(/interrupted 2 times/) });
+    expect(ran).toBe(false);
+    expect(exhausted).toEqual([{ n: 7 }]);
+    expect((await queue.get(id))?.status).toBe('failed');
+    await worker.stop();
+  });
 });

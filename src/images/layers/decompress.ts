@@ -30,7 +30,9 @@ export interface DecompressOptions {
 export function createDecompressor(compression: LayerCompression, options: DecompressOptions = {}): Transform | undefined {
   switch (compression) {
     case 'gzip':
-      return createGunzip();
+      // 128 KiB output chunks instead of zlib's 16 KiB: an eighth of the thread-pool round trips, which made
+      // up most of the gap to `gzip -dc | tar -t` (docs/benchmarks.md, image analysis).
+      return createGunzip({ chunkSize: 128 * 1024 });
     case 'zstd':
       return new ZstdDecompressStream({ maxWindowBytes: options.maxZstdWindowBytes ?? DEFAULT_MAX_ZSTD_WINDOW_BYTES });
     case 'none':

@@ -1,0 +1,306 @@
+/**
+ * Crash recovery: a Vigil process killed (SIGKILL) in the middle of an analysis leaves its job claimed and the
+ * image `analyzing`; the next process started on the same data dir and database must release that job at once
+ * (JobQueue.releaseAbandoned, no waiting for the lease to lapse), analyze the image to the end, and leave nothing
+ * stuck in `analyzing`.
+ *
+ * Vigil runs as a child process (`node --import tsx src/main.ts`), so the kill is a real one. A small proxy in
+ * front of a real registry forwards everything but holds the GETs of the image's layer blobs until the test
+ * releases them: the test learns that an analysis is in progress from the proxy seeing the blob request (an
+ * event), not from sleeping. Every wait is bounded.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../src/db/index.js';
+import { client, json, raw } from '../support/http.js';
+import { buildImage, type BuiltImage } from '../support/image-builder.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/db.js';
+import { freePort, pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
+import { ADMIN_PASSWORD } from '../support/server.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const READY_TIMEOUT_MS = 15_000;
+const EVENT_TIMEOUT_MS = 10_000;
+
+// ------------------------------------------------------------------------------------------------------------
+// Bounded waits
+
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// A registry proxy that holds layer blob downloads
+
+interface HeldRequest {
+  digest: string;
+  forward(): void;
+  gone: boolean;
+}
+
+class HoldingProxy extends EventEmitter {
+  readonly server: http.Server;
+  /** Blob GETs for these digests wait until release(). */
+  private readonly holdDigests: Set<string>;
+  private held: HeldRequest[] = [];
+  private releasedAll = false;
+  /** Every held request ever seen, in order (the killed process's and the new one's). */
+  readonly heldLog: string[] = [];
+  host = '';
+
+  constructor(
+    private readonly upstream: URL,
+    holdDigests: string[],
+  ) {
+    super();
+    this.holdDigests = new Set(holdDigests);
+    this.server = http.createServer((req, res) => this.handle(req, res));
+  }
+
+  async listen(): Promise<void> {
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    this.host = `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const forward = () => {
+      const upstream = http.request(
+        new URL(req.url ?? '/', this.upstream),
+        { method: req.method, headers: { ...req.headers, host: this.upstream.host } },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      res.on('close', () => upstream.destroy());
+      req.pipe(upstream);
+    };
+    const blob = /^\/v2\/.+\/blobs\/(sha256:[0-9a-f]{64})$/.exec(req.url ?? '');
+    if (req.method === 'GET' && blob && this.holdDigests.has(blob[1]) && !this.releasedAll) {
+      const entry: HeldRequest = { digest: blob[1], forward, gone: false };
+      res.on('close', () => (entry.gone = true)); // the client went away (killed) before we answered
+      this.held.push(entry);
+      this.heldLog.push(blob[1]);
+      this.emit('held', entry);
+      return;
+    }
+    forward();
+  }
+
+  /** Resolves when the next blob request is held. */
+  nextHeld(): Promise<HeldRequest> {
+    return within(EVENT_TIMEOUT_MS, 'a layer blob request to reach the proxy', once(this, 'held').then(([e]) => e as HeldRequest));
+  }
+
+  /** Forwards every held request whose client is still there, and lets later ones through. */
+  release(): void {
+    this.releasedAll = true;
+    for (const h of this.held) if (!h.gone) h.forward();
+    this.held = [];
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((r) => this.server.close(r));
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// Vigil as a child process
+
+interface VigilChild {
+  proc: ChildProcess;
+  url: string;
+  output(): string;
+  exited: Promise<void>;
+}
+
+async function startVigil(scratch: ScratchDatabase): Promise<VigilChild> {
+  const port = await freePort();
+  let out = '';
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? scratch.dataDir,
+      VIGIL_HOST: '127.0.0.1',
+      VIGIL_PORT: String(port),
+      VIGIL_DATA_DIR: scratch.dataDir,
+      VIGIL_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      VIGIL_ARGON2_MEMORY_KIB: '1024',
+      VIGIL_ARGON2_TIME_COST: '1',
+      VIGIL_LOG_LEVEL: 'info',
+      ...(scratch.url ? { VIGIL_DATABASE_URL: scratch.url } : {}),
+    },
+  });
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  const url = `http://127.0.0.1:${port}`;
+  proc.stdout!.on('data', (chunk: Buffer) => (out = (out + chunk.toString()).slice(-20_000)));
+  proc.stderr!.on('data', (chunk: Buffer) => (out = (out + chunk.toString()).slice(-20_000)));
+  const child = { proc, url, output: () => out, exited };
+  // Ready when GET /v2/health answers 200: polled every 100 ms, bounded, failing at once if the process exits.
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`vigil exited during start-up (${proc.exitCode ?? proc.signalCode}): ${out}`);
+    const ok = await fetch(`${url}/v2/health`, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) {
+      await stopVigil(child, 'SIGKILL');
+      throw new Error(`vigil did not answer GET /v2/health within ${READY_TIMEOUT_MS} ms\n--- vigil output ---\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return child;
+}
+
+async function stopVigil(child: VigilChild | undefined, signal: NodeJS.Signals): Promise<void> {
+  if (!child || child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+  child.proc.kill(signal);
+  const timer = setTimeout(() => child.proc.kill('SIGKILL'), 10_000);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+// ------------------------------------------------------------------------------------------------------------
+
+const OS_RELEASE = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nID=debian\n';
+const DPKG_STATUS = [
+  'Package: libc6\nStatus: install ok installed\nArchitecture: amd64\nSource: glibc\nVersion: 2.36-9+deb12u4\nInstalled-Size: 12000\nDescription: GNU C Library\n',
+  'Package: zlib1g\nStatus: install ok installed\nArchitecture: amd64\nSource: zlib\nVersion: 1:1.2.13.dfsg-1\nInstalled-Size: 160\nDescription: compression library\n',
+].join('\n');
+
+let scratch: ScratchDatabase;
+let registry: TestRegistry;
+let proxy: HoldingProxy;
+let image: BuiltImage;
+const children: VigilChild[] = [];
+
+beforeAll(async () => {
+  [scratch, registry] = await Promise.all([createScratchDatabase(), startRegistry()]);
+  image = await buildImage({
+    layers: [
+      [
+        { path: 'etc/os-release', content: OS_RELEASE },
+        { path: 'var/lib/dpkg/status', content: DPKG_STATUS },
+      ],
+      [
+        { path: 'usr/lib/python3/dist-packages/six-1.16.0.egg-info', content: 'Metadata-Version: 1.2\nName: six\nVersion: 1.16.0\nLicense: MIT\n' },
+        { path: 'app/node_modules/left-pad/package.json', content: JSON.stringify({ name: 'left-pad', version: '1.3.0', license: 'WTFPL' }) },
+      ],
+    ],
+  });
+  await pushImage(registry.url, 'crash/app', '1.0', image);
+  proxy = new HoldingProxy(new URL(registry.url), image.layers.map((l) => l.digest));
+  await proxy.listen();
+}, 60_000);
+
+afterAll(async () => {
+  for (const c of children) await stopVigil(c, 'SIGKILL');
+  await Promise.all([proxy?.close(), registry?.close()]);
+  await scratch?.drop();
+}, 30_000);
+
+describe('a Vigil process killed during an analysis', () => {
+  it('is resumed by the next process on the same data: analyzed once, with the interrupted attempt on record', async () => {
+    // 1. First process: add the image; its analysis reaches the layer download, which the proxy holds.
+    const first = await startVigil(scratch);
+    children.push(first);
+    const heldFirst = proxy.nextHeld();
+    const added = await json(first.url, 'POST', '/v2/images', { source: { tag: { pull_string: `${proxy.host}/crash/app:1.0` } } });
+    expect(added.status).toBe(200);
+    const digest = added.json.image_digest as string;
+    expect(digest).toBe(image.manifestDigest);
+    const layerDigests = image.layers.map((l) => l.digest);
+    expect(layerDigests).toContain((await heldFirst).digest);
+    const during = await client(first.url).GET('/images/{image_digest}', { params: { path: { image_digest: digest } } });
+    expect(during.data?.analysis_status).toBe('analyzing');
+
+    // 2. Kill it mid-download: no shutdown code runs, the job stays claimed by a process that is gone.
+    const heldBeforeKill = proxy.heldLog.length;
+    first.proc.kill('SIGKILL');
+    await within(5_000, 'the killed process to exit', first.exited);
+    expect(first.proc.signalCode).toBe('SIGKILL');
+
+    // 3. A new process on the same data dir and database resumes the job without waiting for the lease (60 s):
+    // its own request for the first layer reaches the proxy.
+    const heldSecond = proxy.nextHeld();
+    const second = await startVigil(scratch);
+    children.push(second);
+    expect(layerDigests).toContain((await heldSecond).digest);
+    const resumed = await client(second.url).GET('/images/{image_digest}', { params: { path: { image_digest: digest } } });
+    expect(resumed.data?.analysis_status).toBe('analyzing');
+
+    // 4. Let the downloads through; the analysis completes (polled with short intervals, bounded).
+    proxy.release();
+    let status: string | undefined;
+    const deadline = Date.now() + EVENT_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const { data } = await client(second.url).GET('/images/{image_digest}', { params: { path: { image_digest: digest } } });
+      status = data?.analysis_status;
+      if (status === 'analyzed' || status === 'analysis_failed') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status, `final analysis status; vigil output:\n${second.output()}`).toBe('analyzed');
+
+    // The results are complete: OS, Python and npm packages, distro.
+    const c = client(second.url);
+    const img = await c.GET('/images/{image_digest}', { params: { path: { image_digest: digest } } });
+    expect(img.data?.image_content?.metadata).toMatchObject({ distro: 'debian', distro_version: '12', layer_count: 2 });
+    const content = async (type: 'os' | 'python' | 'npm') =>
+      (await c.GET('/images/{image_digest}/content/{content_type}', { params: { path: { image_digest: digest, content_type: type } } })).data?.content.map(
+        (p) => `${p.package}@${p.version}`,
+      );
+    expect((await content('os'))?.sort()).toEqual(['libc6@2.36-9+deb12u4', 'zlib1g@1:1.2.13.dfsg-1']);
+    expect(await content('python')).toEqual(['six@1.16.0']);
+    expect(await content('npm')).toEqual(['left-pad@1.3.0']);
+
+    // The status history shows one interrupted attempt that was carried to the end, never a failure.
+    const history = img.data?.analysis_status_detail.map((d) => `${d.from_status}->${d.to_status}`) ?? [];
+    expect(history[0]).toBe('not_analyzed->analyzing');
+    expect(history.at(-1)).toBe('analyzing->analyzed');
+    expect(history.filter((h) => h === 'analyzing->analyzed')).toHaveLength(1);
+    expect(history.some((h) => h.includes('analysis_failed'))).toBe(false);
+    const resumedStep = img.data?.analysis_status_detail.find((d) => d.from_status === 'analyzing' && d.to_status === 'analyzing');
+    expect(resumedStep?.detail).toMatch(/resumed after an interruption/);
+    // Both processes asked for layers: the killed attempt's requests, then the resumed one's.
+    expect(heldBeforeKill).toBeGreaterThanOrEqual(1);
+    expect(proxy.heldLog.length).toBeGreaterThan(heldBeforeKill);
+
+    // Nothing is left analyzing.
+    const stuck = await raw(second.url, 'GET', '/v2/images?analysis_status=analyzing');
+    expect(stuck.status).toBe(200);
+    expect(stuck.json.items).toEqual([]);
+    const events = await c.GET('/events', { params: { query: { event_type: 'user.image.analysis.', resource_id: digest } } });
+    expect(events.data?.results.map((e) => e.event.type).sort()).toEqual(['user.image.analysis.completed', 'user.image.analysis.started']);
+
+    // 5. A graceful stop, then the queue as the database holds it: one job, done on its second attempt.
+    await stopVigil(second, 'SIGTERM');
+    expect(second.proc.exitCode, second.output()).toBe(0);
+    const db = createDb({ databaseUrl: scratch.url, dataDir: scratch.dataDir });
+    try {
+      const jobs = await db('jobs').where({ kind: 'analyze_image' }).select('status', 'attempts', 'locked_by');
+      expect(jobs).toEqual([{ status: 'done', attempts: 2, locked_by: null }]);
+    } finally {
+      await db.destroy();
+    }
+  }, 40_000);
+});
