@@ -4,6 +4,7 @@ import { waitForAnalysis } from '../support/analysis.js';
 import { raw } from '../support/http.js';
 import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { validateSpdxStructure } from '../support/spdx-schema.js';
 
 let server: TestServer;
 let digest: string;
@@ -60,6 +61,8 @@ describe('SBOM exports', () => {
     expect(res.status).toBe(200);
     const doc = res.json;
     expect(doc).toMatchObject({ spdxVersion: 'SPDX-2.3', dataLicense: 'CC0-1.0', SPDXID: 'SPDXRef-DOCUMENT' });
+    const valid = validateSpdxStructure(doc);
+    expect(valid ? [] : validateSpdxStructure.errors).toEqual([]);
     const ids = doc.packages.map((p: { SPDXID: string }) => p.SPDXID);
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id).toMatch(/^SPDXRef-[A-Za-z0-9.-]+$/);
