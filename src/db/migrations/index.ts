@@ -4,6 +4,7 @@ import * as m002 from './002_jobs.js';
 import * as m003 from './003_images.js';
 import * as m004 from './004_subscriptions.js';
 import * as m005 from './005_imports.js';
+import * as m006 from './006_vulnerabilities.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '003_images': m003,
   '004_subscriptions': m004,
   '005_imports': m005,
+  '006_vulnerabilities': m006,
 };

@@ -1,0 +1,123 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { zipSync, strToU8 } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/index.js';
+import { feedGroupCounts, syncOsvSource } from '../../src/vulns/feed-sync.js';
+import { createTestDb } from '../support/db.js';
+
+let db: Db;
+let close: () => Promise<void>;
+let dir: string;
+
+function record(id: string, modified: string, affected: { ecosystem: string; name: string; fixed: string }[]) {
+  return {
+    schema_version: '1.6.0',
+    id,
+    modified,
+    published: '2026-01-01T00:00:00Z',
+    aliases: [`CVE-2026-${id.replace(/\D/g, '').padStart(4, '0')}`],
+    summary: `advisory ${id}`,
+    severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }],
+    affected: affected.map((a) => ({
+      package: { ecosystem: a.ecosystem, name: a.name },
+      ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: a.fixed }] }],
+    })),
+  };
+}
+
+function writeFeed(files: Record<string, unknown>): string {
+  const feed = mkdtempSync(join(dir, 'feed-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(feed, name), typeof content === 'string' ? content : JSON.stringify(content));
+  return feed;
+}
+
+const ids = async () => (await db('vulnerabilities').orderBy('id').select('id', 'modified')).map((r: { id: string; modified: string }) => `${r.id}@${r.modified}`);
+
+beforeAll(async () => {
+  ({ db, close } = await createTestDb());
+  dir = mkdtempSync(join(tmpdir(), 'vigil-feeds-'));
+});
+afterAll(async () => {
+  await close?.();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('OSV feed sync', () => {
+  it('stores records and indexes affected packages by normalised name', async () => {
+    const feed = writeFeed({
+      'PYSEC-1.json': record('PYSEC-1', '2026-01-01T00:00:00Z', [{ ecosystem: 'PyPI', name: 'Foo_Bar', fixed: '1.2' }]),
+      'DSA-2.json': record('DSA-2', '2026-01-01T00:00:00Z', [
+        { ecosystem: 'Debian:12', name: 'openssl', fixed: '3.0.11-1~deb12u2' },
+        { ecosystem: 'Debian:11', name: 'openssl', fixed: '1.1.1w-0+deb11u1' },
+      ]),
+      'broken.json': '{"id": "X", "modified": 5}',
+      'not-json.json': '{{{',
+    });
+    const stats = await syncOsvSource(db, 'osv', feed);
+    expect(stats).toMatchObject({ read: 2, skipped: 2, inserted: 2, updated: 0, unchanged: 0 });
+    expect(stats.errors.map((e) => e.source).sort()).toEqual([join(feed, 'broken.json'), join(feed, 'not-json.json')]);
+    const index = await db('vulnerability_affected').orderBy(['vuln_id', 'release']).select('vuln_id', 'ecosystem', 'release', 'package_name');
+    expect(index).toEqual([
+      { vuln_id: 'DSA-2', ecosystem: 'debian', release: '11', package_name: 'openssl' },
+      { vuln_id: 'DSA-2', ecosystem: 'debian', release: '12', package_name: 'openssl' },
+      { vuln_id: 'PYSEC-1', ecosystem: 'pypi', release: null, package_name: 'foo-bar' },
+    ]);
+    expect(await feedGroupCounts(db, 'osv')).toEqual([
+      { group: 'debian:11', records: 1 },
+      { group: 'debian:12', records: 1 },
+      { group: 'pypi', records: 1 },
+    ]);
+    const state = await db('vuln_feeds').where({ name: 'osv' }).first();
+    expect(state).toMatchObject({ last_sync_status: 'ok', last_sync_error: null });
+  });
+
+  it('is incremental: only records whose modified changed are rewritten', async () => {
+    const feed = writeFeed({
+      'PYSEC-1.json': record('PYSEC-1', '2026-01-01T00:00:00Z', [{ ecosystem: 'PyPI', name: 'Foo_Bar', fixed: '1.2' }]),
+      'DSA-2.json': record('DSA-2', '2026-02-01T00:00:00Z', [{ ecosystem: 'Debian:12', name: 'openssl', fixed: '3.0.13-1~deb12u1' }]),
+      'GO-3.json': record('GO-3', '2026-02-01T00:00:00Z', [{ ecosystem: 'Go', name: 'golang.org/x/net', fixed: '0.23.0' }]),
+    });
+    const before = await db('vulnerabilities').where({ id: 'PYSEC-1' }).first('updated_at');
+    const stats = await syncOsvSource(db, 'osv', feed);
+    expect(stats).toMatchObject({ read: 3, inserted: 1, updated: 1, unchanged: 1, skipped: 0 });
+    expect(await ids()).toEqual(['DSA-2@2026-02-01T00:00:00Z', 'GO-3@2026-02-01T00:00:00Z', 'PYSEC-1@2026-01-01T00:00:00Z']);
+    expect((await db('vulnerabilities').where({ id: 'PYSEC-1' }).first('updated_at')).updated_at).toBe(before.updated_at);
+    // The updated record's index was replaced, not appended to.
+    const dsa = await db('vulnerability_affected').where({ vuln_id: 'DSA-2' }).select('release');
+    expect(dsa).toEqual([{ release: '12' }]);
+  });
+
+  it('reads a per-ecosystem all.zip export', async () => {
+    const zip = zipSync({
+      'GO-4.json': strToU8(JSON.stringify(record('GO-4', '2026-03-01T00:00:00Z', [{ ecosystem: 'Go', name: 'example.com/mod', fixed: '1.0.1' }]))),
+    });
+    const path = join(dir, 'all.zip');
+    writeFileSync(path, zip);
+    const stats = await syncOsvSource(db, 'osv', path);
+    expect(stats).toMatchObject({ read: 1, inserted: 1 });
+  });
+
+  it('leaves the previous data intact and serving when a sync fails part-way', async () => {
+    const before = await ids();
+    const entries: Record<string, Uint8Array> = {};
+    for (let i = 0; i < 50; i++)
+      entries[`GO-${100 + i}.json`] = strToU8(JSON.stringify(record(`GO-${100 + i}`, '2026-04-01T00:00:00Z', [{ ecosystem: 'Go', name: `example.com/m${i}`, fixed: '1.0.0' }])));
+    entries['PYSEC-1.json'] = strToU8(JSON.stringify(record('PYSEC-1', '2026-09-09T00:00:00Z', [{ ecosystem: 'PyPI', name: 'foo-bar', fixed: '9.9' }])));
+    const zip = zipSync(entries, { level: 0 });
+    const truncated = join(dir, 'truncated.zip');
+    writeFileSync(truncated, zip.subarray(0, Math.floor(zip.length * 0.7)));
+    await expect(syncOsvSource(db, 'osv', truncated)).rejects.toThrow();
+    expect(await ids()).toEqual(before);
+    const state = await db('vuln_feeds').where({ name: 'osv' }).first();
+    expect(state.last_sync_status).toBe('failed');
+    expect(state.last_sync_error).toBeTruthy();
+  });
+
+  it('fails clearly for a source that does not exist', async () => {
+    await expect(syncOsvSource(db, 'osv', join(dir, 'nope', 'all.zip'))).rejects.toThrow(/nope/);
+    mkdirSync(join(dir, 'empty'));
+    expect(await syncOsvSource(db, 'osv', join(dir, 'empty'))).toMatchObject({ read: 0, inserted: 0 });
+  });
+});
