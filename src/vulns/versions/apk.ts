@@ -31,7 +31,7 @@
  */
 import type { VersionComparator } from './comparator.js';
 import { ApkTokenReader, SuffixRank, TokenKind } from './apk-tokens.js';
-import { compareDecimalDigits, compareLexically } from './ascii-text.js';
+import { compareCodeUnits, compareDigitStrings } from './compare-primitives.js';
 
 /** Negative, zero or positive as `a` sorts before, equal to or after `b` in apk's order. Never throws. */
 export function compareApkVersions(a: string, b: string): number {
@@ -67,17 +67,17 @@ export const apkComparator: VersionComparator = {
 function compareTokens(x: ApkTokenReader, y: ApkTokenReader): number {
   switch (x.kind) {
     case TokenKind.Digit:
-      if (x.text.startsWith('0') || y.text.startsWith('0')) return compareLexically(x.text, y.text);
-      return compareDecimalDigits(x.text, y.text);
+      if (x.text.startsWith('0') || y.text.startsWith('0')) return compareCodeUnits(x.text, y.text);
+      return compareDigitStrings(x.text, y.text);
     case TokenKind.InitialDigit:
     case TokenKind.SuffixNumber:
     case TokenKind.RevisionNumber:
-      return compareDecimalDigits(x.text, y.text);
+      return compareDigitStrings(x.text, y.text);
     case TokenKind.Letter:
-      return compareLexically(x.text, y.text);
+      return compareCodeUnits(x.text, y.text);
     case TokenKind.Suffix:
       return Math.sign(x.suffix - y.suffix);
     default:
-      return compareLexically(x.text, y.text);
+      return compareCodeUnits(x.text, y.text);
   }
 }

@@ -19,26 +19,3 @@ export function isAsciiAlpha(code: number): boolean {
 export function isAsciiAlnum(code: number): boolean {
   return isAsciiDigit(code) || isAsciiAlpha(code);
 }
-
-/**
- * Compares two runs of ASCII digits by numeric value, ignoring leading zeros, at any length. The C tools read
- * such runs into fixed-width integers or compare them digit by digit; comparing the strings keeps exact results
- * for values beyond Number.MAX_SAFE_INTEGER (dates and build stamps such as 20240101123456789).
- */
-export function compareDecimalDigits(a: string, b: string): number {
-  const x = stripLeadingZeros(a);
-  const y = stripLeadingZeros(b);
-  if (x.length !== y.length) return x.length < y.length ? -1 : 1;
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-function stripLeadingZeros(digits: string): string {
-  let i = 0;
-  while (i < digits.length && digits.charCodeAt(i) === CHAR_0) i++;
-  return digits.slice(i);
-}
-
-/** Byte-wise lexical order of ASCII text (memcmp, then the shorter prefix first), as a -1/0/1 sign. */
-export function compareLexically(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

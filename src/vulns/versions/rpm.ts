@@ -17,7 +17,8 @@
  * string looks like an EVR that rpmbuild would produce.
  */
 import type { VersionComparator } from './comparator.js';
-import { compareDecimalDigits, compareLexically, isAsciiAlnum, isAsciiAlpha, isAsciiDigit } from './ascii-text.js';
+import { isAsciiAlnum, isAsciiAlpha, isAsciiDigit } from './ascii-text.js';
+import { compareCodeUnits, compareDigitStrings } from './compare-primitives.js';
 
 export interface RpmVersion {
   /** undefined when the string has no `N:` prefix; '' never occurs (rpm reads `:1.0` as epoch 0). */
@@ -147,7 +148,7 @@ export function rpmvercmp(a: string, b: string): number {
 
     const segmentA = a.slice(i, iEnd);
     const segmentB = b.slice(j, jEnd);
-    const bySegment = numeric ? compareDecimalDigits(segmentA, segmentB) : compareLexically(segmentA, segmentB);
+    const bySegment = numeric ? compareDigitStrings(segmentA, segmentB) : compareCodeUnits(segmentA, segmentB);
     if (bySegment !== 0) return bySegment;
     i = iEnd;
     j = jEnd;
