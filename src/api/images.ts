@@ -74,15 +74,6 @@ export async function imageViews(ctx: RequestContext, images: store.ImageRecord[
   }));
 }
 
-async function deleteOne(ctx: RequestContext, digest: string, force: boolean) {
-  const image = await store.findImage(ctx.db, ctx.account.name, digest);
-  if (!image) return { image_digest: digest, status: 'not_found' as const, detail: 'no such image in this account' };
-  if (image.analysis_status === 'analyzing' && !force)
-    return { image_digest: digest, status: 'delete_failed' as const, detail: 'the image is being analyzed; retry later or pass force=true' };
-  await store.deleteImageRecord(ctx.db, ctx.account.name, digest);
-  return { image_digest: digest, status: 'deleted' as const };
-}
-
 export const imageHandlers: HandlerGroup<ImageOps> = {
   async list_images(ctx, { query }) {
     const images = await store.listImages(ctx.db, ctx.account.name, {
@@ -117,7 +108,7 @@ export const imageHandlers: HandlerGroup<ImageOps> = {
   },
   async delete_images_async(ctx, { query }) {
     const items = [];
-    for (const digest of query.image_digests) items.push(await deleteOne(ctx, digest, query.force ?? false));
+    for (const digest of query.image_digests) items.push(await store.deleteImage(ctx.db, ctx.account.name, digest, query.force ?? false));
     return { status: 200, body: { items } };
   },
   async get_image(ctx, { params }) {
@@ -126,7 +117,7 @@ export const imageHandlers: HandlerGroup<ImageOps> = {
   },
   async delete_image(ctx, { params, query }) {
     await store.getImage(ctx.db, ctx.account.name, params.image_digest);
-    const result = await deleteOne(ctx, params.image_digest, query.force ?? false);
+    const result = await store.deleteImage(ctx.db, ctx.account.name, params.image_digest, query.force ?? false);
     if (result.status === 'delete_failed') throw new ConflictError(result.detail!, { image_digest: params.image_digest });
     return { status: 200, body: result };
   },

@@ -2,7 +2,7 @@
 import { InvalidError } from '../errors.js';
 import { fullName, fullTag, parseImageReference } from '../images/sources/references.js';
 import * as subs from '../images/subscriptions.js';
-import { watchRepositoryTags, type RepositoryWatchSettings } from '../images/watch.js';
+import { watchRepository } from '../images/watch.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 
 type SubscriptionOps = 'list_subscriptions' | 'add_subscription' | 'get_subscription' | 'update_subscription' | 'delete_subscription' | 'add_repository';
@@ -55,36 +55,10 @@ export const subscriptionHandlers: HandlerGroup<SubscriptionOps> = {
     const lastComponent = query.repository.split('/').pop() ?? '';
     if (query.repository.includes('@') || lastComponent.includes(':'))
       throw new InvalidError('repository must name a repository, without tag or digest', { errors: [{ location: 'query.repository', message: 'has a tag or digest' }] });
-    const repository = fullName(parseImageReference(query.repository));
-    // Listing the tags first proves the repository exists and the credentials work, before anything is stored.
-    const tags = await watchRepositoryTags(ctx.services, ctx.account.name, repository);
-    const settings: RepositoryWatchSettings = { auto_subscribe: query.auto_subscribe ?? true, exclude_existing_tags: query.exclude_existing_tags ?? false };
-    const tagWatch = (key: string) => ({
-      type: 'tag_update' as const,
-      key,
-      // Excluded existing tags are remembered (so they do not count as new) but never checked.
-      active: !settings.exclude_existing_tags,
-      value: settings.auto_subscribe ? null : ONCE,
+    const watched = await watchRepository(ctx.services, ctx.account.name, fullName(parseImageReference(query.repository)), {
+      settings: { auto_subscribe: query.auto_subscribe ?? true, exclude_existing_tags: query.exclude_existing_tags ?? false },
+      dryRun: query.dry_run ?? false,
     });
-    if (query.dry_run) {
-      const now = new Date().toISOString();
-      const preview = (type: subs.SubscriptionType, key: string, value: string | null) =>
-        subscriptionShape({ id: '00000000-0000-0000-0000-000000000000', account_name: ctx.account.name, subscription_type: type, subscription_key: key, subscription_value: value, active: true, last_checked_at: null, created_at: now, last_updated: now });
-      const items = [preview('repo_update', repository, JSON.stringify(settings)), ...(settings.exclude_existing_tags ? [] : tags.map((t) => preview('tag_update', t, tagWatch(t).value)))];
-      return { status: 200, body: { items } };
-    }
-    const repo = await subs.addSubscription(ctx.db, ctx.account.name, { type: 'repo_update', key: repository, value: JSON.stringify(settings) }, { upsert: true });
-    const created = [repo];
-    for (const tag of tags) {
-      const [existing] = await subs.listSubscriptions(ctx.db, ctx.account.name, { type: 'tag_update', key: tag });
-      created.push(existing ?? (await subs.addSubscription(ctx.db, ctx.account.name, tagWatch(tag))));
-    }
-    // The tags just listed are known; the repository is listed again one watch interval from now.
-    await subs.markChecked(ctx.db, repo.id);
-    ctx.services.worker.wake();
-    return { status: 200, body: { items: created.map(subscriptionShape) } };
+    return { status: 200, body: { items: watched.map(subscriptionShape) } };
   },
 };
-
-/** subscription_value of a tag watch that is checked once and then deactivated (auto_subscribe=false). */
-const ONCE = JSON.stringify({ once: true });

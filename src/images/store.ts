@@ -311,8 +311,20 @@ export async function countPackagesByType(db: Db, accountName: string, digest: s
   return new Map(rows.map((r: any) => [r.type as string, Number(r.n)]));
 }
 
-export async function deleteImageRecord(db: Db, accountName: string, digest: string): Promise<boolean> {
-  return (await db('images').where({ account_name: accountName, image_digest: digest }).delete()) > 0;
+export interface DeleteOutcome {
+  image_digest: string;
+  status: 'not_found' | 'delete_failed' | 'deleted';
+  detail?: string;
+}
+
+/** Deletes an image with its tags and results; one still being analyzed only with `force`. */
+export async function deleteImage(db: Db, accountName: string, digest: string, force: boolean): Promise<DeleteOutcome> {
+  const image = await findImage(db, accountName, digest);
+  if (!image) return { image_digest: digest, status: 'not_found', detail: 'no such image in this account' };
+  if (image.analysis_status === 'analyzing' && !force)
+    return { image_digest: digest, status: 'delete_failed', detail: 'the image is being analyzed; retry later or pass force=true' };
+  await db('images').where({ account_name: accountName, image_digest: digest }).delete();
+  return { image_digest: digest, status: 'deleted' };
 }
 
 export interface TagSummaryFilter {

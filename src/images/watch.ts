@@ -10,7 +10,7 @@ import { addImageFromRegistry } from './add.js';
 import { accessFor } from './registry-credentials.js';
 import { fullTag, parseImageReference } from './sources/references.js';
 import { RegistryClient } from './sources/registry.js';
-import { addSubscription, claimDueWatches, listSubscriptions, type SubscriptionRecord } from './subscriptions.js';
+import { addSubscription, claimDueWatches, listSubscriptions, markChecked, type SubscriptionRecord } from './subscriptions.js';
 
 const BATCH = 100;
 
@@ -56,7 +56,49 @@ async function checkRepository(services: Services, sub: SubscriptionRecord): Pro
   }
 }
 
+/** subscription_value of a tag watch that is checked once and then deactivated (auto_subscribe=false). */
 const ONCE = JSON.stringify({ once: true });
+
+/**
+ * Starts watching a repository: its repo_update subscription, and a tag watch for each tag it has now (due at
+ * the next sweep; with exclude_existing_tags remembered but inactive, so they never count as new). Listing the
+ * tags first proves the repository exists and the credentials work, before anything is stored. A dry run answers
+ * what would be created and stores nothing.
+ */
+export async function watchRepository(
+  services: Services,
+  accountName: string,
+  repository: string,
+  options: { settings: RepositoryWatchSettings; dryRun: boolean },
+): Promise<SubscriptionRecord[]> {
+  const tags = await watchRepositoryTags(services, accountName, repository);
+  const { settings } = options;
+  const tagWatch = (key: string) => ({ type: 'tag_update' as const, key, active: !settings.exclude_existing_tags, value: settings.auto_subscribe ? null : ONCE });
+  if (options.dryRun) {
+    const now = new Date().toISOString();
+    const preview = (type: SubscriptionRecord['subscription_type'], key: string, value: string | null): SubscriptionRecord => ({
+      id: '00000000-0000-0000-0000-000000000000',
+      account_name: accountName,
+      subscription_type: type,
+      subscription_key: key,
+      subscription_value: value,
+      active: true,
+      last_checked_at: null,
+      created_at: now,
+      last_updated: now,
+    });
+    return [preview('repo_update', repository, JSON.stringify(settings)), ...(settings.exclude_existing_tags ? [] : tags.map((t) => preview('tag_update', t, tagWatch(t).value)))];
+  }
+  const repo = await addSubscription(services.db, accountName, { type: 'repo_update', key: repository, value: JSON.stringify(settings) }, { upsert: true });
+  const created = [repo];
+  for (const tag of tags) {
+    const [existing] = await listSubscriptions(services.db, accountName, { type: 'tag_update', key: tag });
+    created.push(existing ?? (await addSubscription(services.db, accountName, tagWatch(tag))));
+  }
+  // The tags just listed are known; the repository is listed again one watch interval from now.
+  await markChecked(services.db, repo.id);
+  return created;
+}
 
 export async function pollWatches(services: Services, intervalSeconds: number, log: Logger = services.log): Promise<PollSummary> {
   const dueBefore = new Date(Date.now() - intervalSeconds * 1000).toISOString();
