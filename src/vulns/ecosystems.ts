@@ -1,0 +1,89 @@
+/**
+ * Where a cataloged package is looked up in the vulnerability index: the OSV ecosystem (and, for distro packages,
+ * the release) its advisories are filed under, the names to look up, and the comparator for its versions.
+ * Language packages match only their own ecosystem by normalised name: no CPE guessing, precision first.
+ */
+import type { DistroInfo } from '../images/model.js';
+import { normalizePackageName } from './package-names.js';
+import { apkComparator } from './versions/apk.js';
+import type { VersionComparator } from './versions/comparator.js';
+import { dpkgComparator } from './versions/dpkg.js';
+import { gemComparator } from './versions/gem.js';
+import { goComparator } from './versions/go.js';
+import { mavenComparator } from './versions/maven.js';
+import { pep440Comparator } from './versions/pep440.js';
+import { rpmComparator } from './versions/rpm.js';
+import { semverComparator } from './versions/semver.js';
+
+export interface LookupTarget {
+  /** Lower-case OSV base ecosystem, as vulnerability_affected stores it. */
+  ecosystem: string;
+  /** Distribution release advisories must be scoped to; undefined for language ecosystems. */
+  release?: string;
+  /** Normalised names to look up: the package itself and, for distro packages, its source package. */
+  names: string[];
+  comparator: VersionComparator;
+}
+
+export interface MatchablePackage {
+  type: string;
+  name: string;
+  version: string;
+  origin?: string | null;
+}
+
+/** OSV's names for distributions (os-release ID -> lower-cased OSV ecosystem). */
+const DISTRO_ECOSYSTEMS: Record<string, string> = {
+  debian: 'debian',
+  ubuntu: 'ubuntu',
+  alpine: 'alpine',
+  wolfi: 'wolfi',
+  rhel: 'red hat',
+  rocky: 'rocky linux',
+  almalinux: 'almalinux',
+};
+
+/** The release as advisories name it: Debian and RHEL-family by major version, Alpine by major.minor. */
+function releaseOf(distro: DistroInfo): string {
+  const parts = distro.version.split('.');
+  if (distro.name === 'alpine') return parts.slice(0, 2).join('.');
+  if (distro.name === 'ubuntu') return distro.version;
+  return parts[0];
+}
+
+function distroTarget(pkg: MatchablePackage, distro: DistroInfo | undefined, comparator: VersionComparator): LookupTarget | undefined {
+  if (!distro) return undefined;
+  const ecosystem = DISTRO_ECOSYSTEMS[distro.name] ?? DISTRO_ECOSYSTEMS[distro.like.find((l) => DISTRO_ECOSYSTEMS[l]) ?? ''];
+  if (!ecosystem) return undefined;
+  const names = [...new Set([pkg.name, pkg.origin].filter((n): n is string => !!n))];
+  return { ecosystem, release: releaseOf(distro), names, comparator };
+}
+
+function languageTarget(ecosystem: string, name: string, comparator: VersionComparator): LookupTarget {
+  return { ecosystem, names: [normalizePackageName(ecosystem, name)], comparator };
+}
+
+/** The lookup for a package, or undefined when no feed covers it (an unknown distro, say). */
+export function lookupTarget(pkg: MatchablePackage, distro: DistroInfo | undefined): LookupTarget | undefined {
+  switch (pkg.type) {
+    case 'dpkg':
+      return distroTarget(pkg, distro, dpkgComparator);
+    case 'apk':
+      return distroTarget(pkg, distro, apkComparator);
+    case 'rpm':
+      return distroTarget(pkg, distro, rpmComparator);
+    case 'npm':
+      return languageTarget('npm', pkg.name, semverComparator);
+    case 'python':
+      return languageTarget('pypi', pkg.name, pep440Comparator);
+    case 'gem':
+      return languageTarget('rubygems', pkg.name, gemComparator);
+    case 'java':
+      // Maven advisories name group:artifact; without a group the artifact alone cannot be matched precisely.
+      return pkg.origin ? languageTarget('maven', `${pkg.origin}:${pkg.name}`, mavenComparator) : undefined;
+    case 'go':
+      return languageTarget('go', pkg.name, goComparator);
+    default:
+      return undefined;
+  }
+}
