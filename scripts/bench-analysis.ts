@@ -28,18 +28,15 @@
  *                                             its hottest functions (self time) at the end
  *   --keep-data                               leave the temp data dir in place (its path is printed)
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, tmpdir, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startRegistry, type TestRegistry } from '../test/support/registry.js';
 import { buildDebianRootfs, dpkgQuery, imageFromRootfs, mib, pushDebianImage } from './build-debian-image.js';
+import { basic, build, call, cpuSeconds, loadAverage, machine, median, ROOT, startServerChild, stopChild, waitReady, type Child } from './bench-support.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * About 200 packages: `--variant=apt` (~100) plus Python (python3, requests, yaml, jinja2: egg-info/dist-info metadata),
@@ -99,10 +96,12 @@ const opts = {
   cpuProfDir: flags['cpu-prof'] ? resolve(flags['cpu-prof']) : null,
   keepData: flags['keep-data'] ?? false,
 };
+
+/** The server under test, as a child process (scripts/bench-support.ts). */
+const startChild = (): Promise<Child> =>
+  startServerChild({ server: opts.server, cpuProfDir: opts.cpuProfDir, dataDirPrefix: 'vigil-bench-analysis-', log: progress });
 if (opts.server !== 'dist' && opts.server !== 'tsx') throw new Error(`--server: expected dist or tsx, got "${opts.server}"`);
 
-const READY_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 20_000;
 const ANALYSIS_TIMEOUT_MS = 10 * 60_000;
 const POLL_MS = 250;
 const REPOSITORY = 'bench/debian';
@@ -114,124 +113,16 @@ const progress = (m: string) => console.log(`[+${((Date.now() - t0) / 1000).toFi
 // ---------------------------------------------------------------------------------------------------------
 // Machine
 
-function machine(): { cpus: number; cpuModel: string; memGiB: string; memKb: string; node: string; os: string } {
-  let cpuModel = cpus()[0]?.model ?? 'unknown';
-  let memKb = 'n/a';
-  try {
-    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
-    if (m) cpuModel = m[1].trim();
-    memKb = /^MemTotal:\s*(\d+)/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 'n/a';
-  } catch {
-    /* not Linux */
-  }
-  const nproc = spawnSync('nproc', { encoding: 'utf8' });
-  return {
-    cpus: nproc.status === 0 ? Number(nproc.stdout.trim()) : cpus().length,
-    cpuModel,
-    memGiB: (totalmem() / 1024 ** 3).toFixed(1),
-    memKb,
-    node: process.version,
-    os: `${process.platform} ${process.arch}`,
-  };
-}
 
-function loadAverage(): string {
-  try {
-    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  } catch {
-    return 'n/a';
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // The server under test
 
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolvePort(port));
-    });
-  });
-}
 
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  dataDir: string;
-  adminPassword: string;
-  output(): string;
-  exited: Promise<number | null>;
-}
 
-function build(): void {
-  progress('npm run build');
-  const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error(`npm run build failed (exit ${r.status ?? r.signal})`);
-}
 
-async function startChild(): Promise<Child> {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-analysis-'));
-  const adminPassword = randomBytes(18).toString('base64url');
-  // Production settings: only what the bench needs is set; no other VIGIL_* variable leaks in from the caller.
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VIGIL_')));
-  Object.assign(env, {
-    NODE_ENV: 'production',
-    VIGIL_HOST: '127.0.0.1',
-    VIGIL_PORT: String(port),
-    VIGIL_DATA_DIR: dataDir,
-    VIGIL_ADMIN_PASSWORD: adminPassword,
-    VIGIL_LOG_LEVEL: 'warn',
-  });
-  if (opts.cpuProfDir) mkdirSync(opts.cpuProfDir, { recursive: true });
-  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
-  const args = opts.server === 'dist' ? [...nodeArgs, 'dist/src/main.js'] : [...nodeArgs, '--import', 'tsx', 'src/main.ts'];
-  progress(`node ${args.join(' ')}   (data dir ${dataDir}, port ${port})`);
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const keep = (chunk: Buffer) => {
-    out += chunk.toString('utf8');
-    if (out.length > 64_000) out = out.slice(-32_000);
-  };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  const exited = new Promise<number | null>((res) => proc.once('exit', (code, signal) => res(code ?? (signal ? -1 : null))));
-  return { proc, url: `http://127.0.0.1:${port}`, dataDir, adminPassword, output: () => out, exited };
-}
 
-async function waitReady(child: Child): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  let exitedEarly = false;
-  void child.exited.then(() => (exitedEarly = true));
-  let last = '';
-  while (Date.now() < deadline) {
-    if (exitedEarly) throw new Error(`the server exited during start-up:\n${child.output()}`);
-    try {
-      const res = await fetch(`${child.url}/v2/health`, { signal: AbortSignal.timeout(2000) });
-      if (res.status === 200) return;
-      last = `HTTP ${res.status}`;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`the server was not ready within ${READY_TIMEOUT_MS / 1000} s (last: ${last}):\n${child.output()}`);
-}
 
-async function stopChild(child: Child): Promise<void> {
-  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
-  child.proc.kill('SIGTERM');
-  const timer = setTimeout(() => {
-    console.error(`the server did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM; sending SIGKILL`);
-    child.proc.kill('SIGKILL');
-  }, STOP_TIMEOUT_MS);
-  const code = await child.exited;
-  clearTimeout(timer);
-  if (code !== 0) console.error(`the server exited with ${code} after SIGTERM:\n${child.output()}`);
-}
 
 /** A field of /proc/PID/status in kB (VmRSS, VmHWM), or NaN. */
 function procStatusKb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
@@ -243,32 +134,11 @@ function procStatusKb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number
   }
 }
 
-/** CPU seconds (user + system) of the process so far, from /proc/PID/stat; NaN off Linux. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return NaN;
-  }
-}
-const CLOCK_TICKS = (() => {
-  const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
-  return r.status === 0 ? Number(r.stdout.trim()) || 100 : 100;
-})();
 
 // ---------------------------------------------------------------------------------------------------------
 // API calls
 
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-async function call(url: string, init: RequestInit & { expect: number }): Promise<any> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  if (res.status !== init.expect) throw new Error(`${init.method ?? 'GET'} ${url}: expected ${init.expect}, got ${res.status}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
 interface AnalysisRun {
   /** POST /v2/images to `analyzed`, in seconds: the server's analyzed_at minus the client's POST start (same host clock). */
@@ -402,11 +272,6 @@ function summarizeProfile(dir: string, top = 25): string {
 // ---------------------------------------------------------------------------------------------------------
 // Report
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 function table(header: string[], rows: string[][], right: boolean[]): { text: string; markdown: string } {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((c) => c[i].length)));
@@ -437,7 +302,7 @@ async function main(): Promise<number> {
   const tarBytes = statSync(rootfs.tarPath).size;
   progress(`image: ${dpkg.length} dpkg packages, 1 gzip layer of ${mib(image.layers[0].size)} (${mib(tarBytes)} uncompressed), manifest ${image.manifestDigest}`);
 
-  if (opts.server === 'dist' && !opts.skipBuild) build();
+  if (opts.server === 'dist' && !opts.skipBuild) build(progress);
 
   let registry: TestRegistry | undefined;
   let child: Child | undefined;

@@ -23,15 +23,13 @@
  *   --cpu-prof DIR                        run the server under `node --cpu-prof --cpu-prof-dir=DIR`
  *   --keep-data                           leave the temp data dir in place (its path is printed)
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { cpus, tmpdir, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { basic, build, call, cpuSeconds, loadAverage, machine, median, startServerChild, stopChild, waitReady, type Child } from './bench-support.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // autocannon ships no type declarations; this is the part of its programmatic API the script uses.
@@ -66,7 +64,6 @@ const autocannon = require('autocannon') as Autocannon;
 // ---------------------------------------------------------------------------------------------------------
 // Options
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const { values: flags } = parseArgs({
   options: {
@@ -104,135 +101,32 @@ const opts = {
   cpuProfDir: flags['cpu-prof'] ? resolve(flags['cpu-prof']) : null,
   keepData: flags['keep-data'] ?? false,
 };
+
+/** The server under test, as a child process (scripts/bench-support.ts). */
+const startChild = (): Promise<Child> =>
+  startServerChild({ server: opts.server, cpuProfDir: opts.cpuProfDir, dataDirPrefix: 'vigil-bench-', log: (m) => console.log(`> ${m}`) });
 if (opts.server !== 'dist' && opts.server !== 'tsx') throw new Error(`--server: expected dist or tsx, got "${opts.server}"`);
 
-const READY_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 20_000;
 /** Default of VIGIL_PASSWORD_CACHE_SECONDS; a Basic run longer than this re-hashes mid-run. */
 const PASSWORD_CACHE_SECONDS = 60;
 
 // ---------------------------------------------------------------------------------------------------------
 // Machine description, printed with the results so the doc can quote it.
 
-function machine(): { cpus: number; cpuModel: string; memGiB: string; node: string; os: string } {
-  let cpuModel = cpus()[0]?.model ?? 'unknown';
-  try {
-    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
-    if (m) cpuModel = m[1].trim();
-  } catch {
-    /* not Linux: os.cpus() it is */
-  }
-  const nproc = spawnSync('nproc', { encoding: 'utf8' });
-  const count = nproc.status === 0 ? Number(nproc.stdout.trim()) : cpus().length;
-  return {
-    cpus: count,
-    cpuModel,
-    memGiB: (totalmem() / 1024 ** 3).toFixed(1),
-    node: process.version,
-    os: `${process.platform} ${process.arch}`,
-  };
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // The server under test
 
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolvePort(port));
-    });
-  });
-}
 
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  dataDir: string;
-  adminPassword: string;
-  output(): string;
-  exited: Promise<number | null>;
-}
 
-function build(): void {
-  console.log('> npm run build');
-  const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error(`npm run build failed (exit ${r.status ?? r.signal})`);
-}
 
-async function startChild(): Promise<Child> {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
-  const adminPassword = randomBytes(18).toString('base64url');
-  // Nothing from the caller's VIGIL_* environment leaks in: the server runs on defaults except for these.
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VIGIL_')));
-  Object.assign(env, {
-    NODE_ENV: 'production',
-    VIGIL_HOST: '127.0.0.1',
-    VIGIL_PORT: String(port),
-    VIGIL_DATA_DIR: dataDir,
-    VIGIL_ADMIN_PASSWORD: adminPassword,
-    VIGIL_LOG_LEVEL: 'warn',
-  });
-  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
-  const args = opts.server === 'dist' ? [...nodeArgs, 'dist/src/main.js'] : [...nodeArgs, '--import', 'tsx', 'src/main.ts'];
-  console.log(`> node ${args.join(' ')}   (data dir ${dataDir}, port ${port})`);
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const keep = (chunk: Buffer) => {
-    out += chunk.toString('utf8');
-    if (out.length > 64_000) out = out.slice(-32_000);
-  };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  const exited = new Promise<number | null>((res) => proc.once('exit', (code, signal) => res(code ?? (signal ? -1 : null))));
-  return { proc, url: `http://127.0.0.1:${port}`, dataDir, adminPassword, output: () => out, exited };
-}
 
-async function waitReady(child: Child): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  let exitedEarly = false;
-  void child.exited.then(() => (exitedEarly = true));
-  let last = '';
-  while (Date.now() < deadline) {
-    if (exitedEarly) throw new Error(`the server exited during start-up:\n${child.output()}`);
-    try {
-      const res = await fetch(`${child.url}/v2/health`, { signal: AbortSignal.timeout(2000) });
-      if (res.status === 200) return;
-      last = `HTTP ${res.status}`;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`the server was not ready within ${READY_TIMEOUT_MS / 1000} s (last: ${last}):\n${child.output()}`);
-}
 
-async function stopChild(child: Child): Promise<void> {
-  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
-  child.proc.kill('SIGTERM');
-  const timer = setTimeout(() => {
-    console.error(`the server did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM; sending SIGKILL`);
-    child.proc.kill('SIGKILL');
-  }, STOP_TIMEOUT_MS);
-  const code = await child.exited;
-  clearTimeout(timer);
-  if (code !== 0) console.error(`the server exited with ${code} after SIGTERM:\n${child.output()}`);
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Credentials
 
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-async function call(url: string, init: RequestInit & { expect: number }): Promise<any> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  if (res.status !== init.expect) throw new Error(`${init.method ?? 'GET'} ${url}: expected ${init.expect}, got ${res.status}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
 interface Credentials {
   account: string;
@@ -308,21 +202,6 @@ interface Run {
   latencies: number[];
 }
 
-/** CPU seconds (user + system) the process has used so far, from /proc/PID/stat; NaN off Linux. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 once pid and comm are cut off; in clock ticks.
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return NaN;
-  }
-}
-const CLOCK_TICKS = (() => {
-  const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
-  return r.status === 0 ? Number(r.stdout.trim()) || 100 : 100;
-})();
 
 async function load(url: string, route: Route, seconds: number, phase: string, serverPid?: number): Promise<Run> {
   const latencies: number[] = [];
@@ -359,11 +238,6 @@ async function load(url: string, route: Route, seconds: number, phase: string, s
 // ---------------------------------------------------------------------------------------------------------
 // Report
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
@@ -421,13 +295,6 @@ function table(rows: Summary[]): { text: string; markdown: string } {
   return { text, markdown };
 }
 
-function loadAverage(): string {
-  try {
-    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  } catch {
-    return 'n/a';
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------
 
@@ -444,7 +311,7 @@ async function main(): Promise<number> {
   if (opts.warmup + opts.duration >= PASSWORD_CACHE_SECONDS)
     console.warn(`note: warm-up + duration >= ${PASSWORD_CACHE_SECONDS} s (the default password cache lifetime): the Basic run will include full argon2 verifications`);
 
-  if (opts.server === 'dist' && !opts.skipBuild) build();
+  if (opts.server === 'dist' && !opts.skipBuild) build((m) => console.log(`> ${m}`));
   const child = await startChild();
   const removeData = () => {
     if (opts.keepData) console.log(`data dir kept: ${child.dataDir}`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { vectorChecks, allPairs, shuffled } from './fixtures/vector-checks.js';
 import {
   compareGemVersions,
   gemComparator,
@@ -7,34 +8,7 @@ import {
 } from '../../../../src/vulns/versions/gem.js';
 
 const cmp = compareGemVersions;
-
-function misordered(pairs: readonly (readonly [string, string])[]): string[] {
-  return pairs
-    .filter(([lo, hi]) => !(cmp(lo, hi) < 0 && cmp(hi, lo) > 0))
-    .map(([lo, hi]) => `${lo} < ${hi}: got ${cmp(lo, hi)} / ${cmp(hi, lo)}`);
-}
-
-function unequal(pairs: readonly (readonly [string, string])[]): string[] {
-  return pairs.filter(([a, b]) => cmp(a, b) !== 0 || cmp(b, a) !== 0).map(([a, b]) => `${a} == ${b}: got ${cmp(a, b)}`);
-}
-
-function allPairs(sequence: readonly string[]): [string, string][] {
-  const pairs: [string, string][] = [];
-  for (let i = 0; i < sequence.length; i++)
-    for (let j = i + 1; j < sequence.length; j++) pairs.push([sequence[i], sequence[j]]);
-  return pairs;
-}
-
-function shuffled<T>(items: readonly T[], seed: number): T[] {
-  const out = [...items];
-  let s = seed;
-  for (let i = out.length - 1; i > 0; i--) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    const j = Math.floor((s / 2147483648) * (i + 1)); // high bits: an LCG's low bits cycle fast
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
+const { misordered, unequal } = vectorChecks(cmp);
 
 // [lower, higher]
 const ORDERED: readonly (readonly [string, string])[] = [

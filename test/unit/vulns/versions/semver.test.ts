@@ -1,31 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { vectorChecks, shuffled } from './fixtures/vector-checks.js';
 import { compareSemver, isStrictSemver, parseSemver, semverComparator } from '../../../../src/vulns/versions/semver.js';
 
 const cmp = compareSemver;
+const { misordered, unequal } = vectorChecks(cmp);
 
 /** Every pair must order both ways (a < b and b > a); returns the ones that do not, for a readable failure. */
-function misordered(pairs: readonly (readonly [string, string])[]): string[] {
-  return pairs
-    .filter(([lo, hi]) => !(cmp(lo, hi) < 0 && cmp(hi, lo) > 0))
-    .map(([lo, hi]) => `${lo} < ${hi}: got ${cmp(lo, hi)} / ${cmp(hi, lo)}`);
-}
-
-function unequal(pairs: readonly (readonly [string, string])[]): string[] {
-  return pairs.filter(([a, b]) => cmp(a, b) !== 0 || cmp(b, a) !== 0).map(([a, b]) => `${a} == ${b}: got ${cmp(a, b)}`);
-}
-
 /** Deterministic Fisher-Yates with a small LCG, so a failing shuffle reproduces. */
-function shuffled<T>(items: readonly T[], seed: number): T[] {
-  const out = [...items];
-  let s = seed;
-  for (let i = out.length - 1; i > 0; i--) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    const j = Math.floor((s / 2147483648) * (i + 1)); // high bits: an LCG's low bits cycle fast
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
-
 // [lower, higher]
 const ORDERED: readonly (readonly [string, string])[] = [
   // semver.org §11.2: 1.0.0 < 2.0.0 < 2.1.0 < 2.1.1

@@ -1,0 +1,173 @@
+/**
+ * What the benchmark scripts share: describing the machine, starting a real Vigil server as a child process on
+ * loopback (production settings, nothing of the caller's VIGIL_* environment), waiting for it, stopping it
+ * gracefully, reading its CPU and memory from /proc, and small API and statistics helpers.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 20_000;
+
+export function machine(): { cpus: number; cpuModel: string; memGiB: string; memKb: string; node: string; os: string } {
+  let cpuModel = cpus()[0]?.model ?? 'unknown';
+  let memKb = 'n/a';
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    if (m) cpuModel = m[1].trim();
+    memKb = /^MemTotal:\s*(\d+)/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 'n/a';
+  } catch {
+    /* not Linux: os.cpus() it is */
+  }
+  const nproc = spawnSync('nproc', { encoding: 'utf8' });
+  return {
+    cpus: nproc.status === 0 ? Number(nproc.stdout.trim()) : cpus().length,
+    cpuModel,
+    memGiB: (totalmem() / 1024 ** 3).toFixed(1),
+    memKb,
+    node: process.version,
+    os: `${process.platform} ${process.arch}`,
+  };
+}
+
+export function loadAverage(): string {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    return 'n/a';
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface Child {
+  proc: ChildProcess;
+  url: string;
+  dataDir: string;
+  adminPassword: string;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+export function build(log: (message: string) => void): void {
+  log('npm run build');
+  const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`npm run build failed (exit ${r.status ?? r.signal})`);
+}
+
+export interface ServerOptions {
+  /** dist: `node dist/src/main.js` (after build); tsx: `node --import tsx src/main.ts`. */
+  server: 'dist' | 'tsx';
+  cpuProfDir?: string | null;
+  dataDirPrefix: string;
+  log: (message: string) => void;
+}
+
+export async function startServerChild(o: ServerOptions): Promise<Child> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), o.dataDirPrefix));
+  const adminPassword = randomBytes(18).toString('base64url');
+  // Nothing from the caller's VIGIL_* environment leaks in: the server runs on defaults except for these.
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VIGIL_')));
+  Object.assign(env, {
+    NODE_ENV: 'production',
+    VIGIL_HOST: '127.0.0.1',
+    VIGIL_PORT: String(port),
+    VIGIL_DATA_DIR: dataDir,
+    VIGIL_ADMIN_PASSWORD: adminPassword,
+    VIGIL_LOG_LEVEL: 'warn',
+  });
+  if (o.cpuProfDir) mkdirSync(o.cpuProfDir, { recursive: true });
+  const nodeArgs = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
+  const args = o.server === 'dist' ? [...nodeArgs, 'dist/src/main.js'] : [...nodeArgs, '--import', 'tsx', 'src/main.ts'];
+  o.log(`node ${args.join(' ')}   (data dir ${dataDir}, port ${port})`);
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const keep = (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+    if (out.length > 64_000) out = out.slice(-32_000);
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((res) => proc.once('exit', (code, signal) => res(code ?? (signal ? -1 : null))));
+  return { proc, url: `http://127.0.0.1:${port}`, dataDir, adminPassword, output: () => out, exited };
+}
+
+export async function waitReady(child: Child): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let exitedEarly = false;
+  void child.exited.then(() => (exitedEarly = true));
+  let last = '';
+  while (Date.now() < deadline) {
+    if (exitedEarly) throw new Error(`the server exited during start-up:\n${child.output()}`);
+    try {
+      const res = await fetch(`${child.url}/v2/health`, { signal: AbortSignal.timeout(2000) });
+      if (res.status === 200) return;
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the server was not ready within ${READY_TIMEOUT_MS / 1000} s (last: ${last}):\n${child.output()}`);
+}
+
+export async function stopChild(child: Child): Promise<void> {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+  child.proc.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    console.error(`the server did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM; sending SIGKILL`);
+    child.proc.kill('SIGKILL');
+  }, STOP_TIMEOUT_MS);
+  const code = await child.exited;
+  clearTimeout(timer);
+  if (code !== 0) console.error(`the server exited with ${code} after SIGTERM:\n${child.output()}`);
+}
+
+const CLOCK_TICKS = (() => {
+  const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  return r.status === 0 ? Number(r.stdout.trim()) || 100 : 100;
+})();
+
+/** CPU seconds (user + system, all threads) the process has used so far, from /proc/PID/stat; NaN off Linux. */
+export function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 once pid and comm are cut off; in clock ticks.
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+/** A request that must answer `expect`; the parsed JSON body (or undefined). */
+export async function call(url: string, init: RequestInit & { expect: number }): Promise<any> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  if (res.status !== init.expect) throw new Error(`${init.method ?? 'GET'} ${url}: expected ${init.expect}, got ${res.status}: ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
