@@ -570,6 +570,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/images/{image_digest}/vex/cyclonedx-json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the image's VEX document as CycloneDX JSON
+         * @description The same statements as the OpenVEX export, as a CycloneDX BOM with `vulnerabilities[].analysis`.
+         */
+        get: operations["get_image_cyclonedx_json"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/vex/openvex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the image's VEX document in OpenVEX 0.2.0 format
+         * @description One statement per vulnerability and package: annotated ones with their annotation's status and
+         *     statements, the other current findings as `under_investigation`.
+         */
+        get: operations["get_image_openvex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/vuln": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /** List the vulnerability types that can be requested for the image */
+        get: operations["get_image_vulnerability_types"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/vuln-annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /** List the image's vulnerability annotations (VEX statements) */
+        get: operations["list_image_vuln_annotations"];
+        put?: never;
+        /**
+         * Annotate a vulnerability of the image (a VEX statement)
+         * @description Records the account's assessment of a vulnerability for the image, or for one package of it when
+         *     package_name (and optionally package_version, package_type) is given. `not_affected` needs a
+         *     `justification` or an `impact_statement`. The status shows on the image's vulnerabilities as
+         *     `annotation_status` and in its VEX exports. One annotation per image, vulnerability and package: 409 for
+         *     a second one (update it instead).
+         */
+        post: operations["create_image_vuln_annotation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_annotation_uuid: components["parameters"]["VulnAnnotationUuid"];
+            };
+            cookie?: never;
+        };
+        /** Get a vulnerability annotation */
+        get: operations["get_image_vuln_annotation"];
+        /** Update a vulnerability annotation's status and statements */
+        put: operations["update_image_vuln_annotation"];
+        post?: never;
+        /** Delete a vulnerability annotation */
+        delete: operations["delete_image_vuln_annotation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/vuln/{vuln_type}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_type: components["parameters"]["VulnType"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the image's vulnerabilities
+         * @description The vulnerabilities matched to the image's packages: `os` for distribution packages (dpkg, rpm, apk),
+         *     `non-os` for language packages, `all` for both. Findings are kept current as feeds change, without
+         *     re-analysis; `detected_at` is when Vigil first matched a finding and `fix_observed_at` when it first saw
+         *     a fix for it. `vendor_only` (default true) leaves out vulnerabilities the distribution will not fix.
+         *     409 while the image is not analyzed yet.
+         */
+        get: operations["get_image_vulnerabilities_by_digest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/images/archives": {
         parameters: {
             query?: never;
@@ -814,6 +954,29 @@ export interface paths {
         };
         /** Find the account's analyzed images that contain a package */
         get: operations["query_images_by_package"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/query/vulnerabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up vulnerability records in the feeds
+         * @description Records by id (the record's own id or an alias: `CVE-2023-4863` finds `DSA-5496-1` and `GHSA-...` records
+         *     that name it), by affected package (and version: only records whose ranges include it), by namespace
+         *     (feed group such as `debian:12` or `pypi`), or any combination. At least one of `id` and
+         *     `affected_package` is required. `limit` 0 (the default) returns everything.
+         */
+        get: operations["query_vulnerabilities"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1088,6 +1251,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/feeds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the vulnerability feeds, their groups with record counts, and their last sync
+         * @description Every feed Vigil holds data for or has a source configured for. A feed is one source (an OSV export, a
+         *     directory of OSV records, Alpine secdb, the CISA KEV catalog or an EPSS file); its groups are the
+         *     namespaces its records cover (`debian:12`, `alpine:3.18`, `pypi`, `kev`, ...). While a sync runs,
+         *     `sync_progress` says which stage it is in.
+         */
+        get: operations["get_system_feeds"];
+        put?: never;
+        /**
+         * Sync the feeds now
+         * @description Queues a sync of every configured source (and every uploaded feed). Only one sync runs at a time; a
+         *     request while an identical one is waiting answers that one's job. Unchanged downloads are skipped by ETag
+         *     unless `force_sync` is set. With `wait=true` (Vigil extension) the call returns once the sync finished,
+         *     with the outcome per feed and the number of images whose findings changed.
+         */
+        post: operations["post_system_feeds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/feeds/{feed}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                feed: components["parameters"]["FeedName"];
+            };
+            cookie?: never;
+        };
+        /** Get the dataset record of a feed */
+        get: operations["get_system_feed"];
+        /**
+         * Enable or disable a feed
+         * @description A disabled feed is not synced and its records do not match; findings are recomputed.
+         */
+        put: operations["toggle_feed_enabled"];
+        /**
+         * Upload a feed file (air-gapped deployments)
+         * @description Stores the uploaded file as the feed's source and queues a sync of that feed. The file is any format a
+         *     configured source may be: an OSV `all.zip`, an OSV JSON file, an Alpine secdb YAML file, the KEV
+         *     catalog JSON, or an EPSS CSV (optionally gzip). Send it as the body (`application/octet-stream`,
+         *     `application/zip`, `application/gzip`) or as the one file part of a `multipart/form-data` body. The
+         *     sha256 `checksum` must match the bytes received (400 otherwise; nothing is kept). Limited by
+         *     VIGIL_MAX_UPLOAD_BYTES (413).
+         */
+        post: operations["upload_system_feed"];
+        /**
+         * Delete a feed's data and disable it
+         * @description Removes the feed's records and groups and disables the feed so the next sync does not refill it; findings are recomputed.
+         */
+        delete: operations["delete_feed"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/feeds/{feed}/{group}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                feed: components["parameters"]["FeedName"];
+                group: components["parameters"]["FeedGroupName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Enable or disable one group of a feed (e.g. debian:11)
+         * @description A disabled group's records do not match; findings are recomputed.
+         */
+        put: operations["toggle_group_enabled"];
+        post?: never;
+        /** Delete one group's records and disable the group */
+        delete: operations["delete_feed_group"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user": {
         parameters: {
             query?: never;
@@ -1176,6 +1429,28 @@ export interface paths {
         get: operations["version_check"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/vulnerability-scan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Scan an SBOM for vulnerabilities without storing anything
+         * @description The body is an SBOM: syft JSON, CycloneDX 1.4-1.6 JSON or SPDX 2.2/2.3 JSON (detected by content). Its
+         *     packages are matched against the current feed data exactly as an analyzed image's are (the distro comes
+         *     from the SBOM). Nothing is stored. The body is limited by VIGIL_BODY_LIMIT.
+         */
+        post: operations["vulnerability_scan_sbom"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1332,6 +1607,22 @@ export interface components {
         CredentialList: {
             items: components["schemas"]["AccessCredential"][];
         };
+        CVSSV2Scores: {
+            base_score?: number | null;
+            exploitability_score?: number | null;
+            impact_score?: number | null;
+            vector_string?: string;
+        };
+        CVSSV3Scores: {
+            base_score?: number | null;
+            exploitability_score?: number | null;
+            impact_score?: number | null;
+            vector_string?: string;
+        };
+        CVSSV4Scores: {
+            base_score?: number | null;
+            vector_string?: string;
+        };
         DeleteImageResponse: {
             detail?: string;
             image_digest: string;
@@ -1384,6 +1675,103 @@ export interface components {
                 type: string;
             }[];
         }[];
+        FeedDataRecord: {
+            checksum?: string | null;
+            /** Format: date-time */
+            created_at?: string;
+            data_format?: string;
+            /** Format: date-time */
+            data_service_built_at?: string | null;
+            dataset: string;
+            /** Format: date-time */
+            enterprise_received_at?: string | null;
+            id: string;
+            name: string;
+            /** Format: date-time */
+            updated_at?: string | null;
+            version?: string | null;
+        };
+        FeedGroupMetadata: {
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            data_service_built_at?: string | null;
+            enabled: boolean;
+            /** Format: date-time */
+            enterprise_received_at?: string | null;
+            /** Format: date-time */
+            last_sync?: string | null;
+            /** @description The namespace, e.g. debian:12, alpine:3.18, pypi, kev. */
+            name: string;
+            record_count: number;
+        };
+        FeedMetadata: {
+            /** @description Whether the source is in the service configuration (otherwise it was uploaded). */
+            configured?: boolean;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            data_service_built_at?: string | null;
+            dataset_checksum?: string | null;
+            dataset_name?: string;
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When the current data was last synced successfully.
+             */
+            enterprise_received_at?: string | null;
+            groups: components["schemas"]["FeedGroupMetadata"][];
+            /** @enum {string|null} */
+            kind?: "osv" | "alpine-secdb" | "kev" | "epss" | null;
+            /** Format: date-time */
+            last_full_sync?: string | null;
+            /** @description Why the last sync failed; the data from the sync before keeps serving. */
+            last_sync_error?: string | null;
+            last_sync_stats?: {
+                [key: string]: unknown;
+            } | null;
+            /** @enum {string|null} */
+            last_sync_status?: "ok" | "failed" | null;
+            name: string;
+            /** @description Where the data comes from (a path, a URL without credentials, or an uploaded file). */
+            source?: string | null;
+            sync_progress?: components["schemas"]["FeedSyncProgress"];
+            /** Format: date-time */
+            updated_at?: string | null;
+            /** @description The dataset version an upload declared. */
+            version?: string | null;
+        };
+        FeedSyncOutcome: {
+            error?: string;
+            feed: string;
+            kind?: string;
+            stats?: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: "ok" | "not_modified" | "disabled" | "failed";
+        };
+        FeedSyncProgress: {
+            /** @description Records read so far from this feed's source. */
+            records?: number;
+            /** @enum {string} */
+            stage: "downloading" | "importing" | "rematching";
+            /** Format: date-time */
+            started_at?: string;
+        };
+        FeedSyncResponse: {
+            feeds?: components["schemas"]["FeedSyncOutcome"][];
+            job_id: number;
+            rematch?: {
+                added: number;
+                changed_images: number;
+                images: number;
+                removed: number;
+                updated: number;
+            };
+            /** @enum {string} */
+            status: "queued" | "running" | "done" | "failed";
+        };
         FilesContent: {
             filename: string;
             gid: number;
@@ -1478,6 +1866,15 @@ export interface components {
         ImageImports: {
             items: components["schemas"]["ImageImportOperation"][];
         };
+        ImagePackageVulnerability: components["schemas"]["PackageVulnerability"] & {
+            inherited_from_base?: boolean;
+        };
+        ImagePackageVulnerabilityResponse: {
+            image_digest: string;
+            vulnerabilities: components["schemas"]["ImagePackageVulnerability"][];
+            /** @enum {string} */
+            vulnerability_type: "os" | "non-os" | "all";
+        };
         /** @description Exactly one of tag, digest or import. */
         ImageSource: {
             digest?: components["schemas"]["RegistryDigestSource"];
@@ -1504,6 +1901,17 @@ export interface components {
             metadata: unknown;
             metadata_type: string;
         };
+        NvdDataObject: {
+            cvss_v2?: components["schemas"]["CVSSV2Scores"];
+            cvss_v3?: components["schemas"]["CVSSV3Scores"];
+            description?: string;
+            epss?: components["schemas"]["PackageEPSS"];
+            id?: string;
+            is_kev?: boolean;
+            source?: string;
+            /** @enum {string} */
+            type?: "Primary" | "Secondary" | "None";
+        };
         PackageContent: {
             cpes: string[];
             licenses: string[];
@@ -1521,6 +1929,55 @@ export interface components {
             /** @description dpkg, apk, rpm, npm, python, gem, java or go. */
             type: string;
             version: string;
+        };
+        PackageEPSS: {
+            epss: number;
+            percentile: number;
+        };
+        PackageVulnerability: {
+            /** @description Other ids of the same vulnerability (CVE, GHSA, distro ids). */
+            aliases?: string[];
+            annotation_status?: components["schemas"]["VulnAnnotationStatus"];
+            /** Format: uuid */
+            annotation_uuid?: string;
+            /** @description Present with include_vuln_description=true. */
+            description?: string;
+            /** Format: date-time */
+            detected_at?: string;
+            epss: components["schemas"]["PackageEPSS"][];
+            feed: string;
+            feed_group: string;
+            /** @description The versions that fix it, comma-separated, or `None`. */
+            fix: string;
+            /** Format: date-time */
+            fix_observed_at?: string | null;
+            is_kev: boolean;
+            nvd_data: components["schemas"]["NvdDataObject"][];
+            /** @description name-version */
+            package: string;
+            package_cpe?: string;
+            package_name: string;
+            package_path?: string | null;
+            package_type: string;
+            package_version: string;
+            purl?: string | null;
+            /** @enum {string} */
+            severity: "Unknown" | "Negligible" | "Low" | "Medium" | "High" | "Critical";
+            suggested_fix_version?: string | null;
+            url: string;
+            vendor_data: components["schemas"]["VendorDataObject"][];
+            vuln: string;
+            will_not_fix: boolean;
+        };
+        PackageVulnerabilityAnnotation: components["schemas"]["VulnerabilityAnnotation"] & {
+            readonly image_digest?: string;
+            /** @description The package the statement is about; absent means every package of the image. */
+            package_name?: string | null;
+            package_type?: string | null;
+            package_version?: string | null;
+        };
+        PackageVulnerabilityAnnotationResponseList: {
+            items: components["schemas"]["PackageVulnerabilityAnnotation"][];
         };
         PaginatedImageList: {
             images: {
@@ -1541,6 +1998,13 @@ export interface components {
             next_page: string;
             page: string;
             returned_count: number;
+        };
+        PaginatedVulnerabilityList: {
+            /** @description The next page number, or empty when this is the last page. */
+            next_page: string;
+            page: string;
+            returned_count: number;
+            vulnerabilities: components["schemas"]["StandaloneVulnerability"][];
         };
         RbacManagerAccountRole: {
             account?: components["schemas"]["Account"];
@@ -1651,6 +2115,13 @@ export interface components {
             /** @description An image reference with a tag, e.g. `nginx:1.25` (Docker Hub names are normalised) or `registry.example.com:5000/team/app:v1`. */
             pull_string: string;
         };
+        SBOMVulnerabilitiesResponse: {
+            /** @description The distro the SBOM named, as used for matching (e.g. debian:12). */
+            distro?: string | null;
+            /** @description A digest of the submitted document. */
+            sbom_id: string;
+            vulnerabilities: components["schemas"]["PackageVulnerability"][];
+        };
         Service: {
             base_url?: string;
             host_id: string;
@@ -1670,6 +2141,26 @@ export interface components {
             service: {
                 version: string;
             };
+        };
+        StandaloneVulnerability: {
+            affected_packages: components["schemas"]["VulnPackageReference"][];
+            aliases?: string[];
+            description?: string;
+            epss?: components["schemas"]["PackageEPSS"][];
+            feed?: string;
+            id: string;
+            is_kev?: boolean;
+            link: string;
+            modified?: string;
+            /** @description The feed group of the first affected package (a record may cover several). */
+            namespace: string;
+            nvd_data: components["schemas"]["NvdDataObject"][];
+            published?: string | null;
+            references: components["schemas"]["VulnerabilityReference"][];
+            /** @enum {string} */
+            severity: "Unknown" | "Negligible" | "Low" | "Medium" | "High" | "Critical";
+            vendor_data: components["schemas"]["VendorDataObject"][];
+            withdrawn?: string | null;
         };
         StatusResponse: {
             available: boolean;
@@ -1782,6 +2273,48 @@ export interface components {
         UserStatus: {
             /** @enum {string} */
             state: "enabled" | "disabled";
+        };
+        VendorDataObject: {
+            cvss_v2?: components["schemas"]["CVSSV2Scores"];
+            cvss_v3?: components["schemas"]["CVSSV3Scores"];
+            cvss_v4?: components["schemas"]["CVSSV4Scores"];
+            id?: string;
+            source?: string;
+            /** @enum {string} */
+            type?: "Primary" | "Secondary" | "None";
+        };
+        /** @enum {string} */
+        VulnAnnotationStatus: "not_affected" | "affected" | "fixed" | "under_investigation";
+        VulnerabilityAnnotation: {
+            action_statement?: string | null;
+            additional_details?: string | null;
+            readonly author?: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            impact_statement?: string | null;
+            /** @enum {string|null} */
+            justification?: "component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist" | "fix_not_planned" | null;
+            status: components["schemas"]["VulnAnnotationStatus"];
+            status_notes?: string | null;
+            /** Format: date-time */
+            readonly updated_at?: string;
+            /** Format: uuid */
+            readonly uuid?: string;
+            readonly version?: number;
+            vulnerability_id: string;
+        };
+        VulnerabilityReference: {
+            source?: string;
+            tags?: string[];
+            url: string;
+        };
+        VulnPackageReference: {
+            name: string;
+            namespace?: string;
+            type: string;
+            /** @description The first version that fixes it in this range, when the record names one. */
+            version?: string | null;
+            will_not_fix?: boolean;
         };
     };
     responses: {
@@ -1898,6 +2431,8 @@ export interface components {
     };
     parameters: {
         AccountName: string;
+        FeedGroupName: string;
+        FeedName: string;
         ImageDigest: string;
         KeyName: string;
         OperationId: string;
@@ -1905,18 +2440,13 @@ export interface components {
         /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
         ServiceAccount: string;
         Username: string;
+        VulnAnnotationUuid: string;
+        VulnType: "os" | "non-os" | "all";
     };
     requestBodies: {
         AccessCredential: {
             content: {
                 "application/json": components["schemas"]["AccessCredential"];
-            };
-        };
-        import_image_packagesContents: {
-            content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
             };
         };
         RegistryConfigurationRequest: {
@@ -1932,6 +2462,13 @@ export interface components {
         UserApiKeyRequest: {
             content: {
                 "application/json": components["schemas"]["UserApiKeyRequest"];
+            };
+        };
+        vulnerability_scan_sbomSbom: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
             };
         };
     };
@@ -3285,6 +3822,324 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    get_image_cyclonedx_json: {
+        parameters: {
+            query?: {
+                spec_version?: "1.5" | "1.6";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CycloneDX document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_openvex: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenVEX document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_vulnerability_types: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The types (`os`, `non-os`, `all`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ("os" | "non-os" | "all")[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_image_vuln_annotations: {
+        parameters: {
+            query?: {
+                package_name?: string;
+                package_type?: string;
+                package_version?: string;
+                vulnerability_id?: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The annotations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackageVulnerabilityAnnotationResponseList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    create_image_vuln_annotation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PackageVulnerabilityAnnotation"];
+            };
+        };
+        responses: {
+            /** @description The annotation. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackageVulnerabilityAnnotation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_vuln_annotation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_annotation_uuid: components["parameters"]["VulnAnnotationUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The annotation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackageVulnerabilityAnnotation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_image_vuln_annotation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_annotation_uuid: components["parameters"]["VulnAnnotationUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VulnerabilityAnnotation"];
+            };
+        };
+        responses: {
+            /** @description The annotation, with its version increased. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackageVulnerabilityAnnotation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_image_vuln_annotation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_annotation_uuid: components["parameters"]["VulnAnnotationUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_vulnerabilities_by_digest: {
+        parameters: {
+            query?: {
+                /** @description Match the image against the current feed data now instead of answering stored findings. */
+                force_refresh?: boolean;
+                include_vuln_description?: boolean;
+                vendor_only?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_type: components["parameters"]["VulnType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The vulnerabilities. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImagePackageVulnerabilityResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     add_image_archive: {
         parameters: {
             query?: {
@@ -3560,7 +4415,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["import_image_packagesContents"];
+        requestBody: components["requestBodies"]["vulnerability_scan_sbomSbom"];
         responses: {
             /** @description The stored part's digest. */
             200: {
@@ -3625,7 +4480,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["import_image_packagesContents"];
+        requestBody: components["requestBodies"]["vulnerability_scan_sbomSbom"];
         responses: {
             /** @description The stored part's digest. */
             200: {
@@ -3690,7 +4545,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["import_image_packagesContents"];
+        requestBody: components["requestBodies"]["vulnerability_scan_sbomSbom"];
         responses: {
             /** @description The stored part's digest. */
             200: {
@@ -3755,7 +4610,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["import_image_packagesContents"];
+        requestBody: components["requestBodies"]["vulnerability_scan_sbomSbom"];
         responses: {
             /** @description The stored part's digest. */
             200: {
@@ -3901,6 +4756,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedImageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    query_vulnerabilities: {
+        parameters: {
+            query?: {
+                affected_package?: string;
+                affected_package_version?: string;
+                id?: string[];
+                limit?: number;
+                namespace?: string[];
+                page?: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of vulnerability records. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedVulnerabilityList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4644,6 +5535,289 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    get_system_feeds: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feeds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedMetadata"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    post_system_feeds: {
+        parameters: {
+            query?: {
+                force_sync?: boolean;
+                /** @description With wait, how long to wait before answering with the job still running. */
+                timeout_seconds?: number;
+                wait?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sync job, and its outcome when waited for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedSyncResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_system_feed: {
+        parameters: {
+            query?: {
+                /** @description Answer 404 unless the feed's current dataset has this version. */
+                version?: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                feed: components["parameters"]["FeedName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed's dataset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedDataRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    toggle_feed_enabled: {
+        parameters: {
+            query: {
+                enabled: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                feed: components["parameters"]["FeedName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedMetadata"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    upload_system_feed: {
+        parameters: {
+            query: {
+                /** @description When the dataset was built. */
+                built: string;
+                /** @description sha256 of the uploaded file, hex. */
+                checksum: string;
+                version: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                feed: components["parameters"]["FeedName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/gzip": string;
+                "application/octet-stream": string;
+                "application/zip": string;
+                "multipart/form-data": string;
+            };
+        };
+        responses: {
+            /** @description Stored; the sync is queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_feed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                feed: components["parameters"]["FeedName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    toggle_group_enabled: {
+        parameters: {
+            query: {
+                enabled: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                feed: components["parameters"]["FeedName"];
+                group: components["parameters"]["FeedGroupName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedGroupMetadata"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_feed_group: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                feed: components["parameters"]["FeedName"];
+                group: components["parameters"]["FeedGroupName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     get_user: {
         parameters: {
             query?: never;
@@ -4871,6 +6045,41 @@ export interface operations {
                     "application/json": components["schemas"]["ServiceVersion"];
                 };
             };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    vulnerability_scan_sbom: {
+        parameters: {
+            query?: {
+                include_vuln_description?: boolean;
+                vendor_only?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["vulnerability_scan_sbomSbom"];
+        responses: {
+            /** @description The vulnerabilities of the SBOM's packages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SBOMVulnerabilitiesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

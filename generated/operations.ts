@@ -32,6 +32,7 @@ export const operationTable = {
   add_subscription: {"operationId":"add_subscription","method":"post","path":"/subscriptions","tag":"Subscriptions","authzAction":"createSubscription","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_account: {"operationId":"create_account","method":"post","path":"/accounts","tag":"User Management","authzAction":"createAccount","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_api_key: {"operationId":"create_api_key","method":"post","path":"/user/api-keys","tag":"Identity","authzAction":"selfCreateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
+  create_image_vuln_annotation: {"operationId":"create_image_vuln_annotation","method":"post","path":"/images/{image_digest}/vuln-annotations","tag":"Images","authzAction":"createVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   create_operation: {"operationId":"create_operation","method":"post","path":"/imports/images","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   create_registry: {"operationId":"create_registry","method":"post","path":"/registries","tag":"Registries","authzAction":"createRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_user: {"operationId":"create_user","method":"post","path":"/accounts/{account_name}/users","tag":"User Management","authzAction":"createUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -41,7 +42,10 @@ export const operationTable = {
   delete_api_key: {"operationId":"delete_api_key","method":"delete","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfDeleteApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_event: {"operationId":"delete_event","method":"delete","path":"/events/{event_id}","tag":"Events","authzAction":"deleteEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_events: {"operationId":"delete_events","method":"delete","path":"/events","tag":"Events","authzAction":"deleteEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_feed: {"operationId":"delete_feed","method":"delete","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_feed_group: {"operationId":"delete_feed_group","method":"delete","path":"/system/feeds/{feed}/{group}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_image: {"operationId":"delete_image","method":"delete","path":"/images/{image_digest}","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_image_vuln_annotation: {"operationId":"delete_image_vuln_annotation","method":"delete","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"deleteVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_images_async: {"operationId":"delete_images_async","method":"delete","path":"/images","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_registry: {"operationId":"delete_registry","method":"delete","path":"/registries/{registry}","tag":"Registries","authzAction":"deleteRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_role_user: {"operationId":"delete_role_user","method":"delete","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"deleteRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
@@ -59,10 +63,15 @@ export const operationTable = {
   get_image_content_by_type_files: {"operationId":"get_image_content_by_type_files","method":"get","path":"/images/{image_digest}/content/files","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_by_type_java_package: {"operationId":"get_image_content_by_type_java_package","method":"get","path":"/images/{image_digest}/content/java","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_summary: {"operationId":"get_image_content_summary","method":"get","path":"/images/{image_digest}/content-summary","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_cyclonedx_json: {"operationId":"get_image_cyclonedx_json","method":"get","path":"/images/{image_digest}/vex/cyclonedx-json","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_metadata_by_type: {"operationId":"get_image_metadata_by_type","method":"get","path":"/images/{image_digest}/metadata/{metadata_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_openvex: {"operationId":"get_image_openvex","method":"get","path":"/images/{image_digest}/vex/openvex","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_sbom_cyclonedx_json: {"operationId":"get_image_sbom_cyclonedx_json","method":"get","path":"/images/{image_digest}/sboms/cyclonedx-json","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_sbom_native_json: {"operationId":"get_image_sbom_native_json","method":"get","path":"/images/{image_digest}/sboms/native-json","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_sbom_spdx_json: {"operationId":"get_image_sbom_spdx_json","method":"get","path":"/images/{image_digest}/sboms/spdx-json","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_vuln_annotation: {"operationId":"get_image_vuln_annotation","method":"get","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"getVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_vulnerabilities_by_digest: {"operationId":"get_image_vulnerabilities_by_digest","method":"get","path":"/images/{image_digest}/vuln/{vuln_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_vulnerability_types: {"operationId":"get_image_vulnerability_types","method":"get","path":"/images/{image_digest}/vuln","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_oauth_token: {"operationId":"get_oauth_token","method":"post","path":"/oauth/token","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
   get_openapi_spec: {"operationId":"get_openapi_spec","method":"get","path":"/openapi.json","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_operation: {"operationId":"get_operation","method":"get","path":"/imports/images/{operation_id}","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -71,6 +80,8 @@ export const operationTable = {
   get_service_detail: {"operationId":"get_service_detail","method":"get","path":"/system","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_status: {"operationId":"get_status","method":"get","path":"/status","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_subscription: {"operationId":"get_subscription","method":"get","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"getSubscription","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_system_feed: {"operationId":"get_system_feed","method":"get","path":"/system/feeds/{feed}","tag":"System","authzAction":"listFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_system_feeds: {"operationId":"get_system_feeds","method":"get","path":"/system/feeds","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_user: {"operationId":"get_user","method":"get","path":"/user","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_user_api_key: {"operationId":"get_user_api_key","method":"get","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"getApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_users_account: {"operationId":"get_users_account","method":"get","path":"/account","tag":"Identity","authzAction":"getAccount","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -88,6 +99,7 @@ export const operationTable = {
   list_events: {"operationId":"list_events","method":"get","path":"/events","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_image_content: {"operationId":"list_image_content","method":"get","path":"/images/{image_digest}/content","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_image_metadata: {"operationId":"list_image_metadata","method":"get","path":"/images/{image_digest}/metadata","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_image_vuln_annotations: {"operationId":"list_image_vuln_annotations","method":"get","path":"/images/{image_digest}/vuln-annotations","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_images: {"operationId":"list_images","method":"get","path":"/images","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_dockerfiles: {"operationId":"list_import_dockerfiles","method":"get","path":"/imports/images/{operation_id}/dockerfile","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_image_configs: {"operationId":"list_import_image_configs","method":"get","path":"/imports/images/{operation_id}/image-config","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -107,16 +119,23 @@ export const operationTable = {
   patch_api_key: {"operationId":"patch_api_key","method":"patch","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfUpdateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   patch_user_api_key: {"operationId":"patch_user_api_key","method":"patch","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"updateApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   ping: {"operationId":"ping","method":"get","path":"/","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["text/plain"],"successStatuses":[200]},
+  post_system_feeds: {"operationId":"post_system_feeds","method":"post","path":"/system/feeds","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   query_images_by_package: {"operationId":"query_images_by_package","method":"get","path":"/query/images/by-package","tag":"Query","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  query_vulnerabilities: {"operationId":"query_vulnerabilities","method":"get","path":"/query/vulnerabilities","tag":"Query","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   revoke_oauth_token: {"operationId":"revoke_oauth_token","method":"post","path":"/oauth/revoke","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
   summary_image_counts: {"operationId":"summary_image_counts","method":"get","path":"/summaries/image-counts","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   summary_image_tags: {"operationId":"summary_image_tags","method":"get","path":"/summaries/image-tags","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  toggle_feed_enabled: {"operationId":"toggle_feed_enabled","method":"put","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  toggle_group_enabled: {"operationId":"toggle_group_enabled","method":"put","path":"/system/feeds/{feed}/{group}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   update_account: {"operationId":"update_account","method":"put","path":"/accounts/{account_name}","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_account_state: {"operationId":"update_account_state","method":"put","path":"/accounts/{account_name}/state","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_image_vuln_annotation: {"operationId":"update_image_vuln_annotation","method":"put","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"updateVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_registry: {"operationId":"update_registry","method":"put","path":"/registries/{registry}","tag":"Registries","authzAction":"updateRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_subscription: {"operationId":"update_subscription","method":"put","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"updateSubscription","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_user_state: {"operationId":"update_user_state","method":"put","path":"/accounts/{account_name}/users/{username}/state","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  upload_system_feed: {"operationId":"upload_system_feed","method":"post","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":["multipart/form-data","application/octet-stream","application/zip","application/gzip"],"produces":["application/json"],"successStatuses":[202]},
   version_check: {"operationId":"version_check","method":"get","path":"/version","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  vulnerability_scan_sbom: {"operationId":"vulnerability_scan_sbom","method":"post","path":"/vulnerability-scan","tag":"Vulnerabilities","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
 } as const satisfies Record<string, OperationMeta>;
 
 export type OperationId = keyof typeof operationTable;
@@ -131,6 +150,7 @@ export const authzActions = [
   "createRoleMember",
   "createSubscription",
   "createUser",
+  "createVulnAnnotation",
   "deleteAccount",
   "deleteApiKey",
   "deleteEvents",
@@ -139,6 +159,7 @@ export const authzActions = [
   "deleteRoleMember",
   "deleteSubscription",
   "deleteUser",
+  "deleteVulnAnnotation",
   "getAccount",
   "getApiKey",
   "getEvent",
@@ -147,17 +168,20 @@ export const authzActions = [
   "getRole",
   "getSubscription",
   "getUser",
+  "getVulnAnnotation",
   "importImage",
   "listAccounts",
   "listAllUsers",
   "listApiKeys",
   "listEvents",
+  "listFeeds",
   "listImages",
   "listRegistries",
   "listRoleMembers",
   "listRoles",
   "listSubscriptions",
   "listUsers",
+  "listVulnAnnotations",
   "selfCreateApiKey",
   "selfDeleteApiKey",
   "selfGetApiKey",
@@ -165,9 +189,11 @@ export const authzActions = [
   "selfUpdateApiKey",
   "updateAccount",
   "updateApiKey",
+  "updateFeeds",
   "updateRegistry",
   "updateSubscription",
-  "updateUser"
+  "updateUser",
+  "updateVulnAnnotation"
 ] as const;
 
 export type AuthzAction = (typeof authzActions)[number];
@@ -221,6 +247,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['create_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 201: operations['create_api_key']['responses'][201]['content']['application/json'] };
+  };
+  create_image_vuln_annotation: {
+    path: operations['create_image_vuln_annotation']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['create_image_vuln_annotation']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 201: operations['create_image_vuln_annotation']['responses'][201]['content']['application/json'] };
   };
   create_operation: {
     path: Record<string, never>;
@@ -276,11 +308,29 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['delete_events']['responses'][200]['content']['application/json'] };
   };
+  delete_feed: {
+    path: operations['delete_feed']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
+  delete_feed_group: {
+    path: operations['delete_feed_group']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
   delete_image: {
     path: operations['delete_image']['parameters']['path'];
     query: NonNullable<operations['delete_image']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['delete_image']['responses'][200]['content']['application/json'] };
+  };
+  delete_image_vuln_annotation: {
+    path: operations['delete_image_vuln_annotation']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
   };
   delete_images_async: {
     path: Record<string, never>;
@@ -384,11 +434,23 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_image_content_summary']['responses'][200]['content']['application/json'] };
   };
+  get_image_cyclonedx_json: {
+    path: operations['get_image_cyclonedx_json']['parameters']['path'];
+    query: NonNullable<operations['get_image_cyclonedx_json']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_image_cyclonedx_json']['responses'][200]['content']['application/json'] };
+  };
   get_image_metadata_by_type: {
     path: operations['get_image_metadata_by_type']['parameters']['path'];
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_image_metadata_by_type']['responses'][200]['content']['application/json'] };
+  };
+  get_image_openvex: {
+    path: operations['get_image_openvex']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_openvex']['responses'][200]['content']['application/json'] };
   };
   get_image_sbom_cyclonedx_json: {
     path: operations['get_image_sbom_cyclonedx_json']['parameters']['path'];
@@ -407,6 +469,24 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_image_sbom_spdx_json']['responses'][200]['content']['application/json'] };
+  };
+  get_image_vuln_annotation: {
+    path: operations['get_image_vuln_annotation']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_vuln_annotation']['responses'][200]['content']['application/json'] };
+  };
+  get_image_vulnerabilities_by_digest: {
+    path: operations['get_image_vulnerabilities_by_digest']['parameters']['path'];
+    query: NonNullable<operations['get_image_vulnerabilities_by_digest']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_image_vulnerabilities_by_digest']['responses'][200]['content']['application/json'] };
+  };
+  get_image_vulnerability_types: {
+    path: operations['get_image_vulnerability_types']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_vulnerability_types']['responses'][200]['content']['application/json'] };
   };
   get_oauth_token: {
     path: Record<string, never>;
@@ -455,6 +535,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_subscription']['responses'][200]['content']['application/json'] };
+  };
+  get_system_feed: {
+    path: operations['get_system_feed']['parameters']['path'];
+    query: NonNullable<operations['get_system_feed']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_system_feed']['responses'][200]['content']['application/json'] };
+  };
+  get_system_feeds: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_system_feeds']['responses'][200]['content']['application/json'] };
   };
   get_user: {
     path: Record<string, never>;
@@ -557,6 +649,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_image_metadata']['responses'][200]['content']['application/json'] };
+  };
+  list_image_vuln_annotations: {
+    path: operations['list_image_vuln_annotations']['parameters']['path'];
+    query: NonNullable<operations['list_image_vuln_annotations']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_image_vuln_annotations']['responses'][200]['content']['application/json'] };
   };
   list_images: {
     path: Record<string, never>;
@@ -672,11 +770,23 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['ping']['responses'][200]['content']['text/plain'] };
   };
+  post_system_feeds: {
+    path: Record<string, never>;
+    query: NonNullable<operations['post_system_feeds']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['post_system_feeds']['responses'][200]['content']['application/json'] };
+  };
   query_images_by_package: {
     path: Record<string, never>;
     query: NonNullable<operations['query_images_by_package']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['query_images_by_package']['responses'][200]['content']['application/json'] };
+  };
+  query_vulnerabilities: {
+    path: Record<string, never>;
+    query: NonNullable<operations['query_vulnerabilities']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['query_vulnerabilities']['responses'][200]['content']['application/json'] };
   };
   revoke_oauth_token: {
     path: Record<string, never>;
@@ -696,6 +806,18 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['summary_image_tags']['responses'][200]['content']['application/json'] };
   };
+  toggle_feed_enabled: {
+    path: operations['toggle_feed_enabled']['parameters']['path'];
+    query: NonNullable<operations['toggle_feed_enabled']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['toggle_feed_enabled']['responses'][200]['content']['application/json'] };
+  };
+  toggle_group_enabled: {
+    path: operations['toggle_group_enabled']['parameters']['path'];
+    query: NonNullable<operations['toggle_group_enabled']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['toggle_group_enabled']['responses'][200]['content']['application/json'] };
+  };
   update_account: {
     path: operations['update_account']['parameters']['path'];
     query: Record<string, never>;
@@ -707,6 +829,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['update_account_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['update_account_state']['responses'][200]['content']['application/json'] };
+  };
+  update_image_vuln_annotation: {
+    path: operations['update_image_vuln_annotation']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_image_vuln_annotation']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_image_vuln_annotation']['responses'][200]['content']['application/json'] };
   };
   update_registry: {
     path: operations['update_registry']['parameters']['path'];
@@ -726,10 +854,22 @@ export interface OperationIO {
     body: operations['update_user_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['update_user_state']['responses'][200]['content']['application/json'] };
   };
+  upload_system_feed: {
+    path: operations['upload_system_feed']['parameters']['path'];
+    query: NonNullable<operations['upload_system_feed']['parameters']['query']>;
+    body: operations['upload_system_feed']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 202: undefined };
+  };
   version_check: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['version_check']['responses'][200]['content']['application/json'] };
+  };
+  vulnerability_scan_sbom: {
+    path: Record<string, never>;
+    query: NonNullable<operations['vulnerability_scan_sbom']['parameters']['query']>;
+    body: operations['vulnerability_scan_sbom']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['vulnerability_scan_sbom']['responses'][200]['content']['application/json'] };
   };
 }

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { validateCronExpression } from 'cron';
 
 export type JwtAlgorithm = 'HS256' | 'RS256' | 'ES256';
 
@@ -35,6 +36,23 @@ export interface Config {
   analysis: { maxExpandedBytes: number; maxEntries: number; registryTimeoutMs: number; maxUploadBytes: number };
   /** How often watched tags and repositories are checked; 0 turns watching off. */
   watchIntervalSeconds: number;
+  feeds: FeedConfig;
+}
+
+/** A configured vulnerability data source: a path or http(s) URL to a file, directory or zip. */
+export interface FeedSourceConfig {
+  /** Explicit `name=` prefix; null means derived from the location. */
+  name: string | null;
+  location: string;
+}
+
+export interface FeedConfig {
+  sources: FeedSourceConfig[];
+  /** Cron expression for scheduled syncs; null turns them off. */
+  syncSchedule: string | null;
+  syncOnStart: boolean;
+  maxDownloadBytes: number;
+  downloadTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -88,6 +106,64 @@ function readPem(env: Env, name: string): string | null {
   } catch (err) {
     throw new ConfigError(name, `cannot read ${path}: ${(err as Error).message}`);
   }
+}
+
+const FEED_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/** One `[name=]location` entry; relative paths are resolved against the working directory. */
+function feedSource(variable: string, entry: string): FeedSourceConfig {
+  const eq = entry.indexOf('=');
+  const named = eq > 0 && !/^[a-z][a-z0-9+.-]*:\/\//i.test(entry.slice(0, eq)) && !entry.slice(0, eq).includes('/');
+  const name = named ? entry.slice(0, eq).trim() : null;
+  const location = (named ? entry.slice(eq + 1) : entry).trim();
+  if (name !== null && !FEED_NAME.test(name))
+    throw new ConfigError(variable, `feed name "${name}" must be lower-case letters, digits, '.', '_' or '-' (up to 64)`);
+  if (!location) throw new ConfigError(variable, `entry "${entry}" has no location`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) {
+    if (!/^https?:\/\//i.test(location)) throw new ConfigError(variable, `only http(s) URLs and paths are supported, got "${location}"`);
+    return { name, location };
+  }
+  return { name, location: resolve(location) };
+}
+
+function feedSources(env: Env): FeedSourceConfig[] {
+  const entries: { variable: string; entry: string }[] = [];
+  for (const entry of (optional(env, 'VIGIL_FEED_SOURCES') ?? '').split(','))
+    if (entry.trim()) entries.push({ variable: 'VIGIL_FEED_SOURCES', entry: entry.trim() });
+  const file = optional(env, 'VIGIL_FEED_SOURCES_FILE');
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError('VIGIL_FEED_SOURCES_FILE', `cannot read ${file}: ${(err as Error).message}`);
+    }
+    for (const line of text.split('\n')) {
+      const entry = line.replace(/#.*$/, '').trim();
+      if (entry) entries.push({ variable: 'VIGIL_FEED_SOURCES_FILE', entry });
+    }
+  }
+  const sources = entries.map((e) => feedSource(e.variable, e.entry));
+  const names = sources.map((s) => s.name).filter((n): n is string => n !== null);
+  const dup = names.find((n, i) => names.indexOf(n) !== i);
+  if (dup) throw new ConfigError('VIGIL_FEED_SOURCES', `feed name "${dup}" is used twice`);
+  return sources;
+}
+
+function cronSchedule(env: Env, name: string, fallback: string): string | null {
+  const raw = str(env, name, fallback).trim();
+  if (raw === 'off') return null;
+  const check = validateCronExpression(raw);
+  if (!check.valid) throw new ConfigError(name, `expected a cron expression such as "0 */6 * * *" or "off", got "${raw}"`);
+  return raw;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(true|1|yes)$/i.test(raw.trim())) return true;
+  if (/^(false|0|no)$/i.test(raw.trim())) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -163,5 +239,12 @@ export function loadConfig(env: Env = process.env): Config {
       maxUploadBytes: size(env, 'VIGIL_MAX_UPLOAD_BYTES', 8 * 1024 ** 3),
     },
     watchIntervalSeconds: int(env, 'VIGIL_WATCH_INTERVAL_SECONDS', 300, 0, 7 * 86400),
+    feeds: {
+      sources: feedSources(env),
+      syncSchedule: cronSchedule(env, 'VIGIL_FEED_SYNC_SCHEDULE', '17 */6 * * *'),
+      syncOnStart: bool(env, 'VIGIL_FEED_SYNC_ON_START', true),
+      maxDownloadBytes: size(env, 'VIGIL_FEED_MAX_DOWNLOAD', 4 * 1024 ** 3),
+      downloadTimeoutMs: int(env, 'VIGIL_FEED_DOWNLOAD_TIMEOUT_SECONDS', 600, 1, 86400) * 1000,
+    },
   };
 }

@@ -16,6 +16,7 @@ import { createDb, migrateToLatest, type Db } from './db/index.js';
 import { JobQueue } from './jobs/queue.js';
 import { JobWorker } from './jobs/worker.js';
 import { SecretBox } from './util/secret-box.js';
+import type { FeedSyncProgress } from './vulns/feeds.js';
 import { packageVersion } from './util/project.js';
 
 export interface Services {
@@ -32,6 +33,8 @@ export interface Services {
   version: string;
   hostId: string;
   startedAt: string;
+  /** What this process's feed sync is doing, for the feeds listing. */
+  feedProgress: FeedSyncProgress;
 }
 
 
@@ -71,6 +74,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       version: packageVersion,
       hostId: hostname(),
       startedAt: new Date().toISOString(),
+      feedProgress: { running: false },
     };
   } catch (err) {
     await db.destroy();

@@ -1,5 +1,4 @@
 /** Handlers of the Images tag that read analysis results: content by type, files, summaries, metadata. */
-import { ConflictError } from '../errors.js';
 import type { FileRecord } from '../images/model.js';
 import { toCycloneDx, toNativeSbom, toSpdx } from '../images/sbom/index.js';
 import { sbomInputOf } from '../images/sbom-export.js';
@@ -31,16 +30,7 @@ const CONTENT_TYPES: Record<string, { display: string; types: string[] }> = {
 
 const METADATA_TYPES = ['manifest', 'docker_history', 'dockerfile'] as const;
 
-/** The image, which must be analyzed: its results are what these routes read. */
-async function analyzedImage(ctx: RequestContext, digest: string): Promise<store.ImageRecord> {
-  const image = await store.getImage(ctx.db, ctx.account.name, digest);
-  if (image.analysis_status !== 'analyzed')
-    throw new ConflictError(`image '${digest}' is not analyzed (analysis_status: ${image.analysis_status}); retry once it is`, {
-      image_digest: digest,
-      analysis_status: image.analysis_status,
-    });
-  return image;
-}
+const analyzedImage = (ctx: RequestContext, digest: string) => store.getAnalyzedImage(ctx.db, ctx.account.name, digest);
 
 function packageContent(p: store.PackageRow) {
   return {

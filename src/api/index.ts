@@ -1,6 +1,7 @@
 /** Every operation's handler; the Handlers type makes a missing one a compile error. */
 import type { Handlers } from '../server/handler-types.js';
 import { eventHandlers } from './events.js';
+import { feedHandlers } from './feeds.js';
 import { identityHandlers } from './identity.js';
 import { imageContentHandlers } from './image-content.js';
 import { importHandlers } from './imports.js';
@@ -11,6 +12,7 @@ import { subscriptionHandlers } from './subscriptions.js';
 import { summaryHandlers } from './summaries.js';
 import { systemHandlers } from './system.js';
 import { userManagementHandlers } from './user-management.js';
+import { vulnerabilityHandlers } from './vulnerabilities.js';
 
 export const handlers: Handlers = {
   ...systemHandlers,
@@ -24,4 +26,6 @@ export const handlers: Handlers = {
   ...summaryHandlers,
   ...importHandlers,
   ...subscriptionHandlers,
+  ...feedHandlers,
+  ...vulnerabilityHandlers,
 };

@@ -9,6 +9,8 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   'updateAccount',
   'deleteAccount',
   'listAllUsers',
+  // Feeds are shared by every account: only administrators sync, upload, enable or delete them.
+  'updateFeeds',
 ]);
 
 /** Managing users, their keys and role memberships inside an account. */

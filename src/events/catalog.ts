@@ -20,7 +20,10 @@ export const EVENT_CATEGORIES: { name: string; description: string; types: Event
   {
     name: 'user.checks.tag',
     description: 'Changes to what a tag points at, or to its results',
-    types: [{ type: 'user.checks.tag.update', level: 'INFO', message: 'A tag moved to a new image digest' }],
+    types: [
+      { type: 'user.checks.tag.update', level: 'INFO', message: 'A tag moved to a new image digest' },
+      { type: 'user.checks.tag.vulnerabilities.update', level: 'INFO', message: "The vulnerabilities of a subscribed tag's image changed" },
+    ],
   },
   {
     name: 'system.image_analysis',
@@ -28,6 +31,17 @@ export const EVENT_CATEGORIES: { name: string; description: string; types: Event
     types: [
       { type: 'system.image_analysis.registry_lookup_failed', level: 'ERROR', message: 'Looking up an image in its registry failed' },
       { type: 'system.image_analysis.manifest_parse_fail', level: 'ERROR', message: 'An image manifest could not be read' },
+    ],
+  },
+  {
+    name: 'system.feeds.sync',
+    description: 'Vulnerability feed synchronisation',
+    types: [
+      { type: 'system.feeds.sync.started', level: 'INFO', message: 'Feed sync started' },
+      { type: 'system.feeds.sync.completed', level: 'INFO', message: 'Feed sync completed' },
+      { type: 'system.feeds.sync.failed', level: 'ERROR', message: 'Feed sync failed' },
+      { type: 'system.feeds.sync.feed_completed', level: 'INFO', message: 'A feed was synced' },
+      { type: 'system.feeds.sync.feed_failed', level: 'ERROR', message: 'Syncing a feed failed; its previous data is still used' },
     ],
   },
   {

@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Services } from '../service.js';
+import { refreshImageFindings } from '../vulns/findings.js';
 import { detectDistro } from './distro.js';
 import { guessDockerfile, historyOf } from './history.js';
 import { readPart, setOperationStatus } from './imports.js';
@@ -34,6 +35,7 @@ export async function analyzeImport(services: Services, image: ImageRecord, sour
       arch: config?.architecture ?? null,
       distro: distro?.name ?? null,
       distroVersion: distro?.version ?? null,
+      distroLike: distro?.like ?? [],
       dockerfileMode: dockerfile ? 'Actual' : config ? 'Guessed' : null,
       imageSize: layers.reduce((n, l) => n + l.size, 0),
       layerCount: layers.length,
@@ -53,7 +55,7 @@ export async function analyzeImport(services: Services, image: ImageRecord, sour
       resourceType: 'image_digest',
       resourceId: image.image_digest,
       details: { source: 'import', sbom_format: read.format, warnings: read.warnings.slice(0, 20) },
-    });
+    }, (trx) => refreshImageFindings(trx, image.account_name, image.image_digest).then(() => undefined));
     await setOperationStatus(services.db, uuid, 'complete');
     if (saved) log.info({ packages: read.packages.length, format: read.format }, 'import analyzed');
   } catch (err) {

@@ -15,6 +15,7 @@ import { recordEvent } from '../events/events.js';
 import type { Job } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
 import type { Services } from '../service.js';
+import { refreshImageFindings } from '../vulns/findings.js';
 import { ALL_CATALOGERS } from './catalogers/index.js';
 import { DISTRO_FILES, detectDistro } from './distro.js';
 import { guessDockerfile, historyOf } from './history.js';
@@ -105,6 +106,7 @@ async function analyze(services: Services, image: ImageRecord, log: Logger, sign
       arch: resolved.platform.architecture,
       distro: distro?.name ?? null,
       distroVersion: distro?.version ?? null,
+      distroLike: distro?.like ?? [],
       dockerfileMode: image.dockerfile ? 'Actual' : 'Guessed',
       imageSize: resolved.layers.reduce((n, l) => n + l.size, 0),
       layerCount: resolved.layers.length,
@@ -124,7 +126,7 @@ async function analyze(services: Services, image: ImageRecord, log: Logger, sign
       resourceType: 'image_digest',
       resourceId: image.image_digest,
       details: { layer_count: resolved.layers.length, warnings: walk.warnings.slice(0, 20) },
-    });
+    }, (trx) => refreshImageFindings(trx, image.account_name, image.image_digest).then(() => undefined));
     if (saved) log.info({ packages: walk.packagesByCataloger.size, files: files.length, expanded_bytes: walk.expandedBytes }, 'analysis completed');
   } finally {
     await resolved.close?.();

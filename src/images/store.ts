@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Db } from '../db/index.js';
 import { toBool } from '../db/index.js';
-import { NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
 import { recordEvent, type NewEvent } from '../events/events.js';
 import type { CatalogedPackage } from './model.js';
@@ -40,6 +40,7 @@ export interface ImageRecord {
   arch: string | null;
   distro: string | null;
   distro_version: string | null;
+  distro_like: string | null;
   dockerfile_mode: string | null;
   image_size: number | null;
   layer_count: number | null;
@@ -83,6 +84,17 @@ export async function findImage(db: Db, accountName: string, digest: string): Pr
 export async function getImage(db: Db, accountName: string, digest: string): Promise<ImageRecord> {
   const image = await findImage(db, accountName, digest);
   if (!image) throw notFound(digest);
+  return image;
+}
+
+/** The image, which must be analyzed: routes that read analysis results answer 409 until it is. */
+export async function getAnalyzedImage(db: Db, accountName: string, digest: string): Promise<ImageRecord> {
+  const image = await getImage(db, accountName, digest);
+  if (image.analysis_status !== 'analyzed')
+    throw new ConflictError(`image '${digest}' is not analyzed (analysis_status: ${image.analysis_status}); retry once it is`, {
+      image_digest: digest,
+      analysis_status: image.analysis_status,
+    });
   return image;
 }
 
@@ -214,6 +226,8 @@ export interface AnalysisResult {
   arch: string | null;
   distro: string | null;
   distroVersion: string | null;
+  /** os-release ID_LIKE entries. */
+  distroLike?: string[];
   dockerfileMode: 'Actual' | 'Guessed' | null;
   imageSize: number;
   layerCount: number;
@@ -225,7 +239,15 @@ export interface AnalysisResult {
  * Stores a finished analysis in one transaction and marks the image analyzed (replacing earlier results); the
  * completion event, when given, is part of the same transaction, so no reader sees one without the other.
  */
-export async function saveAnalysis(db: Db, accountName: string, digest: string, result: AnalysisResult, event?: NewEvent): Promise<boolean> {
+export async function saveAnalysis(
+  db: Db,
+  accountName: string,
+  digest: string,
+  result: AnalysisResult,
+  event?: NewEvent,
+  /** More writes that belong with the results (the image's vulnerability findings), in the same transaction. */
+  afterSave?: (trx: Db) => Promise<void>,
+): Promise<boolean> {
   return db.transaction(async (trx) => {
     const scope = { account_name: accountName, image_digest: digest };
     const image = await trx<ImageRecord>('images').where(scope).first('analysis_status');
@@ -255,6 +277,7 @@ export async function saveAnalysis(db: Db, accountName: string, digest: string, 
       arch: result.arch,
       distro: result.distro,
       distro_version: result.distroVersion,
+      distro_like: result.distroLike?.length ? result.distroLike.join(',') : null,
       dockerfile_mode: result.dockerfileMode,
       image_size: result.imageSize,
       layer_count: result.layerCount,
@@ -263,6 +286,7 @@ export async function saveAnalysis(db: Db, accountName: string, digest: string, 
       last_updated: now,
     });
     await trx('image_status_history').insert({ ...scope, from_status: 'analyzing', to_status: 'analyzed', detail: null, host_id: hostname(), timestamp: now });
+    if (afterSave) await afterSave(trx);
     if (event) await recordEvent(trx, event);
     return true;
   });

@@ -24,7 +24,7 @@ const API_ROOT = '/v2';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const SERVICE_ACCOUNT_HEADER = 'x-service-account';
 /** Bodies of these types are streamed to the handler, never buffered or parsed here. */
-const STREAMED_MEDIA_TYPES = new Set(['application/x-tar', 'application/gzip', 'application/octet-stream']);
+const STREAMED_MEDIA_TYPES = new Set(['application/x-tar', 'application/gzip', 'application/octet-stream', 'application/zip', 'multipart/form-data']);
 
 interface AjvError {
   instancePath: string;

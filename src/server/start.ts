@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import { startWatchScheduler } from '../images/watch.js';
 import { registerJobs } from '../jobs/registry.js';
 import { createServices, type Services } from '../service.js';
+import { startFeedScheduler } from '../vulns/feeds.js';
 import { createApp } from './app.js';
 
 export interface RunningServer {
@@ -37,6 +38,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   });
   await services.worker.start();
   const stopWatching = config.watchIntervalSeconds > 0 ? startWatchScheduler(services, config.watchIntervalSeconds) : () => {};
+  const stopFeedSchedule = startFeedScheduler(services);
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${port}`;
@@ -53,6 +55,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         server.closeIdleConnections();
       });
       stopWatching();
+      stopFeedSchedule();
       // Running analyses are interrupted, not lost: their jobs stay claimed and resume at the next start.
       await services.worker.stop();
       await services.db.destroy();

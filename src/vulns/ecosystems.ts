@@ -30,6 +30,8 @@ export interface MatchablePackage {
   name: string;
   version: string;
   origin?: string | null;
+  /** The source package's version (dpkg `Source: name (version)`), used when the match is by source name. */
+  sourceVersion?: string | null;
 }
 
 /** OSV's names for distributions (os-release ID -> lower-cased OSV ecosystem). */
@@ -86,4 +88,25 @@ export function lookupTarget(pkg: MatchablePackage, distro: DistroInfo | undefin
     default:
       return undefined;
   }
+}
+
+/** The comparator for versions in an OSV ecosystem's records (lower-cased base name), if Vigil orders them. */
+const ECOSYSTEM_COMPARATORS: Record<string, VersionComparator> = {
+  debian: dpkgComparator,
+  ubuntu: dpkgComparator,
+  alpine: apkComparator,
+  wolfi: apkComparator,
+  'red hat': rpmComparator,
+  'rocky linux': rpmComparator,
+  almalinux: rpmComparator,
+  pypi: pep440Comparator,
+  npm: semverComparator,
+  'crates.io': semverComparator,
+  go: goComparator,
+  maven: mavenComparator,
+  rubygems: gemComparator,
+};
+
+export function comparatorForEcosystem(ecosystem: string): VersionComparator | undefined {
+  return ECOSYSTEM_COMPARATORS[ecosystem.toLowerCase()];
 }

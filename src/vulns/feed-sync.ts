@@ -1,14 +1,17 @@
 /**
- * Feed synchronisation: read OSV records from a source (all.zip, directory or file) and store the ones that are
- * new or whose `modified` changed, with their affected-package index. The whole sync is one transaction: a source
- * that fails part-way (truncated archive, unreadable path) leaves the previous data exactly as it was, and readers
- * keep seeing it throughout. Malformed records are skipped and counted, never fatal.
+ * Feed synchronisation: store the records of a source (OSV all.zip, directory or file; Alpine secdb converted to
+ * OSV) that are new or whose content changed, with their affected-package index, and drop records the source no
+ * longer has. Records are first written to staging tables in small transactions, so a long first import does not
+ * hold the database (SQLite has one writer) for its whole duration; one short transaction at the end moves them
+ * into the live tables. A source that fails part-way (truncated archive, unreadable path, a crash) never reaches
+ * that step, so the previous data keeps serving, unchanged. Malformed records are skipped and counted, never fatal.
  */
-import { gzipSync } from 'node:zlib';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../db/index.js';
 import { nowIso } from '../util/time.js';
-import { readOsvPath, type OsvReadError } from './osv/archive.js';
+import { readOsvPath, type OsvReadError, type OsvReadResult } from './osv/archive.js';
 import type { OsvRecord } from './osv/types.js';
+import { encodeRecord, feedGroupName, type MatchKey, matchKeyId } from './records.js';
 import { normalizePackageName } from './package-names.js';
 
 export interface SyncStats {
@@ -17,21 +20,54 @@ export interface SyncStats {
   inserted: number;
   updated: number;
   unchanged: number;
+  removed: number;
   errors: OsvReadError[];
+}
+
+export interface SyncResult {
+  stats: SyncStats;
+  /** Every (ecosystem, release, name) whose advisories changed: the packages to re-match. */
+  changedKeys: MatchKey[];
 }
 
 export interface SyncOptions {
   /** Called every `progressEvery` records with the running counts. */
   onProgress?: (stats: Readonly<SyncStats>) => void;
   progressEvery?: number;
+  /** Source description stored with the feed (path or URL without credentials). */
+  source?: string;
+  kind?: string;
 }
 
 const BATCH = 500;
 
-function vulnerabilityRow(feed: string, r: OsvRecord, now: string) {
+const RECORD_COLUMNS = [
+  'feed',
+  'id',
+  'modified',
+  'published',
+  'withdrawn',
+  'summary',
+  'severity_label',
+  'severity',
+  'aliases',
+  'content_digest',
+  'record',
+  'updated_at',
+];
+const AFFECTED_COLUMNS = ['feed', 'vuln_id', 'grp', 'ecosystem', 'release', 'package_name', 'affected'];
+
+/** The digest change detection compares: the record without `modified`, which some feeds never bump. */
+function contentDigest(record: OsvRecord): string {
+  const { modified: _ignored, ...content } = record;
+  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
+}
+
+function recordRow(syncId: string, feed: string, r: OsvRecord, digest: string, now: string) {
   return {
-    id: r.id,
+    sync_id: syncId,
     feed,
+    id: r.id,
     modified: r.modified,
     published: r.published ?? null,
     withdrawn: r.withdrawn ?? null,
@@ -39,98 +75,187 @@ function vulnerabilityRow(feed: string, r: OsvRecord, now: string) {
     severity_label: r.severityLabel ?? null,
     severity: JSON.stringify(r.severity),
     aliases: JSON.stringify(r.aliases),
-    record: gzipSync(JSON.stringify(r)),
+    content_digest: digest,
+    record: encodeRecord(r),
     updated_at: now,
   };
 }
 
-function affectedRows(r: OsvRecord) {
+function affectedRows(syncId: string, feed: string, r: OsvRecord) {
   return r.affected
     .filter((a) => a.package)
     .map((a) => {
       const ecosystem = a.package!.ecosystem.ecosystem.toLowerCase();
+      const release = a.package!.ecosystem.release ?? null;
       return {
+        sync_id: syncId,
+        feed,
         vuln_id: r.id,
+        grp: feedGroupName(ecosystem, release),
         ecosystem,
-        release: a.package!.ecosystem.release ?? null,
+        release,
         package_name: normalizePackageName(ecosystem, a.package!.name),
         affected: JSON.stringify(a),
       };
     });
 }
 
-async function flush(trx: Db, feed: string, batch: OsvRecord[], isNew: Set<string>): Promise<void> {
+async function stage(db: Db, syncId: string, feed: string, batch: { record: OsvRecord; digest: string }[]): Promise<void> {
   if (batch.length === 0) return;
   const now = nowIso();
-  const ids = batch.map((r) => r.id);
-  const existing = ids.filter((id) => !isNew.has(id));
-  if (existing.length) {
-    await trx('vulnerability_affected').whereIn('vuln_id', existing).delete();
-    await trx('vulnerabilities').whereIn('id', existing).delete();
-  }
-  await trx('vulnerabilities').insert(batch.map((r) => vulnerabilityRow(feed, r, now)));
-  const affected = batch.flatMap(affectedRows);
-  for (let i = 0; i < affected.length; i += BATCH) await trx('vulnerability_affected').insert(affected.slice(i, i + BATCH));
+  await db.transaction(async (trx) => {
+    await trx('vuln_sync_records').insert(batch.map((b) => recordRow(syncId, feed, b.record, b.digest, now)));
+    const affected = batch.flatMap((b) => affectedRows(syncId, feed, b.record));
+    for (let i = 0; i < affected.length; i += BATCH) await trx('vuln_sync_affected').insert(affected.slice(i, i + BATCH));
+  });
 }
 
-async function recordSyncOutcome(db: Db, feed: string, status: 'ok' | 'failed', stats: SyncStats, error?: string): Promise<void> {
+async function clearStaging(db: Db, feed: string): Promise<void> {
+  await db('vuln_sync_affected').where({ feed }).delete();
+  await db('vuln_sync_records').where({ feed }).delete();
+}
+
+function chunks<T>(items: T[], size = BATCH): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function addKeys(into: Map<string, MatchKey>, rows: { ecosystem: string; release: string | null; package_name: string }[]): void {
+  for (const r of rows) {
+    const key = { ecosystem: r.ecosystem, release: r.release ?? null, packageName: r.package_name };
+    into.set(matchKeyId(key), key);
+  }
+}
+
+/** Moves the staged records into the live tables in one transaction and returns the index keys that changed. */
+async function applyStaged(db: Db, feed: string, syncId: string, replacedIds: string[]): Promise<MatchKey[]> {
+  return db.transaction(async (trx) => {
+    const keys = new Map<string, MatchKey>();
+    for (const ids of chunks(replacedIds)) {
+      addKeys(keys, await trx('vulnerability_affected').where({ feed }).whereIn('vuln_id', ids).distinct('ecosystem', 'release', 'package_name'));
+      await trx('vulnerability_affected').where({ feed }).whereIn('vuln_id', ids).delete();
+      await trx('vulnerabilities').where({ feed }).whereIn('id', ids).delete();
+    }
+    addKeys(keys, await trx('vuln_sync_affected').where({ sync_id: syncId }).distinct('ecosystem', 'release', 'package_name'));
+    const recordCols = RECORD_COLUMNS.join(', ');
+    const affectedCols = AFFECTED_COLUMNS.join(', ');
+    await trx.raw(`INSERT INTO vulnerabilities (${recordCols}) SELECT ${recordCols} FROM vuln_sync_records WHERE sync_id = ?`, [syncId]);
+    await trx.raw(`INSERT INTO vulnerability_affected (${affectedCols}) SELECT ${affectedCols} FROM vuln_sync_affected WHERE sync_id = ?`, [syncId]);
+    await trx('vuln_sync_affected').where({ sync_id: syncId }).delete();
+    await trx('vuln_sync_records').where({ sync_id: syncId }).delete();
+    await refreshGroupCounts(trx, feed);
+    return [...keys.values()];
+  });
+}
+
+/** Record counts per group, kept with the group's enabled flag; empty groups go unless an administrator disabled them. */
+export async function refreshGroupCounts(db: Db, feed: string): Promise<void> {
+  const now = nowIso();
+  const counts: { grp: string; n: number | string }[] = await db('vulnerability_affected').where({ feed }).groupBy('grp').select('grp').countDistinct({ n: 'vuln_id' });
+  const present = new Set<string>();
+  for (const c of counts) {
+    present.add(c.grp);
+    await db('vuln_feed_groups')
+      .insert({ feed, name: c.grp, enabled: true, record_count: Number(c.n), created_at: now, last_sync: now })
+      .onConflict(['feed', 'name'])
+      .merge(['record_count', 'last_sync']);
+  }
+  const stale = (await db('vuln_feed_groups').where({ feed }).select('name', 'enabled')).filter((g: { name: string }) => !present.has(g.name));
+  for (const g of stale) {
+    const q = db('vuln_feed_groups').where({ feed, name: g.name });
+    if (g.enabled === false || g.enabled === 0) await q.update({ record_count: 0, last_sync: now });
+    else await q.delete();
+  }
+}
+
+export async function ensureFeed(db: Db, feed: string, kind?: string): Promise<void> {
+  await db('vuln_feeds').insert({ name: feed, kind: kind ?? null, enabled: true, created_at: nowIso() }).onConflict('name').ignore();
+}
+
+export async function recordSyncOutcome(
+  db: Db,
+  feed: string,
+  outcome: { status: 'ok' | 'failed'; stats?: unknown; error?: string; source?: string; kind?: string },
+): Promise<void> {
+  const now = nowIso();
   await db('vuln_feeds')
     .where({ name: feed })
-    .update({ last_sync_at: nowIso(), last_sync_status: status, last_sync_error: error ?? null, last_sync_stats: JSON.stringify(stats) });
+    .update({
+      last_sync_at: now,
+      last_sync_status: outcome.status,
+      last_sync_error: outcome.error ?? null,
+      last_sync_stats: outcome.stats === undefined ? null : JSON.stringify(outcome.stats),
+      ...(outcome.status === 'ok' ? { last_success_at: now } : {}),
+      ...(outcome.source !== undefined ? { source: outcome.source } : {}),
+      ...(outcome.kind !== undefined ? { kind: outcome.kind } : {}),
+    });
 }
 
-export async function syncOsvSource(db: Db, feed: string, source: string, options: SyncOptions = {}): Promise<SyncStats> {
-  await db('vuln_feeds').insert({ name: feed, enabled: true }).onConflict('name').ignore();
-  const stats: SyncStats = { read: 0, skipped: 0, inserted: 0, updated: 0, unchanged: 0, errors: [] };
+/** Syncs a feed from records read from any source; the source is treated as the feed's complete content. */
+export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult, options: SyncOptions = {}): Promise<SyncResult> {
+  await ensureFeed(db, feed, options.kind);
+  const stats: SyncStats = { read: 0, skipped: 0, inserted: 0, updated: 0, unchanged: 0, removed: 0, errors: [] };
   const every = options.progressEvery ?? 10_000;
+  const syncId = randomUUID();
   try {
-    await db.transaction(async (trx) => {
-      const known = new Map<string, string>(
-        (await trx('vulnerabilities').where({ feed }).select('id', 'modified')).map((r: { id: string; modified: string }) => [r.id, r.modified]),
-      );
-      const input = readOsvPath(source);
-      // Keyed by id: a source that lists one id twice stores its last copy once.
-      let batch = new Map<string, OsvRecord>();
-      const isNew = new Set<string>();
-      for await (const record of input.records) {
-        stats.read++;
-        const before = known.get(record.id);
-        if (before === record.modified) stats.unchanged++;
-        else {
-          if (before === undefined) {
-            stats.inserted++;
-            isNew.add(record.id);
-          } else stats.updated++;
-          known.set(record.id, record.modified);
-          batch.set(record.id, record);
-          if (batch.size >= BATCH) {
-            await flush(trx, feed, [...batch.values()], isNew);
-            batch = new Map();
-            isNew.clear();
-          }
-        }
-        if (options.onProgress && stats.read % every === 0) options.onProgress({ ...stats, skipped: input.stats.skipped });
+    // Leftovers of a sync that crashed before applying; only one sync per feed runs at a time.
+    await clearStaging(db, feed);
+    const known = new Map<string, string>(
+      (await db('vulnerabilities').where({ feed }).select('id', 'content_digest')).map((r: { id: string; content_digest: string }) => [r.id, r.content_digest]),
+    );
+    const seen = new Set<string>();
+    const replaced: string[] = [];
+    // Keyed by id: a source that lists one id twice stores its last copy once.
+    let batch = new Map<string, { record: OsvRecord; digest: string }>();
+    for await (const record of input.records) {
+      stats.read++;
+      const digest = contentDigest(record);
+      if (seen.has(record.id)) {
+        // A second copy of an id: the last one wins while it is still unstaged.
+        if (batch.has(record.id)) batch.set(record.id, { record, digest });
+        continue;
       }
-      await flush(trx, feed, [...batch.values()], isNew);
-      stats.skipped = input.stats.skipped;
-      stats.errors = input.stats.errors;
-    });
+      seen.add(record.id);
+      const before = known.get(record.id);
+      if (before === digest) stats.unchanged++;
+      else {
+        if (before === undefined) stats.inserted++;
+        else {
+          stats.updated++;
+          replaced.push(record.id);
+        }
+        batch.set(record.id, { record, digest });
+        if (batch.size >= BATCH) {
+          await stage(db, syncId, feed, [...batch.values()]);
+          batch = new Map();
+        }
+      }
+      if (options.onProgress && stats.read % every === 0) options.onProgress({ ...stats, skipped: input.stats.skipped });
+    }
+    await stage(db, syncId, feed, [...batch.values()]);
+    stats.skipped = input.stats.skipped;
+    stats.errors = input.stats.errors;
+    const removed = [...known.keys()].filter((id) => !seen.has(id));
+    stats.removed = removed.length;
+    const changedKeys = await applyStaged(db, feed, syncId, [...replaced, ...removed]);
+    await recordSyncOutcome(db, feed, { status: 'ok', stats, source: options.source, kind: options.kind });
+    options.onProgress?.(stats);
+    return { stats, changedKeys };
   } catch (err) {
-    await recordSyncOutcome(db, feed, 'failed', stats, err instanceof Error ? err.message : String(err));
+    await clearStaging(db, feed).catch(() => undefined);
+    await recordSyncOutcome(db, feed, { status: 'failed', stats, error: err instanceof Error ? err.message : String(err), source: options.source, kind: options.kind });
     throw err;
   }
-  await recordSyncOutcome(db, feed, 'ok', stats);
-  return stats;
+}
+
+/** Syncs a feed from an OSV path (all.zip, directory or JSON file). */
+export function syncOsvSource(db: Db, feed: string, path: string, options: SyncOptions = {}): Promise<SyncResult> {
+  return syncFeedRecords(db, feed, readOsvPath(path), { source: path, kind: 'osv', ...options });
 }
 
 /** Record counts per group (`debian:12`, `pypi`, ...), as feed listings show them. */
 export async function feedGroupCounts(db: Db, feed: string): Promise<{ group: string; records: number }[]> {
-  const rows = await db('vulnerability_affected as a')
-    .join('vulnerabilities as v', 'v.id', 'a.vuln_id')
-    .where('v.feed', feed)
-    .groupBy('a.ecosystem', 'a.release')
-    .select('a.ecosystem', 'a.release')
-    .countDistinct({ n: 'a.vuln_id' })
-    .orderBy(['a.ecosystem', 'a.release']);
-  return rows.map((r: any) => ({ group: r.release ? `${r.ecosystem}:${r.release}` : r.ecosystem, records: Number(r.n) }));
+  const rows = await db('vuln_feed_groups').where({ feed }).orderBy('name').select('name', 'record_count');
+  return rows.map((r: { name: string; record_count: number }) => ({ group: r.name, records: Number(r.record_count) }));
 }

@@ -1,54 +1,147 @@
 /**
- * Matching one package against the vulnerability index: a lookup by (ecosystem, name) — never a scan of the
- * feed — then OSV range evaluation with the ecosystem's comparator. Withdrawn advisories never match.
+ * Matching packages against the vulnerability index: lookups by (ecosystem, name) — batched, one query per few
+ * hundred names, never a scan of the feed — then OSV range evaluation with the ecosystem's comparator. Withdrawn
+ * advisories and disabled feeds or groups never match.
  */
 import type { Db } from '../db/index.js';
+import { toBool } from '../db/index.js';
 import type { DistroInfo } from '../images/model.js';
-import { lookupTarget, type MatchablePackage } from './ecosystems.js';
+import { lookupTarget, type LookupTarget, type MatchablePackage } from './ecosystems.js';
 import { isAffected } from './osv/ranges.js';
 import type { OsvAffected } from './osv/types.js';
 
+export type FixState = 'fixed' | 'not-fixed' | 'wont-fix';
+
 export interface PackageMatch {
   vulnId: string;
-  /** The advisory's ecosystem group, e.g. debian:12 or pypi. */
+  feed: string;
+  /** The advisory's feed group (namespace), e.g. debian:12 or pypi. */
   group: string;
   /** The name the advisory used: the package itself or its source package. */
   matchedName: string;
-  fixState: 'fixed' | 'not-fixed';
+  fixState: FixState;
   fixedIn: string[];
 }
 
 interface AffectedRow {
+  feed: string;
   vuln_id: string;
-  ecosystem: string;
-  release: string | null;
+  grp: string;
   package_name: string;
   affected: string;
 }
 
-export async function matchPackage(db: Db, pkg: MatchablePackage, distro: DistroInfo | undefined): Promise<PackageMatch[]> {
-  const target = lookupTarget(pkg, distro);
-  if (!target) return [];
-  const q = db<AffectedRow>('vulnerability_affected as a')
-    .join('vulnerabilities as v', 'v.id', 'a.vuln_id')
-    .whereNull('v.withdrawn')
-    .where('a.ecosystem', target.ecosystem)
-    .whereIn('a.package_name', target.names)
-    .select('a.vuln_id', 'a.ecosystem', 'a.release', 'a.package_name', 'a.affected');
-  // Distro advisories apply to their release only; language advisories carry no release.
-  if (target.release !== undefined) q.andWhere('a.release', target.release);
+/** Feeds and groups an administrator switched off; loaded once per matching run. */
+export interface MatchExclusions {
+  feeds: Set<string>;
+  groups: Set<string>;
+}
+
+export async function loadExclusions(db: Db): Promise<MatchExclusions> {
+  const feeds = (await db('vuln_feeds').select('name', 'enabled')).filter((f: { enabled: unknown }) => !toBool(f.enabled));
+  const groups = (await db('vuln_feed_groups').select('feed', 'name', 'enabled')).filter((g: { enabled: unknown }) => !toBool(g.enabled));
+  return {
+    feeds: new Set(feeds.map((f: { name: string }) => f.name)),
+    groups: new Set(groups.map((g: { feed: string; name: string }) => `${g.feed}\u0000${g.name}`)),
+  };
+}
+
+/** Values the feed may use to say a vulnerability will not be fixed in this release. */
+const WONT_FIX_MARKERS = new Set(['wont-fix', 'will-not-fix', 'will_not_fix', "won't fix"]);
+
+/**
+ * OSV has no field for "the distribution decided not to fix this". Distro converters put the tracker's verdict in
+ * `ecosystem_specific` or `database_specific`; Vigil reads `fix_state` (grype's vocabulary) or `status` there.
+ */
+function markedWontFix(affected: OsvAffected): boolean {
+  for (const extra of [affected.ecosystemSpecific, affected.databaseSpecific]) {
+    for (const field of ['fix_state', 'status']) {
+      const value = extra?.[field];
+      if (typeof value === 'string' && WONT_FIX_MARKERS.has(value.toLowerCase())) return true;
+    }
+  }
+  return false;
+}
+
+const NAME_CHUNK = 400;
+
+/** Index rows for a set of names in one ecosystem (and release), grouped by normalised name. */
+async function lookupRows(db: Db, ecosystem: string, release: string | undefined, names: string[]): Promise<Map<string, AffectedRow[]>> {
+  const byName = new Map<string, AffectedRow[]>();
+  for (let i = 0; i < names.length; i += NAME_CHUNK) {
+    const q = db<AffectedRow>('vulnerability_affected as a')
+      .join('vulnerabilities as v', function joinRecord() {
+        this.on('v.feed', '=', 'a.feed').andOn('v.id', '=', 'a.vuln_id');
+      })
+      .whereNull('v.withdrawn')
+      .where('a.ecosystem', ecosystem)
+      .whereIn('a.package_name', names.slice(i, i + NAME_CHUNK))
+      .select('a.feed', 'a.vuln_id', 'a.grp', 'a.package_name', 'a.affected');
+    // Distro advisories apply to their release only; language advisories carry no release.
+    if (release !== undefined) q.andWhere('a.release', release);
+    for (const row of await q) {
+      const list = byName.get(row.package_name);
+      if (list) list.push(row);
+      else byName.set(row.package_name, [row]);
+    }
+  }
+  return byName;
+}
+
+function matchOne(pkg: MatchablePackage, target: LookupTarget, rows: Map<string, AffectedRow[]>, exclusions: MatchExclusions, parsed: Map<AffectedRow, OsvAffected>): PackageMatch[] {
   const matches = new Map<string, PackageMatch>();
-  for (const row of await q) {
-    const verdict = isAffected(pkg.version, JSON.parse(row.affected) as OsvAffected, target.comparator);
-    if (!verdict.affected || matches.has(row.vuln_id)) continue;
-    const fixedIn = verdict.fixedIn ?? [];
-    matches.set(row.vuln_id, {
-      vulnId: row.vuln_id,
-      group: row.release ? `${row.ecosystem}:${row.release}` : row.ecosystem,
-      matchedName: row.package_name,
-      fixState: fixedIn.length ? 'fixed' : 'not-fixed',
-      fixedIn,
-    });
+  for (const name of target.names) {
+    for (const row of rows.get(name) ?? []) {
+      if (matches.has(row.vuln_id) || exclusions.feeds.has(row.feed) || exclusions.groups.has(`${row.feed}\u0000${row.grp}`)) continue;
+      let affected = parsed.get(row);
+      if (!affected) parsed.set(row, (affected = JSON.parse(row.affected) as OsvAffected));
+      // Advisories filed under the source package carry source versions (they differ for binNMUs and some renames).
+      const version = name !== pkg.name && name === pkg.origin && pkg.sourceVersion ? pkg.sourceVersion : pkg.version;
+      const verdict = isAffected(version, affected, target.comparator);
+      if (!verdict.affected) continue;
+      const fixedIn = verdict.fixedIn ?? [];
+      matches.set(row.vuln_id, {
+        vulnId: row.vuln_id,
+        feed: row.feed,
+        group: row.grp,
+        matchedName: row.package_name,
+        fixState: fixedIn.length ? 'fixed' : markedWontFix(affected) ? 'wont-fix' : 'not-fixed',
+        fixedIn,
+      });
+    }
   }
   return [...matches.values()].sort((a, b) => (a.vulnId < b.vulnId ? -1 : a.vulnId > b.vulnId ? 1 : 0));
+}
+
+/** Matches for each package, in the order given (an empty list where none apply or no feed covers the package). */
+export async function matchPackages(
+  db: Db,
+  packages: readonly MatchablePackage[],
+  distro: DistroInfo | undefined,
+  exclusions?: MatchExclusions,
+): Promise<PackageMatch[][]> {
+  const excluded = exclusions ?? (await loadExclusions(db));
+  const targets = packages.map((p) => lookupTarget(p, distro));
+  // One lookup per (ecosystem, release) over the union of names.
+  const groups = new Map<string, { ecosystem: string; release?: string; names: Set<string> }>();
+  for (const t of targets) {
+    if (!t) continue;
+    const id = `${t.ecosystem}\u0000${t.release ?? ''}`;
+    let g = groups.get(id);
+    if (!g) groups.set(id, (g = { ecosystem: t.ecosystem, release: t.release, names: new Set() }));
+    for (const n of t.names) g.names.add(n);
+  }
+  const rowsByGroup = new Map<string, Map<string, AffectedRow[]>>();
+  for (const [id, g] of groups) rowsByGroup.set(id, await lookupRows(db, g.ecosystem, g.release, [...g.names]));
+  const parsed = new Map<AffectedRow, OsvAffected>();
+  return packages.map((pkg, i) => {
+    const t = targets[i];
+    if (!t) return [];
+    return matchOne(pkg, t, rowsByGroup.get(`${t.ecosystem}\u0000${t.release ?? ''}`)!, excluded, parsed);
+  });
+}
+
+/** Matches for one package. */
+export async function matchPackage(db: Db, pkg: MatchablePackage, distro: DistroInfo | undefined): Promise<PackageMatch[]> {
+  return (await matchPackages(db, [pkg], distro))[0]!;
 }

@@ -55,8 +55,9 @@ describe('OSV feed sync', () => {
       'broken.json': '{"id": "X", "modified": 5}',
       'not-json.json': '{{{',
     });
-    const stats = await syncOsvSource(db, 'osv', feed);
-    expect(stats).toMatchObject({ read: 2, skipped: 2, inserted: 2, updated: 0, unchanged: 0 });
+    const { stats, changedKeys } = await syncOsvSource(db, 'osv', feed);
+    expect(stats).toMatchObject({ read: 2, skipped: 2, inserted: 2, updated: 0, unchanged: 0, removed: 0 });
+    expect(changedKeys.map((k) => `${k.ecosystem}:${k.release}:${k.packageName}`).sort()).toEqual(['debian:11:openssl', 'debian:12:openssl', 'pypi:null:foo-bar']);
     expect(stats.errors.map((e) => e.source).sort()).toEqual([join(feed, 'broken.json'), join(feed, 'not-json.json')]);
     const index = await db('vulnerability_affected').orderBy(['vuln_id', 'release']).select('vuln_id', 'ecosystem', 'release', 'package_name');
     expect(index).toEqual([
@@ -73,15 +74,17 @@ describe('OSV feed sync', () => {
     expect(state).toMatchObject({ last_sync_status: 'ok', last_sync_error: null });
   });
 
-  it('is incremental: only records whose modified changed are rewritten', async () => {
+  it('is incremental: only records whose content changed are rewritten', async () => {
     const feed = writeFeed({
       'PYSEC-1.json': record('PYSEC-1', '2026-01-01T00:00:00Z', [{ ecosystem: 'PyPI', name: 'Foo_Bar', fixed: '1.2' }]),
       'DSA-2.json': record('DSA-2', '2026-02-01T00:00:00Z', [{ ecosystem: 'Debian:12', name: 'openssl', fixed: '3.0.13-1~deb12u1' }]),
       'GO-3.json': record('GO-3', '2026-02-01T00:00:00Z', [{ ecosystem: 'Go', name: 'golang.org/x/net', fixed: '0.23.0' }]),
     });
     const before = await db('vulnerabilities').where({ id: 'PYSEC-1' }).first('updated_at');
-    const stats = await syncOsvSource(db, 'osv', feed);
-    expect(stats).toMatchObject({ read: 3, inserted: 1, updated: 1, unchanged: 1, skipped: 0 });
+    const { stats, changedKeys } = await syncOsvSource(db, 'osv', feed);
+    expect(stats).toMatchObject({ read: 3, inserted: 1, updated: 1, unchanged: 1, skipped: 0, removed: 0 });
+    // The old and new index entries of DSA-2, and the new GO-3 one; nothing of the unchanged PYSEC-1.
+    expect(changedKeys.map((k) => `${k.ecosystem}:${k.release}:${k.packageName}`).sort()).toEqual(['debian:11:openssl', 'debian:12:openssl', 'go:null:golang.org/x/net']);
     expect(await ids()).toEqual(['DSA-2@2026-02-01T00:00:00Z', 'GO-3@2026-02-01T00:00:00Z', 'PYSEC-1@2026-01-01T00:00:00Z']);
     expect((await db('vulnerabilities').where({ id: 'PYSEC-1' }).first('updated_at')).updated_at).toBe(before.updated_at);
     // The updated record's index was replaced, not appended to.
@@ -89,14 +92,30 @@ describe('OSV feed sync', () => {
     expect(dsa).toEqual([{ release: '12' }]);
   });
 
-  it('reads a per-ecosystem all.zip export', async () => {
+  it('compares content, not just modified: a placeholder timestamp still picks up changes, a bumped one alone does not', async () => {
+    const base = record('PYSEC-1', '2026-01-01T00:00:00Z', [{ ecosystem: 'PyPI', name: 'Foo_Bar', fixed: '1.2' }]);
+    const others = {
+      'DSA-2.json': record('DSA-2', '2026-02-01T00:00:00Z', [{ ecosystem: 'Debian:12', name: 'openssl', fixed: '3.0.13-1~deb12u1' }]),
+      'GO-3.json': record('GO-3', '2026-02-01T00:00:00Z', [{ ecosystem: 'Go', name: 'golang.org/x/net', fixed: '0.23.0' }]),
+    };
+    const touched = await syncOsvSource(db, 'osv', writeFeed({ ...others, 'PYSEC-1.json': { ...base, modified: '2026-05-05T00:00:00Z' } }));
+    expect(touched.stats).toMatchObject({ unchanged: 3, updated: 0 });
+    expect(touched.changedKeys).toEqual([]);
+    const changed = await syncOsvSource(db, 'osv', writeFeed({ ...others, 'PYSEC-1.json': { ...base, summary: 'now with details' } }));
+    expect(changed.stats).toMatchObject({ unchanged: 2, updated: 1 });
+  });
+
+  it('reads a per-ecosystem all.zip export and drops records the source no longer has', async () => {
     const zip = zipSync({
       'GO-4.json': strToU8(JSON.stringify(record('GO-4', '2026-03-01T00:00:00Z', [{ ecosystem: 'Go', name: 'example.com/mod', fixed: '1.0.1' }]))),
     });
     const path = join(dir, 'all.zip');
     writeFileSync(path, zip);
-    const stats = await syncOsvSource(db, 'osv', path);
-    expect(stats).toMatchObject({ read: 1, inserted: 1 });
+    const { stats, changedKeys } = await syncOsvSource(db, 'osv', path);
+    expect(stats).toMatchObject({ read: 1, inserted: 1, removed: 3 });
+    expect(await ids()).toEqual(['GO-4@2026-03-01T00:00:00Z']);
+    expect(changedKeys.map((k) => k.packageName).sort()).toEqual(['example.com/mod', 'foo-bar', 'golang.org/x/net', 'openssl']);
+    expect(await feedGroupCounts(db, 'osv')).toEqual([{ group: 'go', records: 1 }]);
   });
 
   it('leaves the previous data intact and serving when a sync fails part-way', async () => {
@@ -113,11 +132,14 @@ describe('OSV feed sync', () => {
     const state = await db('vuln_feeds').where({ name: 'osv' }).first();
     expect(state.last_sync_status).toBe('failed');
     expect(state.last_sync_error).toBeTruthy();
+    // Nothing of the failed attempt lingers in staging.
+    expect(await db('vuln_sync_records').count({ n: '*' }).first()).toMatchObject({ n: 0 });
+    expect(await db('vuln_sync_affected').count({ n: '*' }).first()).toMatchObject({ n: 0 });
   });
 
   it('fails clearly for a source that does not exist', async () => {
     await expect(syncOsvSource(db, 'osv', join(dir, 'nope', 'all.zip'))).rejects.toThrow(/nope/);
     mkdirSync(join(dir, 'empty'));
-    expect(await syncOsvSource(db, 'osv', join(dir, 'empty'))).toMatchObject({ read: 0, inserted: 0 });
+    expect((await syncOsvSource(db, 'other', join(dir, 'empty'))).stats).toMatchObject({ read: 0, inserted: 0 });
   });
 });

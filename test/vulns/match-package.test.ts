@@ -52,7 +52,7 @@ const ids = (m: { vulnId: string }[]) => m.map((x) => x.vulnId);
 describe('matching packages against the index', () => {
   it('matches a Debian binary package by its source package, in its release only, with the fix', async () => {
     const libssl = await matchPackage(db, { type: 'dpkg', name: 'libssl3', version: '3.0.9-1', origin: 'openssl' }, DEBIAN_12);
-    expect(libssl).toEqual([{ vulnId: 'DSA-0001', group: 'debian:12', matchedName: 'openssl', fixState: 'fixed', fixedIn: ['3.0.11-1~deb12u2'] }]);
+    expect(libssl).toEqual([{ vulnId: 'DSA-0001', feed: 'osv', group: 'debian:12', matchedName: 'openssl', fixState: 'fixed', fixedIn: ['3.0.11-1~deb12u2'] }]);
     expect(await matchPackage(db, { type: 'dpkg', name: 'libssl3', version: '3.0.11-1~deb12u2', origin: 'openssl' }, DEBIAN_12)).toEqual([]);
     const libc = await matchPackage(db, { type: 'dpkg', name: 'libc6', version: '2.36-9+deb12u4', origin: 'glibc' }, DEBIAN_12);
     expect(libc).toEqual([expect.objectContaining({ vulnId: 'DEBIAN-CVE-0003', fixState: 'not-fixed', fixedIn: [] })]);

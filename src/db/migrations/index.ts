@@ -5,6 +5,7 @@ import * as m003 from './003_images.js';
 import * as m004 from './004_subscriptions.js';
 import * as m005 from './005_imports.js';
 import * as m006 from './006_vulnerabilities.js';
+import * as m007 from './007_findings.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '004_subscriptions': m004,
   '005_imports': m005,
   '006_vulnerabilities': m006,
+  '007_findings': m007,
 };

@@ -1,0 +1,86 @@
+/**
+ * KEV and EPSS: per-CVE facts that enrich findings rather than create them. Each source replaces its feed's rows
+ * in one transaction (both publish complete snapshots), so readers see the old set or the new one, never a mix.
+ * They never change which packages match, so no re-matching follows.
+ */
+import type { Db } from '../db/index.js';
+import { readEpssCsv } from './sources/epss.js';
+import { readKevFile } from './sources/kev.js';
+import { ensureFeed, recordSyncOutcome } from './feed-sync.js';
+import { nowIso } from '../util/time.js';
+
+export interface EnrichmentStats {
+  read: number;
+  skipped: number;
+  stored: number;
+  errors: { source: string; message: string }[];
+}
+
+const BATCH = 500;
+
+async function setSingleGroup(db: Db, feed: string, group: string, count: number): Promise<void> {
+  const now = nowIso();
+  await db('vuln_feed_groups').where({ feed }).whereNot({ name: group }).delete();
+  await db('vuln_feed_groups')
+    .insert({ feed, name: group, enabled: true, record_count: count, created_at: now, last_sync: now })
+    .onConflict(['feed', 'name'])
+    .merge(['record_count', 'last_sync']);
+}
+
+async function finish<T extends EnrichmentStats>(db: Db, feed: string, kind: string, source: string, work: () => Promise<T>): Promise<T> {
+  await ensureFeed(db, feed, kind);
+  try {
+    const stats = await work();
+    await recordSyncOutcome(db, feed, { status: 'ok', stats, source, kind });
+    return stats;
+  } catch (err) {
+    await recordSyncOutcome(db, feed, { status: 'failed', error: err instanceof Error ? err.message : String(err), source, kind });
+    throw err;
+  }
+}
+
+export function syncKevSource(db: Db, feed: string, path: string, source = path): Promise<EnrichmentStats> {
+  return finish(db, feed, 'kev', source, async () => {
+    const catalog = await readKevFile(path);
+    await db.transaction(async (trx) => {
+      await trx('vuln_kev').where({ feed }).delete();
+      const rows = catalog.entries.map((e) => ({
+        cve_id: e.cveId,
+        feed,
+        vendor_project: e.vendorProject ?? null,
+        product: e.product ?? null,
+        vulnerability_name: e.vulnerabilityName ?? null,
+        date_added: e.dateAdded ?? null,
+        due_date: e.dueDate ?? null,
+        known_ransomware_campaign_use: e.knownRansomwareCampaignUse ?? null,
+      }));
+      // Another KEV feed may already hold a CVE; the catalog is the same list, so the first one stays.
+      for (let i = 0; i < rows.length; i += BATCH) await trx('vuln_kev').insert(rows.slice(i, i + BATCH)).onConflict('cve_id').ignore();
+      await setSingleGroup(trx, feed, 'kev', rows.length);
+    });
+    return { read: catalog.entries.length + catalog.skipped, skipped: catalog.skipped, stored: catalog.entries.length, errors: catalog.errors };
+  });
+}
+
+export function syncEpssSource(db: Db, feed: string, path: string, source = path): Promise<EnrichmentStats & { scoreDate?: string }> {
+  return finish(db, feed, 'epss', source, async () => {
+    const input = readEpssCsv(path);
+    let stored = 0;
+    await db.transaction(async (trx) => {
+      await trx('vuln_epss').where({ feed }).delete();
+      let batch: { cve_id: string; feed: string; epss: number; percentile: number }[] = [];
+      for await (const e of input.entries) {
+        batch.push({ cve_id: e.cveId, feed, epss: e.epss, percentile: e.percentile });
+        if (batch.length >= BATCH) {
+          await trx('vuln_epss').insert(batch).onConflict('cve_id').merge(['feed', 'epss', 'percentile']);
+          stored += batch.length;
+          batch = [];
+        }
+      }
+      if (batch.length) await trx('vuln_epss').insert(batch).onConflict('cve_id').merge(['feed', 'epss', 'percentile']);
+      stored += batch.length;
+      await setSingleGroup(trx, feed, 'epss', stored);
+    });
+    return { read: input.stats.read, skipped: input.stats.skipped, stored, errors: input.stats.errors, scoreDate: input.meta.scoreDate };
+  });
+}

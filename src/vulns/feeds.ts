@@ -1,0 +1,223 @@
+/**
+ * Feed synchronisation as the service runs it: which sources there are (configured paths and URLs, plus files an
+ * administrator uploaded), one sync job at a time through the job queue (at start-up, on the cron schedule, on
+ * demand), download with ETag, format detection, import, and then re-matching of the images the changes touch.
+ * A failing source is recorded on its feed and the others carry on; its previous data keeps serving.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CronJob } from 'cron';
+import { ADMIN_ACCOUNT } from '../auth/accounts.js';
+import type { FeedSourceConfig } from '../config.js';
+import { toBool } from '../db/index.js';
+import { recordEvent } from '../events/events.js';
+import type { Job } from '../jobs/queue.js';
+import type { JobContext } from '../jobs/worker.js';
+import type { Services } from '../service.js';
+import { nowIso } from '../util/time.js';
+import { syncEpssSource, syncKevSource } from './enrichment-sync.js';
+import { syncFeedRecords, type SyncStats } from './feed-sync.js';
+import { readOsvPath } from './osv/archive.js';
+import type { MatchKey } from './records.js';
+import { rematchImages, type RematchStats } from './rematch.js';
+import { readAlpineSecdbPath } from './sources/alpine-secdb.js';
+import { detectFeedKind, feedNameFromLocation, type FeedKind } from './sources/detect.js';
+import { fetchFeedSource } from './sources/fetch.js';
+
+export const FEED_SYNC_JOB = 'feed_sync';
+
+export interface FeedSyncPayload {
+  /** Only these feeds; all sources when absent. */
+  feeds?: string[];
+  /** Download even when the server says the file has not changed. */
+  force?: boolean;
+  trigger: 'startup' | 'schedule' | 'api' | 'upload';
+}
+
+export interface FeedSource {
+  name: string;
+  /** A local path or an http(s) URL. */
+  location: string;
+  origin: 'configured' | 'uploaded';
+}
+
+/** What a running sync is doing, for GET /v2/system/feeds (this process only). */
+export interface FeedSyncProgress {
+  running: boolean;
+  startedAt?: string;
+  feed?: string;
+  stage?: 'downloading' | 'importing' | 'rematching';
+  records?: number;
+  images?: number;
+  /** The outcome of the last sync job this process ran. */
+  lastResult?: { jobId: number; summary: FeedSyncSummary };
+}
+
+export type FeedOutcome =
+  | { feed: string; status: 'ok'; kind: FeedKind; stats: unknown }
+  | { feed: string; status: 'not_modified' | 'disabled' }
+  | { feed: string; status: 'failed'; error: string };
+
+export interface FeedSyncSummary {
+  feeds: FeedOutcome[];
+  rematch: RematchStats;
+}
+
+/** A URL as it may be shown and stored: without user info, which could hold credentials. */
+export function displayLocation(location: string): string {
+  if (!/^https?:\/\//i.test(location)) return location;
+  const url = new URL(location);
+  url.username = '';
+  url.password = '';
+  return url.toString();
+}
+
+export function configuredSources(sources: FeedSourceConfig[]): FeedSource[] {
+  return sources.map((s) => ({ name: s.name ?? feedNameFromLocation(s.location), location: s.location, origin: 'configured' }));
+}
+
+/** Configured sources, then feeds whose data came from an upload (they have a version and no configured source). */
+export async function allSources(services: Services): Promise<FeedSource[]> {
+  const configured = configuredSources(services.config.feeds.sources);
+  const names = new Set(configured.map((s) => s.name));
+  const uploaded: { name: string; source: string }[] = await services.db('vuln_feeds').whereNotNull('version').whereNotNull('source').select('name', 'source');
+  return [...configured, ...uploaded.filter((u) => !names.has(u.name)).map((u) => ({ name: u.name, location: u.source, origin: 'uploaded' as const }))];
+}
+
+/** Queues a sync unless an identical one is already waiting; answers the job id. */
+export async function requestFeedSync(services: Services, payload: FeedSyncPayload): Promise<number> {
+  const body = JSON.stringify({ feeds: payload.feeds, force: payload.force ?? false });
+  const waiting: { id: number; payload: string }[] = await services.db('jobs').where({ kind: FEED_SYNC_JOB, status: 'queued' }).select('id', 'payload');
+  const same = waiting.find((j) => {
+    const p = JSON.parse(j.payload) as FeedSyncPayload;
+    return JSON.stringify({ feeds: p.feeds, force: p.force ?? false }) === body;
+  });
+  if (same) return same.id;
+  const id = await services.jobs.enqueue(FEED_SYNC_JOB, payload, { maxAttempts: 2 });
+  services.worker.wake();
+  return id;
+}
+
+async function localCopy(services: Services, source: FeedSource, force: boolean, signal: AbortSignal): Promise<{ path: string; etag?: string } | 'not_modified'> {
+  if (!/^https?:\/\//i.test(source.location)) return { path: source.location };
+  const row = await services.db('vuln_feeds').where({ name: source.name }).first('source_etag', 'source');
+  const sameUrl = row?.source === displayLocation(source.location);
+  const destDir = join(services.config.dataDir, 'feeds', 'downloads', source.name);
+  mkdirSync(destDir, { recursive: true });
+  const fetched = await fetchFeedSource(source.location, {
+    destDir,
+    etag: !force && sameUrl ? (row?.source_etag ?? undefined) : undefined,
+    maxBytes: services.config.feeds.maxDownloadBytes,
+    timeoutMs: services.config.feeds.downloadTimeoutMs,
+    signal,
+  });
+  if (fetched.notModified) return 'not_modified';
+  return { path: fetched.path, etag: fetched.etag };
+}
+
+async function importSource(services: Services, name: string, kind: FeedKind, path: string, location: string, progress: FeedSyncProgress) {
+  const onProgress = (s: Readonly<SyncStats>) => {
+    progress.records = s.read;
+    services.log.info({ feed: name, ...s, errors: undefined }, 'feed sync progress');
+  };
+  switch (kind) {
+    case 'osv':
+      return syncFeedRecords(services.db, name, readOsvPath(path), { source: location, kind, onProgress, progressEvery: 20_000 });
+    case 'alpine-secdb':
+      return syncFeedRecords(services.db, name, readAlpineSecdbPath(path), { source: location, kind, onProgress, progressEvery: 20_000 });
+    case 'kev':
+      return { stats: await syncKevSource(services.db, name, path, location), changedKeys: [] as MatchKey[] };
+    case 'epss':
+      return { stats: await syncEpssSource(services.db, name, path, location), changedKeys: [] as MatchKey[] };
+  }
+}
+
+async function syncOne(services: Services, source: FeedSource, force: boolean, signal: AbortSignal, progress: FeedSyncProgress, changed: MatchKey[]): Promise<FeedOutcome> {
+  const { db } = services;
+  const row = await db('vuln_feeds').where({ name: source.name }).first('enabled');
+  if (row && !toBool(row.enabled)) return { feed: source.name, status: 'disabled' };
+  const location = displayLocation(source.location);
+  try {
+    progress.stage = 'downloading';
+    const copy = await localCopy(services, source, force, signal);
+    if (copy === 'not_modified') {
+      await db('vuln_feeds').where({ name: source.name }).update({ last_sync_at: nowIso(), last_sync_status: 'ok', last_sync_error: null });
+      return { feed: source.name, status: 'not_modified' };
+    }
+    progress.stage = 'importing';
+    const kind = await detectFeedKind(copy.path);
+    const result = await importSource(services, source.name, kind, copy.path, location, progress);
+    if (copy.etag !== undefined || /^https?:/i.test(source.location)) await db('vuln_feeds').where({ name: source.name }).update({ source_etag: copy.etag ?? null });
+    changed.push(...result.changedKeys);
+    await recordEvent(db, {
+      accountName: ADMIN_ACCOUNT,
+      type: 'system.feeds.sync.feed_completed',
+      resourceType: 'feed',
+      resourceId: source.name,
+      details: { kind, location, stats: result.stats },
+    });
+    return { feed: source.name, status: 'ok', kind, stats: result.stats };
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    services.log.error({ feed: source.name, location, err }, 'feed sync failed; the previous data stays in use');
+    // The importers record their own failures; failures before import (download, detection) are recorded here.
+    await db('vuln_feeds')
+      .insert({ name: source.name, enabled: true, created_at: nowIso() })
+      .onConflict('name')
+      .ignore();
+    await db('vuln_feeds').where({ name: source.name }).update({ last_sync_at: nowIso(), last_sync_status: 'failed', last_sync_error: error, source: location });
+    await recordEvent(db, { accountName: ADMIN_ACCOUNT, type: 'system.feeds.sync.feed_failed', resourceType: 'feed', resourceId: source.name, details: { location, error } });
+    return { feed: source.name, status: 'failed', error };
+  }
+}
+
+/** Runs one sync over the sources (all, or those named) and re-matches what changed. */
+export async function runFeedSync(services: Services, payload: FeedSyncPayload, signal: AbortSignal, progress: FeedSyncProgress): Promise<FeedSyncSummary> {
+  const sources = (await allSources(services)).filter((s) => !payload.feeds || payload.feeds.includes(s.name));
+  Object.assign(progress, { running: true, startedAt: nowIso(), feed: undefined, stage: undefined, records: undefined, images: undefined });
+  try {
+    await recordEvent(services.db, { accountName: ADMIN_ACCOUNT, type: 'system.feeds.sync.started', resourceType: 'feeds', resourceId: 'feeds', details: { feeds: sources.map((s) => s.name), trigger: payload.trigger } });
+    const changed: MatchKey[] = [];
+    const feeds: FeedOutcome[] = [];
+    for (const source of sources) {
+      if (signal.aborted) break;
+      progress.feed = source.name;
+      progress.records = 0;
+      feeds.push(await syncOne(services, source, payload.force ?? false, signal, progress, changed));
+    }
+    progress.stage = 'rematching';
+    progress.feed = undefined;
+    const rematch = await rematchImages(services.db, changed, { onProgress: (s) => (progress.images = s.images) });
+    const failed = feeds.filter((f) => f.status === 'failed');
+    await recordEvent(services.db, {
+      accountName: ADMIN_ACCOUNT,
+      type: failed.length ? 'system.feeds.sync.failed' : 'system.feeds.sync.completed',
+      resourceType: 'feeds',
+      resourceId: 'feeds',
+      details: { feeds, rematch },
+    });
+    services.log.info({ feeds: feeds.map((f) => `${f.feed}:${f.status}`), rematch }, 'feed sync finished');
+    return { feeds, rematch };
+  } finally {
+    Object.assign(progress, { running: false, feed: undefined, stage: undefined });
+  }
+}
+
+export function feedSyncJob(services: Services, progress: FeedSyncProgress) {
+  return async (payload: FeedSyncPayload, job: Job, context: JobContext): Promise<void> => {
+    const summary = await runFeedSync(services, payload, context.signal, progress);
+    progress.lastResult = { jobId: job.id, summary };
+  };
+}
+
+/** Queues the start-up sync and runs the cron schedule; answers a function that stops the schedule. */
+export function startFeedScheduler(services: Services): () => void {
+  const { feeds } = services.config;
+  const hasSources = feeds.sources.length > 0;
+  const queue = (trigger: FeedSyncPayload['trigger']) =>
+    requestFeedSync(services, { trigger }).catch((err) => services.log.error({ err }, 'could not queue a feed sync'));
+  if (feeds.syncOnStart && hasSources) void queue('startup');
+  if (!feeds.syncSchedule) return () => {};
+  const job = CronJob.from({ cronTime: feeds.syncSchedule, onTick: () => void queue('schedule'), start: true });
+  return () => job.stop();
+}

@@ -1,0 +1,221 @@
+/**
+ * Findings: the vulnerabilities matched to an image's packages, stored per image so they survive feed changes
+ * with their history (`detected_at`, `fix_observed_at`). A refresh matches the packages again, compares with what
+ * is stored and writes only the difference; the difference is what a `vuln_update` notification carries.
+ */
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/index.js';
+import type { DistroInfo } from '../images/model.js';
+import { nowIso } from '../util/time.js';
+import { lookupTarget, type MatchablePackage } from './ecosystems.js';
+import { loadExclusions, matchPackages, type FixState, type MatchExclusions, type PackageMatch } from './match-package.js';
+import { matchKeyId } from './records.js';
+
+/** A package as stored for an image, with what matching and findings need. */
+export interface ImagePackage extends MatchablePackage {
+  path: string | null;
+  purl: string | null;
+}
+
+export interface FindingRow {
+  finding_key: string;
+  vuln_id: string;
+  feed: string;
+  feed_group: string;
+  package_type: string;
+  package_name: string;
+  package_version: string;
+  package_path: string | null;
+  package_purl: string | null;
+  matched_name: string;
+  fix_state: FixState;
+  fixed_in: string;
+  detected_at: string;
+  fix_observed_at: string | null;
+  last_updated: string;
+}
+
+/** One entry of a findings diff, in the upstream notification's terms. */
+export interface FindingChange {
+  vuln: string;
+  package: string;
+  package_name: string;
+  package_version: string;
+  package_type: string;
+  package_path: string | null;
+  feed: string;
+  feed_group: string;
+  fix: string;
+  will_not_fix: boolean;
+}
+
+export interface FindingsDiff {
+  added: FindingChange[];
+  updated: FindingChange[];
+  removed: FindingChange[];
+}
+
+export function isEmptyDiff(diff: FindingsDiff): boolean {
+  return diff.added.length === 0 && diff.updated.length === 0 && diff.removed.length === 0;
+}
+
+/** Shares match results between images during one run: images built on the same base share most packages. */
+export type MatchCache = Map<string, PackageMatch[]>;
+
+export interface RefreshOptions {
+  exclusions?: MatchExclusions;
+  /** Re-match only packages looked up under one of these keys (matchKeyId); others keep their findings. */
+  onlyKeys?: ReadonlySet<string>;
+  cache?: MatchCache;
+  now?: string;
+}
+
+function packageIdentity(p: { type: string; name: string; version: string; path: string | null }): string {
+  return `${p.type}\u0000${p.name}\u0000${p.version}\u0000${p.path ?? ''}`;
+}
+
+function findingKey(vulnId: string, p: ImagePackage): string {
+  return createHash('sha256').update(`${vulnId}\u0000${packageIdentity(p)}`).digest('hex');
+}
+
+function fixText(fixState: FixState, fixedIn: string[]): string {
+  return fixState === 'fixed' ? fixedIn.join(',') : 'None';
+}
+
+function changeOf(row: Pick<FindingRow, 'vuln_id' | 'package_type' | 'package_name' | 'package_version' | 'package_path' | 'feed' | 'feed_group' | 'fix_state' | 'fixed_in'>): FindingChange {
+  return {
+    vuln: row.vuln_id,
+    package: `${row.package_name}-${row.package_version}`,
+    package_name: row.package_name,
+    package_version: row.package_version,
+    package_type: row.package_type,
+    package_path: row.package_path,
+    feed: row.feed,
+    feed_group: row.feed_group,
+    fix: fixText(row.fix_state, JSON.parse(row.fixed_in) as string[]),
+    will_not_fix: row.fix_state === 'wont-fix',
+  };
+}
+
+export function distroOf(image: { distro: string | null; distro_version: string | null; distro_like?: string | null }): DistroInfo | undefined {
+  if (!image.distro) return undefined;
+  return { name: image.distro, version: image.distro_version ?? '', like: image.distro_like ? image.distro_like.split(',').filter(Boolean) : [] };
+}
+
+export async function loadImagePackages(db: Db, accountName: string, digest: string, names?: readonly string[]): Promise<ImagePackage[]> {
+  const q = db('image_packages').where({ account_name: accountName, image_digest: digest }).select('type', 'name', 'version', 'origin', 'source_version', 'locations', 'purl');
+  if (names) q.where((w) => w.whereIn('name', names).orWhereIn('origin', names));
+  const rows: { type: string; name: string; version: string; origin: string | null; source_version: string | null; locations: string; purl: string }[] = await q;
+  return rows.map((r) => ({
+    type: r.type,
+    name: r.name,
+    version: r.version,
+    origin: r.origin,
+    sourceVersion: r.source_version,
+    path: (JSON.parse(r.locations) as string[])[0] ?? null,
+    purl: r.purl || null,
+  }));
+}
+
+/** Whether a package is looked up under any of the keys. */
+export function packageHitsKeys(pkg: MatchablePackage, distro: DistroInfo | undefined, keys: ReadonlySet<string>): boolean {
+  const target = lookupTarget(pkg, distro);
+  if (!target) return false;
+  return target.names.some((packageName) => keys.has(matchKeyId({ ecosystem: target.ecosystem, release: target.release ?? null, packageName })));
+}
+
+function cacheKey(distro: DistroInfo | undefined, p: MatchablePackage): string {
+  return [distro?.name, distro?.version, distro?.like.join(','), p.type, p.name, p.version, p.origin, p.sourceVersion].join('\u0000');
+}
+
+async function matchWithCache(db: Db, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache): Promise<PackageMatch[][]> {
+  if (!cache) return matchPackages(db, packages, distro, exclusions);
+  const missing = packages.filter((p) => !cache.has(cacheKey(distro, p)));
+  const fresh = await matchPackages(db, missing, distro, exclusions);
+  missing.forEach((p, i) => cache.set(cacheKey(distro, p), fresh[i]!));
+  return packages.map((p) => cache.get(cacheKey(distro, p))!);
+}
+
+/** The findings an image's packages should have now, keyed by finding key. */
+async function desiredFindings(db: Db, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache) {
+  const matches = await matchWithCache(db, packages, distro, exclusions, cache);
+  const desired = new Map<string, { pkg: ImagePackage; match: PackageMatch }>();
+  packages.forEach((pkg, i) => {
+    for (const match of matches[i]!) desired.set(findingKey(match.vulnId, pkg), { pkg, match });
+  });
+  return desired;
+}
+
+/**
+ * Re-matches an image (or, with `onlyKeys`, the packages whose advisories changed) and stores the difference.
+ * Pass a transaction to make it part of a larger write (analysis results and their findings land together).
+ */
+export async function refreshImageFindings(db: Db, accountName: string, digest: string, options: RefreshOptions = {}): Promise<FindingsDiff> {
+  const image = await db('images').where({ account_name: accountName, image_digest: digest }).first('distro', 'distro_version', 'distro_like');
+  if (!image) return { added: [], updated: [], removed: [] };
+  const distro = distroOf(image);
+  const exclusions = options.exclusions ?? (await loadExclusions(db));
+  let packages = await loadImagePackages(db, accountName, digest);
+  if (options.onlyKeys) packages = packages.filter((p) => packageHitsKeys(p, distro, options.onlyKeys!));
+  const desired = await desiredFindings(db, packages, distro, exclusions, options.cache);
+
+  const scope = { account_name: accountName, image_digest: digest };
+  let existing: FindingRow[] = await db('image_vulnerabilities').where(scope).select('*');
+  if (options.onlyKeys) {
+    const inScope = new Set(packages.map(packageIdentity));
+    existing = existing.filter((f) => inScope.has(packageIdentity({ type: f.package_type, name: f.package_name, version: f.package_version, path: f.package_path })));
+  }
+  return writeDiff(db, scope, existing, desired, options.now ?? nowIso());
+}
+
+async function writeDiff(
+  db: Db,
+  scope: { account_name: string; image_digest: string },
+  existing: FindingRow[],
+  desired: Map<string, { pkg: ImagePackage; match: PackageMatch }>,
+  now: string,
+): Promise<FindingsDiff> {
+  const diff: FindingsDiff = { added: [], updated: [], removed: [] };
+  const byKey = new Map(existing.map((f) => [f.finding_key, f]));
+  const inserts: Record<string, unknown>[] = [];
+  for (const [key, { pkg, match }] of desired) {
+    const row = {
+      vuln_id: match.vulnId,
+      feed: match.feed,
+      feed_group: match.group,
+      package_type: pkg.type,
+      package_name: pkg.name,
+      package_version: pkg.version,
+      package_path: pkg.path,
+      package_purl: pkg.purl,
+      matched_name: match.matchedName,
+      fix_state: match.fixState,
+      fixed_in: JSON.stringify(match.fixedIn),
+    };
+    const before = byKey.get(key);
+    if (!before) {
+      inserts.push({ ...scope, finding_key: key, ...row, detected_at: now, fix_observed_at: match.fixState === 'fixed' ? now : null, last_updated: now });
+      diff.added.push(changeOf(row));
+    } else if (before.fix_state !== row.fix_state || before.fixed_in !== row.fixed_in || before.feed !== row.feed || before.feed_group !== row.feed_group) {
+      const fixObserved = before.fix_observed_at ?? (row.fix_state === 'fixed' ? now : null);
+      await db('image_vulnerabilities').where({ ...scope, finding_key: key }).update({ ...row, fix_observed_at: fixObserved, last_updated: now });
+      diff.updated.push(changeOf(row));
+    }
+  }
+  const gone = existing.filter((f) => !desired.has(f.finding_key));
+  for (let i = 0; i < gone.length; i += 400)
+    await db('image_vulnerabilities').where(scope).whereIn('finding_key', gone.slice(i, i + 400).map((f) => f.finding_key)).delete();
+  diff.removed = gone.map(changeOf);
+  for (let i = 0; i < inserts.length; i += 200) await db('image_vulnerabilities').insert(inserts.slice(i, i + 200));
+  return diff;
+}
+
+/** Findings of an image as stored, ordered by vulnerability and package. */
+export async function storedFindings(db: Db, accountName: string, digest: string): Promise<FindingRow[]> {
+  return db('image_vulnerabilities')
+    .where({ account_name: accountName, image_digest: digest })
+    .orderBy(['vuln_id', 'package_name', 'package_version', 'finding_key'])
+    .select('*');
+}
+
+export { loadExclusions };

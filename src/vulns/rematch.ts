@@ -1,0 +1,103 @@
+/**
+ * Keeping findings current without re-analysis: after a feed sync, only the images holding a package whose
+ * advisories changed are re-matched, and within them only those packages. Each image's new findings and its
+ * `vuln_update` events (one per subscribed tag, carrying the diff) are written in one transaction.
+ */
+import type { Db } from '../db/index.js';
+import { recordEvent } from '../events/events.js';
+import { lookupTarget } from './ecosystems.js';
+import { isEmptyDiff, refreshImageFindings, type FindingsDiff, type MatchCache } from './findings.js';
+import { loadExclusions } from './match-package.js';
+import { matchKeyId, type MatchKey } from './records.js';
+
+export interface RematchStats {
+  images: number;
+  changedImages: number;
+  added: number;
+  updated: number;
+  removed: number;
+}
+
+export interface RematchOptions {
+  onProgress?: (stats: Readonly<RematchStats>) => void;
+}
+
+const CHUNK = 400;
+
+/** Names a package is looked up under regardless of distro (the distro only adds the release). */
+function lookupNames(p: { type: string; name: string; origin: string | null }): string[] {
+  const target = lookupTarget({ ...p, version: '' }, undefined);
+  return target ? target.names : [p.name, p.origin].filter((n): n is string => !!n);
+}
+
+/** Analyzed images holding a package looked up under one of the keys' names (the release is checked per image). */
+async function imagesHolding(db: Db, keys: MatchKey[]): Promise<{ account_name: string; image_digest: string }[]> {
+  const keyNames = new Set(keys.map((k) => k.packageName));
+  const tuples: { type: string; name: string; origin: string | null }[] = await db('image_packages').distinct('type', 'name', 'origin');
+  const rawNames = [...new Set(tuples.filter((t) => lookupNames({ ...t }).some((n) => keyNames.has(n))).map((t) => t.name))];
+  const images = new Map<string, { account_name: string; image_digest: string }>();
+  for (let i = 0; i < rawNames.length; i += CHUNK) {
+    const rows = await db('image_packages as p')
+      .join('images as i', function joinImage() {
+        this.on('i.account_name', '=', 'p.account_name').andOn('i.image_digest', '=', 'p.image_digest');
+      })
+      .where('i.analysis_status', 'analyzed')
+      .whereIn('p.name', rawNames.slice(i, i + CHUNK))
+      .distinct('p.account_name', 'p.image_digest');
+    for (const r of rows) images.set(`${r.account_name}\u0000${r.image_digest}`, r);
+  }
+  return [...images.values()];
+}
+
+async function analyzedImages(db: Db): Promise<{ account_name: string; image_digest: string }[]> {
+  return db('images').where({ analysis_status: 'analyzed' }).orderBy(['account_name', 'image_digest']).select('account_name', 'image_digest');
+}
+
+/** Records one `vuln_update` event per current tag of the image that has an active vuln_update subscription. */
+export async function notifySubscribedTags(db: Db, accountName: string, digest: string, diff: FindingsDiff): Promise<number> {
+  const tags: { full_tag: string }[] = await db('image_tags as t')
+    .join('subscriptions as s', function joinSubscription() {
+      this.on('s.account_name', '=', 't.account_name').andOn('s.subscription_key', '=', 't.full_tag');
+    })
+    .where({ 't.account_name': accountName, 't.image_digest': digest, 's.subscription_type': 'vuln_update' })
+    .whereIn('t.current', [true, 1])
+    .whereIn('s.active', [true, 1])
+    .distinct('t.full_tag');
+  for (const { full_tag } of tags)
+    await recordEvent(db, {
+      accountName,
+      type: 'user.checks.tag.vulnerabilities.update',
+      resourceType: 'image_tag',
+      resourceId: full_tag,
+      message: `${full_tag}: ${diff.added.length} added, ${diff.updated.length} updated, ${diff.removed.length} removed`,
+      details: { subscription_type: 'vuln_update', subscription_key: full_tag, image_digest: digest, diff_vulnerability_result: diff },
+    });
+  return tags.length;
+}
+
+/**
+ * Re-matches the images affected by changed index keys, or every analyzed image for `'all'` (after a feed or group
+ * is enabled, disabled or deleted).
+ */
+export async function rematchImages(db: Db, changed: MatchKey[] | 'all', options: RematchOptions = {}): Promise<RematchStats> {
+  const stats: RematchStats = { images: 0, changedImages: 0, added: 0, updated: 0, removed: 0 };
+  if (changed !== 'all' && changed.length === 0) return stats;
+  const images = changed === 'all' ? await analyzedImages(db) : await imagesHolding(db, changed);
+  const onlyKeys = changed === 'all' ? undefined : new Set(changed.map(matchKeyId));
+  const exclusions = await loadExclusions(db);
+  const cache: MatchCache = new Map();
+  for (const image of images) {
+    const diff = await db.transaction(async (trx) => {
+      const d = await refreshImageFindings(trx, image.account_name, image.image_digest, { onlyKeys, exclusions, cache });
+      if (!isEmptyDiff(d)) await notifySubscribedTags(trx, image.account_name, image.image_digest, d);
+      return d;
+    });
+    stats.images++;
+    if (!isEmptyDiff(diff)) stats.changedImages++;
+    stats.added += diff.added.length;
+    stats.updated += diff.updated.length;
+    stats.removed += diff.removed.length;
+    options.onProgress?.(stats);
+  }
+  return stats;
+}

@@ -1,0 +1,229 @@
+/**
+ * Reads the Alpine security database (alpinelinux/alpine-secdb: one YAML file per release and repository, mapping each
+ * package's fixed versions to the ids they fix) and turns it into OSV records, so the matcher and the store treat it
+ * like any OSV feed. secdb is organised by package and OSV by vulnerability, so every file is read before anything
+ * is yielded: one record per id, with an `affected` entry per (release, package, fixed version) that names it.
+ * A file that is not valid secdb YAML is skipped and counted (the other releases stay usable); a line naming no
+ * recognisable id is skipped and counted; an unreadable path throws, since a partial feed must not pass for a full one.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import yaml from 'js-yaml';
+import type { OsvReadError, OsvReadOptions, OsvReadResult, OsvReadStats } from '../osv/archive.js';
+import { OsvRecordError } from '../osv/errors.js';
+import { parseOsvRecord } from '../osv/record.js';
+import type { OsvRecord } from '../osv/types.js';
+
+/**
+ * secdb has no dates. Feed sync detects changes by a digest of the record's content, so any stable value works and
+ * a fixed one keeps an unchanged advisory from looking updated on every sync (a "now" would change every time).
+ */
+export const ALPINE_SECDB_MODIFIED = '1970-01-01T00:00:00Z';
+
+/** A fixed version of `0` means the package was never affected (listed to silence scanners), not "fixed in 0". */
+const NEVER_AFFECTED = '0';
+const DEFAULT_MAX_ERRORS = 100;
+
+/** One (release, package, fixed version) fact from a secfixes line, as OSV `affected` JSON. */
+interface AffectedJson {
+  package: { ecosystem: string; name: string };
+  ranges: { type: 'ECOSYSTEM'; events: [{ introduced: '0' }, { fixed: string }] }[];
+}
+
+/** Affected entries per vulnerability id, each keyed so a fact listed twice is kept once. */
+type Merged = Map<string, Map<string, AffectedJson>>;
+
+type JsonObject = Record<string, unknown>;
+
+/** Records of one secdb YAML file or of every `*.yaml`/`*.yml` file below a directory (sorted order), merged by id. */
+export function readAlpineSecdbPath(path: string, options: OsvReadOptions = {}): OsvReadResult {
+  const stats: OsvReadStats = { read: 0, skipped: 0, errors: [] };
+  const skip = skipper(stats, options.maxErrors ?? DEFAULT_MAX_ERRORS);
+  return { records: records(path, stats, skip), stats };
+}
+
+type Skip = (source: string, message: string, field?: string) => void;
+
+function skipper(stats: OsvReadStats, maxErrors: number): Skip {
+  return (source, message, field) => {
+    stats.skipped += 1;
+    const error: OsvReadError = { source, message, ...(field ? { field } : {}) };
+    if (stats.errors.length < maxErrors) stats.errors.push(error);
+  };
+}
+
+async function* records(path: string, stats: OsvReadStats, skip: Skip): AsyncGenerator<OsvRecord> {
+  const merged: Merged = new Map();
+  const files = (await stat(path)).isDirectory() ? yamlFilesBelow(path) : single(path);
+  for await (const file of files) {
+    const doc = parseSecdbYaml(await readFile(file, 'utf8'), file, skip);
+    if (doc !== undefined) collectFile(doc, file, merged, skip);
+  }
+  for (const id of [...merged.keys()].sort(compareStrings)) {
+    const record = toRecord(id, [...merged.get(id)!.values()], skip);
+    if (record === undefined) continue;
+    stats.read += 1;
+    yield record;
+  }
+}
+
+async function* single(path: string): AsyncGenerator<string> {
+  yield path;
+}
+
+/** `*.yaml`/`*.yml` files below dir, depth first in name order. Symlinked directories are not entered, so a loop cannot trap the walk. */
+async function* yamlFilesBelow(dir: string): AsyncGenerator<string> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => compareStrings(a.name, b.name));
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* yamlFilesBelow(path);
+    else if (/\.ya?ml$/i.test(entry.name) && (entry.isFile() || (entry.isSymbolicLink() && (await stat(path)).isFile()))) yield path;
+  }
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+interface SecdbFile {
+  /** `Alpine:v3.11`. */
+  ecosystem: string;
+  packages: unknown[];
+}
+
+/**
+ * The release and package list of one file, or undefined after counting why it is unusable. FAILSAFE_SCHEMA keeps
+ * every scalar a string: with the default schema `1.10` would become the number 1.1 and `0` the number 0.
+ */
+function parseSecdbYaml(text: string, file: string, skip: Skip): SecdbFile | undefined {
+  let doc: unknown;
+  try {
+    doc = yaml.load(text, { schema: yaml.FAILSAFE_SCHEMA, filename: file });
+  } catch (err) {
+    if (!(err instanceof yaml.YAMLException)) throw err;
+    // mark is typed as always present but is missing on some exceptions.
+    const mark = err.mark as yaml.YAMLException['mark'] | undefined;
+    skip(file, `invalid YAML${mark ? ` at line ${mark.line + 1}` : ''}: ${err.reason}`);
+    return undefined;
+  }
+  if (!isJsonObject(doc)) {
+    skip(file, 'not an Alpine secdb file: expected a mapping with distroversion and packages');
+    return undefined;
+  }
+  const release = typeof doc.distroversion === 'string' ? doc.distroversion.trim() : '';
+  if (!/^v?\d+(\.\d+)*$|^edge$/.test(release)) {
+    skip(file, `distroversion: expected a release such as v3.11, got ${JSON.stringify(doc.distroversion ?? null)}`, 'distroversion');
+    return undefined;
+  }
+  // `packages:` with nothing under it reads as null: a release without fixes, not a broken file.
+  if (doc.packages !== null && !Array.isArray(doc.packages)) {
+    skip(file, 'packages: expected a list', 'packages');
+    return undefined;
+  }
+  // The OSV schema spells Alpine releases with a leading v (`Alpine:v3.11`).
+  return { ecosystem: `Alpine:${/^\d/.test(release) ? `v${release}` : release}`, packages: doc.packages ?? [] };
+}
+
+function collectFile(file: SecdbFile, path: string, merged: Merged, skip: Skip): void {
+  file.packages.forEach((item, i) => {
+    const field = `packages[${i}].pkg`;
+    const pkg = isJsonObject(item) ? item.pkg : undefined;
+    const name = isJsonObject(pkg) && typeof pkg.name === 'string' ? pkg.name.trim() : '';
+    if (!isJsonObject(pkg) || name === '') return skip(path, 'expected a pkg with a name', field);
+    if (pkg.secfixes === undefined || pkg.secfixes === null) return;
+    if (!isJsonObject(pkg.secfixes)) return skip(path, 'secfixes: expected a mapping of fixed version to ids', `${field}.secfixes`);
+    for (const [version, lines] of Object.entries(pkg.secfixes)) {
+      collectFix(version.trim(), lines, { ecosystem: file.ecosystem, name, path, field: `${field}.secfixes[${JSON.stringify(version)}]` }, merged, skip);
+    }
+  });
+}
+
+interface FixContext {
+  ecosystem: string;
+  name: string;
+  path: string;
+  field: string;
+}
+
+/** The ids of one fixed version's lines; `0` lines are read (and their junk counted) but add no affected entry. */
+function collectFix(version: string, lines: unknown, ctx: FixContext, merged: Merged, skip: Skip): void {
+  // A single line may be written as a scalar instead of a one-item list; `1.0-r0:` with nothing under it is empty.
+  const items = lines === null ? [] : Array.isArray(lines) ? lines : [lines];
+  items.forEach((line, j) => {
+    const field = `${ctx.field}[${j}]`;
+    const ids = typeof line === 'string' ? extractIds(line) : [];
+    if (ids.length === 0) return skip(ctx.path, `no vulnerability id in ${describeLine(line)}`, field);
+    if (version === NEVER_AFFECTED) return;
+    if (version === '') return skip(ctx.path, 'empty fixed version', ctx.field);
+    for (const id of ids) addAffected(merged, id, ctx, version);
+  });
+}
+
+function addAffected(merged: Merged, id: string, ctx: FixContext, fixed: string): void {
+  let entries = merged.get(id);
+  if (entries === undefined) merged.set(id, (entries = new Map()));
+  const key = `${ctx.ecosystem}\u0000${ctx.name}\u0000${fixed}`;
+  if (entries.has(key)) return;
+  entries.set(key, {
+    package: { ecosystem: ctx.ecosystem, name: ctx.name },
+    ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed }] }],
+  });
+}
+
+function describeLine(line: unknown): string {
+  if (typeof line !== 'string') return line === null ? 'an empty item' : 'a nested item';
+  return JSON.stringify(line.length > 60 ? `${line.slice(0, 57)}...` : line);
+}
+
+/**
+ * Id-like tokens of a secfixes line. Lines hold one or more ids separated by blanks, sometimes with a remark
+ * (`CVE-2018-16228 (HNCP)`, `CVE-2017-8904 XSA-214`, `CVE-2017-17434-1` for a fix in two parts). A CVE id is taken
+ * from the start of a token (dropping `-1` or `.patch` tails); other ids must be a whole upper-case token such as
+ * XSA-214, ZBX-1234, TALOS-2017-0499 or GHSA-xxxx-xxxx-xxxx.
+ */
+export function extractIds(line: string): string[] {
+  const ids: string[] = [];
+  for (const raw of line.split(/\s+/)) {
+    const token = raw.replace(/^[(["']+/, '').replace(/[)\]"',;:.]+$/, '');
+    const id = tokenId(token);
+    if (id !== undefined && !ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
+const CVE_AT_START = /^CVE-\d{4}-\d{4,}/i;
+const GHSA_ID = /^GHSA(-[0-9a-z]{4}){3}$/i;
+const OTHER_ID = /^[A-Z][A-Z0-9]+(-[A-Z0-9]+)*-\d+$/;
+
+function tokenId(token: string): string | undefined {
+  const cve = CVE_AT_START.exec(token);
+  if (cve) return cve[0].toUpperCase();
+  if (GHSA_ID.test(token)) return `GHSA${token.slice(4).toLowerCase()}`;
+  // A malformed CVE (`CVE-????-?????`) must not pass as some other kind of id.
+  if (OTHER_ID.test(token) && !/^CVE-/i.test(token)) return token;
+  return undefined;
+}
+
+/** Builds the OSV JSON and parses it like any fetched record, so stored records have exactly one shape. */
+function toRecord(id: string, affected: AffectedJson[], skip: Skip): OsvRecord | undefined {
+  // An id only ever listed under `0` (never affected) has nothing to match: no record, and nothing wrong either.
+  if (affected.length === 0) return undefined;
+  const recordId = `ALPINE-${id}`;
+  const json = {
+    id: recordId,
+    modified: ALPINE_SECDB_MODIFIED,
+    aliases: /^CVE-/.test(id) ? [id] : [],
+    affected,
+  };
+  try {
+    return parseOsvRecord(json);
+  } catch (err) {
+    if (!(err instanceof OsvRecordError)) throw err;
+    skip(recordId, err.message, err.field);
+    return undefined;
+  }
+}
+
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

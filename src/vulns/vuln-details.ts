@@ -1,0 +1,192 @@
+/**
+ * What is shown about a vulnerability record: severity (the publisher's word, else the CVSS rating), CVSS scores
+ * computed from the record's vectors, the advisory link, and KEV / EPSS facts for its CVE ids. Loaded in batches
+ * for a whole list of findings.
+ */
+import type { Db } from '../db/index.js';
+import { parseCvss, type CvssScore } from './cvss/index.js';
+import { decodeRecord } from './records.js';
+import type { OsvRecord, OsvReference, OsvSeverity } from './osv/types.js';
+
+export type SeverityLabel = 'Unknown' | 'Negligible' | 'Low' | 'Medium' | 'High' | 'Critical';
+
+export const SEVERITY_ORDER: readonly SeverityLabel[] = ['Unknown', 'Negligible', 'Low', 'Medium', 'High', 'Critical'];
+
+/** Publishers' words for severity (GitHub, Debian urgency, Ubuntu priority, RustSec, ...) on the common scale. */
+const SEVERITY_WORDS: Record<string, SeverityLabel> = {
+  unknown: 'Unknown',
+  'not yet assigned': 'Unknown',
+  unimportant: 'Negligible',
+  negligible: 'Negligible',
+  none: 'Negligible',
+  informational: 'Negligible',
+  low: 'Low',
+  moderate: 'Medium',
+  medium: 'Medium',
+  important: 'High',
+  high: 'High',
+  critical: 'Critical',
+};
+
+export interface CvssScores {
+  base_score: number | null;
+  exploitability_score: number | null;
+  impact_score: number | null;
+  vector_string: string;
+}
+
+export interface VendorData {
+  id: string;
+  type: 'Primary' | 'Secondary' | 'None';
+  source: string;
+  cvss_v2?: CvssScores;
+  cvss_v3?: CvssScores;
+  cvss_v4?: { base_score: number | null; vector_string: string };
+}
+
+export interface VulnerabilityDetails {
+  feed: string;
+  id: string;
+  aliases: string[];
+  summary?: string;
+  description?: string;
+  severity: SeverityLabel;
+  url: string;
+  /** CVSS from the record: the publisher's scores. */
+  vendorData: VendorData[];
+  /** CVSS attributed to NVD: only when the record itself is a CVE record. */
+  nvdData: { id: string; type: 'Primary'; source: string; cvss_v2?: CvssScores; cvss_v3?: CvssScores }[];
+  references: OsvReference[];
+  cveIds: string[];
+  published?: string;
+  modified: string;
+  withdrawn?: string;
+  record: OsvRecord;
+}
+
+export interface Enrichment {
+  kev: Set<string>;
+  epss: Map<string, { epss: number; percentile: number }>;
+}
+
+const CVE = /^CVE-\d{4}-\d{4,}$/;
+
+function scoresOf(score: CvssScore): CvssScores {
+  return {
+    base_score: score.baseScore,
+    exploitability_score: score.exploitabilityScore ?? null,
+    impact_score: score.impactScore ?? null,
+    vector_string: score.vector,
+  };
+}
+
+/** Scores per CVSS version; a vector that does not parse is left out rather than guessed at. */
+function cvssOf(severities: OsvSeverity[]): { v2?: CvssScore; v3?: CvssScore; v4?: CvssScore } {
+  const out: { v2?: CvssScore; v3?: CvssScore; v4?: CvssScore } = {};
+  for (const s of severities) {
+    if (s.type === 'Ubuntu') continue;
+    try {
+      const score = parseCvss(s.score);
+      const key = score.version === '2.0' ? 'v2' : score.version === '4.0' ? 'v4' : 'v3';
+      out[key] ??= score;
+    } catch {
+      // Malformed vectors were accepted at import (descriptive data); they just carry no score.
+    }
+  }
+  return out;
+}
+
+function labelOf(word: string | undefined): SeverityLabel | undefined {
+  return word ? SEVERITY_WORDS[word.trim().toLowerCase()] : undefined;
+}
+
+/** The publisher's severity word when it gives one, else the rating of its CVSS v3, v4 or v2 score. */
+export function severityOf(record: OsvRecord): SeverityLabel {
+  const word = labelOf(record.severityLabel) ?? record.affected.map((a) => labelOf(a.severityLabel)).find(Boolean);
+  if (word) return word;
+  const ubuntu = record.severity.find((s) => s.type === 'Ubuntu');
+  if (ubuntu && labelOf(ubuntu.score)) return labelOf(ubuntu.score)!;
+  const cvss = cvssOf([...record.severity, ...record.affected.flatMap((a) => a.severity)]);
+  const best = cvss.v3 ?? cvss.v4 ?? cvss.v2;
+  if (!best) return 'Unknown';
+  return best.severity === 'None' ? 'Negligible' : best.severity;
+}
+
+/** The advisory's page: its ADVISORY reference, else the first reference, else osv.dev. */
+function linkOf(record: OsvRecord): string {
+  return record.references.find((r) => r.type === 'ADVISORY')?.url ?? record.references[0]?.url ?? `https://osv.dev/vulnerability/${encodeURIComponent(record.id)}`;
+}
+
+export function detailsOf(feed: string, record: OsvRecord): VulnerabilityDetails {
+  const cvss = cvssOf(record.severity);
+  const cveIds = [record.id, ...record.aliases].filter((id) => CVE.test(id));
+  const scores = {
+    ...(cvss.v2 ? { cvss_v2: scoresOf(cvss.v2) } : {}),
+    ...(cvss.v3 ? { cvss_v3: scoresOf(cvss.v3) } : {}),
+  };
+  const hasScores = cvss.v2 || cvss.v3 || cvss.v4;
+  return {
+    feed,
+    id: record.id,
+    aliases: record.aliases,
+    summary: record.summary,
+    description: record.details ?? record.summary,
+    severity: severityOf(record),
+    url: linkOf(record),
+    vendorData: hasScores
+      ? [{ id: record.id, type: 'Primary', source: feed, ...scores, ...(cvss.v4 ? { cvss_v4: { base_score: cvss.v4.baseScore, vector_string: cvss.v4.vector } } : {}) }]
+      : [],
+    nvdData: CVE.test(record.id) && (cvss.v2 || cvss.v3) ? [{ id: record.id, type: 'Primary', source: 'nvd', ...scores }] : [],
+    references: record.references,
+    cveIds,
+    published: record.published,
+    modified: record.modified,
+    withdrawn: record.withdrawn,
+    record,
+  };
+}
+
+export const detailsKey = (feed: string, id: string) => `${feed}\u0000${id}`;
+
+/** Details of the named records (feed and id), keyed by detailsKey. */
+export async function loadVulnerabilityDetails(db: Db, keys: { feed: string; id: string }[]): Promise<Map<string, VulnerabilityDetails>> {
+  const out = new Map<string, VulnerabilityDetails>();
+  const byFeed = new Map<string, Set<string>>();
+  for (const k of keys) {
+    if (!byFeed.has(k.feed)) byFeed.set(k.feed, new Set());
+    byFeed.get(k.feed)!.add(k.id);
+  }
+  for (const [feed, ids] of byFeed) {
+    const list = [...ids];
+    for (let i = 0; i < list.length; i += 400) {
+      const rows: { id: string; record: Buffer }[] = await db('vulnerabilities').where({ feed }).whereIn('id', list.slice(i, i + 400)).select('id', 'record');
+      for (const row of rows) out.set(detailsKey(feed, row.id), detailsOf(feed, decodeRecord(row.record)));
+    }
+  }
+  return out;
+}
+
+/** KEV membership and EPSS scores for CVE ids. */
+export async function loadEnrichment(db: Db, cveIds: Iterable<string>): Promise<Enrichment> {
+  const ids = [...new Set(cveIds)];
+  const kev = new Set<string>();
+  const epss = new Map<string, { epss: number; percentile: number }>();
+  for (let i = 0; i < ids.length; i += 400) {
+    const chunk = ids.slice(i, i + 400);
+    for (const r of await db('vuln_kev').whereIn('cve_id', chunk).select('cve_id')) kev.add(r.cve_id);
+    for (const r of await db('vuln_epss').whereIn('cve_id', chunk).select('cve_id', 'epss', 'percentile'))
+      epss.set(r.cve_id, { epss: Number(r.epss), percentile: Number(r.percentile) });
+  }
+  return { kev, epss };
+}
+
+export function isKev(details: VulnerabilityDetails | undefined, enrichment: Enrichment): boolean {
+  return !!details?.cveIds.some((id) => enrichment.kev.has(id));
+}
+
+export function epssOf(details: VulnerabilityDetails | undefined, enrichment: Enrichment): { epss: number; percentile: number }[] {
+  return (details?.cveIds ?? []).flatMap((id) => {
+    const e = enrichment.epss.get(id);
+    return e ? [{ epss: e.epss, percentile: e.percentile }] : [];
+  });
+}
