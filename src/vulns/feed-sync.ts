@@ -236,6 +236,10 @@ export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult
     await stage(db, syncId, feed, [...batch.values()]);
     stats.skipped = input.stats.skipped;
     stats.errors = input.stats.errors;
+    // A source that yields nothing usable (a mirror that now serves an error page, a half-written file) would
+    // otherwise read as "every record was withdrawn" and empty the feed.
+    if (stats.read === 0 && known.size > 0)
+      throw new Error(`the source yielded no valid records (${stats.skipped} skipped${stats.errors[0] ? `: ${stats.errors[0].message}` : ''}); keeping the ${known.size} records of the last sync`);
     const removed = [...known.keys()].filter((id) => !seen.has(id));
     stats.removed = removed.length;
     const changedKeys = await applyStaged(db, feed, syncId, [...replaced, ...removed]);

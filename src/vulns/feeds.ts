@@ -203,10 +203,29 @@ export async function runFeedSync(services: Services, payload: FeedSyncPayload, 
   }
 }
 
+/** Syncs in this process run one after another: two syncs of one feed would race on its staging rows. */
+let syncChain: Promise<unknown> = Promise.resolve();
+
+/** Another process's sync that holds a live lease (several nodes share one queue on Postgres). */
+async function syncRunningElsewhere(services: Services, jobId: number): Promise<boolean> {
+  const other = await services.db('jobs')
+    .where({ kind: FEED_SYNC_JOB, status: 'running' })
+    .whereNot({ id: jobId })
+    .where('locked_until', '>', nowIso())
+    .whereNot('locked_by', services.worker.workerId)
+    .first('id');
+  return !!other;
+}
+
 export function feedSyncJob(services: Services, progress: FeedSyncProgress) {
-  return async (payload: FeedSyncPayload, job: Job, context: JobContext): Promise<void> => {
-    const summary = await runFeedSync(services, payload, context.signal, progress);
-    progress.lastResult = { jobId: job.id, summary };
+  return (payload: FeedSyncPayload, job: Job, context: JobContext): Promise<void> => {
+    const run = syncChain.then(async () => {
+      if (await syncRunningElsewhere(services, job.id)) throw new Error('another node is syncing the feeds; retrying later');
+      const summary = await runFeedSync(services, payload, context.signal, progress);
+      progress.lastResult = { jobId: job.id, summary };
+    });
+    syncChain = run.catch(() => undefined);
+    return run;
   };
 }
 

@@ -4,7 +4,7 @@
  * is stored and writes only the difference; the difference is what a `vuln_update` notification carries.
  */
 import { createHash } from 'node:crypto';
-import type { Db } from '../db/index.js';
+import { databaseKind, type Db } from '../db/index.js';
 import type { DistroInfo } from '../images/model.js';
 import { nowIso } from '../util/time.js';
 import { lookupTarget, type MatchablePackage } from './ecosystems.js';
@@ -148,10 +148,15 @@ async function desiredFindings(db: Db, packages: ImagePackage[], distro: DistroI
 
 /**
  * Re-matches an image (or, with `onlyKeys`, the packages whose advisories changed) and stores the difference.
- * Pass a transaction to make it part of a larger write (analysis results and their findings land together).
+ * Call it inside a transaction (it locks the image row); that also makes it part of a larger write, so analysis
+ * results and their findings land together.
  */
 export async function refreshImageFindings(db: Db, accountName: string, digest: string, options: RefreshOptions = {}): Promise<FindingsDiff> {
-  const image = await db('images').where({ account_name: accountName, image_digest: digest }).first('distro', 'distro_version', 'distro_like');
+  const lookup = db('images').where({ account_name: accountName, image_digest: digest });
+  // Two refreshes of one image (a re-match job and a force_refresh request) must not interleave their diffs:
+  // on Postgres the row lock serialises them; SQLite has one writer anyway.
+  if (databaseKind(db) === 'postgres') lookup.forUpdate();
+  const image = await lookup.first('distro', 'distro_version', 'distro_like');
   if (!image) return { added: [], updated: [], removed: [] };
   const distro = distroOf(image);
   const exclusions = options.exclusions ?? (await loadExclusions(db));

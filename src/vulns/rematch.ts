@@ -59,9 +59,7 @@ export async function notifySubscribedTags(db: Db, accountName: string, digest: 
     .join('subscriptions as s', function joinSubscription() {
       this.on('s.account_name', '=', 't.account_name').andOn('s.subscription_key', '=', 't.full_tag');
     })
-    .where({ 't.account_name': accountName, 't.image_digest': digest, 's.subscription_type': 'vuln_update' })
-    .whereIn('t.current', [true, 1])
-    .whereIn('s.active', [true, 1])
+    .where({ 't.account_name': accountName, 't.image_digest': digest, 't.current': true, 's.subscription_type': 'vuln_update', 's.active': true })
     .distinct('t.full_tag');
   for (const { full_tag } of tags)
     await recordEvent(db, {

@@ -26,6 +26,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     VIGIL_ARGON2_MEMORY_KIB: '1024',
     VIGIL_ARGON2_TIME_COST: '1',
     VIGIL_LOG_LEVEL: process.env.VIGIL_TEST_LOG_LEVEL ?? 'silent',
+    // No cron-timed feed syncs in tests: they sync on demand, deterministically.
+    VIGIL_FEED_SYNC_SCHEDULE: 'off',
     ...(scratch.url ? { VIGIL_DATABASE_URL: scratch.url } : {}),
     ...env,
   });

@@ -12,10 +12,26 @@ const root = join(import.meta.dirname, '..', '..');
 const swagger = JSON.parse(readFileSync(join(root, 'generated', 'swagger.json'), 'utf8'));
 const basePath: string = swagger.basePath;
 
+/**
+ * Swagger 2.0 has no null; `x-nullable: true` (the extension swagger2openapi turns into OpenAPI 3 `nullable`)
+ * marks fields that may be null. JSON Schema says that with a type list.
+ */
+function withNullables(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withNullables);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = withNullables(v);
+  if (out['x-nullable'] === true && typeof out.type === 'string') {
+    out.type = [out.type, 'null'];
+    if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+  }
+  return out;
+}
+
 const ajv = new Ajv({ strict: false, allErrors: true });
 ajvFormats.default(ajv);
 // Swagger 2.0 schemas are JSON Schema draft-4 subsets with refs into #/definitions.
-ajv.addSchema({ $id: 'swagger', definitions: swagger.definitions });
+ajv.addSchema({ $id: 'swagger', definitions: withNullables(swagger.definitions) });
 
 const validators = new Map<string, ValidateFunction>();
 
@@ -23,7 +39,7 @@ function validatorFor(schema: object): ValidateFunction {
   const key = JSON.stringify(schema);
   let v = validators.get(key);
   if (!v) {
-    const rewritten = JSON.parse(key.replaceAll('"#/definitions/', '"swagger#/definitions/'));
+    const rewritten = withNullables(JSON.parse(key.replaceAll('"#/definitions/', '"swagger#/definitions/'))) as object;
     v = ajv.compile(rewritten);
     validators.set(key, v);
   }
