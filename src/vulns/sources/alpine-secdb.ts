@@ -13,6 +13,7 @@ import type { OsvReadError, OsvReadOptions, OsvReadResult, OsvReadStats } from '
 import { OsvRecordError } from '../osv/errors.js';
 import { parseOsvRecord } from '../osv/record.js';
 import type { OsvRecord } from '../osv/types.js';
+import { apkComparator } from '../versions/apk.js';
 
 /**
  * secdb has no dates. Feed sync detects changes by a digest of the record's content, so any stable value works and
@@ -159,11 +160,17 @@ function collectFix(version: string, lines: unknown, ctx: FixContext, merged: Me
   });
 }
 
+/**
+ * One entry per (release, package): when secdb lists an id under several fixed versions of one package (a fix
+ * re-applied in a later rebuild), the first fix is the one that ends the vulnerable range.
+ */
 function addAffected(merged: Merged, id: string, ctx: FixContext, fixed: string): void {
   let entries = merged.get(id);
   if (entries === undefined) merged.set(id, (entries = new Map()));
-  const key = `${ctx.ecosystem}\u0000${ctx.name}\u0000${fixed}`;
-  if (entries.has(key)) return;
+  const key = `${ctx.ecosystem}\u0000${ctx.name}`;
+  const known = entries.get(key);
+  const knownFix = known?.ranges[0]?.events[1]?.fixed;
+  if (knownFix !== undefined && apkComparator.compare(knownFix, fixed) <= 0) return;
   entries.set(key, {
     package: { ecosystem: ctx.ecosystem, name: ctx.name },
     ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed }] }],

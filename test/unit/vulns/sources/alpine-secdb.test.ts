@@ -170,6 +170,16 @@ describe('readAlpineSecdbPath on one file', () => {
     }
   });
 
+  it('keeps the first fix when one id is listed under several fixed versions of a package', async () => {
+    const path = join(dir, 'refixed.yaml');
+    await writeFile(path, secdb('v3.10', 'main', `  - pkg:\n      name: lame\n      secfixes:\n        3.100-r0:\n          - CVE-2015-9099\n        3.99.5-r6:\n          - CVE-2015-9099\n`));
+    const [record] = await collect(readAlpineSecdbPath(path));
+    expect(affectedSummary(record!)).toEqual(affectedSummary(parseOsvRecord({
+      id: 'ALPINE-CVE-2015-9099', modified: ALPINE_SECDB_MODIFIED, aliases: ['CVE-2015-9099'],
+      affected: [{ package: { ecosystem: 'Alpine:v3.10', name: 'lame' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '3.99.5-r6' }] }] }],
+    })));
+  });
+
   it('adds no affected entry for a fixed version of 0 (never affected)', async () => {
     const records = await collect(readAlpineSecdbPath(join(tree, 'v3.11', 'main.yaml')));
     // CVE-2016-0682 is only listed under "0": nothing to match, so no record.
