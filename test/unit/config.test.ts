@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -46,5 +49,37 @@ describe('loadConfig', () => {
     expect(err.variable).toBe(variable);
     expect(err.message).toMatch(message);
     expect(err.message.startsWith(`${variable}:`)).toBe(true);
+  });
+
+  it('reads feed sources from VIGIL_FEED_SOURCES and VIGIL_FEED_SOURCES_FILE, named or not', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-config-'));
+    try {
+      const file = join(dir, 'sources.txt');
+      writeFileSync(file, '# mirrors\nkev=/mirror/kev.json\n\n/mirror/alpine-secdb   # secdb tree\n');
+      const c = loadConfig({
+        VIGIL_FEED_SOURCES: 'https://osv.example/PyPI/all.zip, debian=https://user:pw@osv.example/Debian/all.zip,relative/dir',
+        VIGIL_FEED_SOURCES_FILE: file,
+      });
+      expect(c.feeds.sources).toEqual([
+        { name: null, location: 'https://osv.example/PyPI/all.zip' },
+        { name: 'debian', location: 'https://user:pw@osv.example/Debian/all.zip' },
+        { name: null, location: resolve('relative/dir') },
+        { name: 'kev', location: '/mirror/kev.json' },
+        { name: null, location: '/mirror/alpine-secdb' },
+      ]);
+      expect(c.feeds).toMatchObject({ syncSchedule: '17 */6 * * *', syncOnStart: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects bad feed settings, naming the variable', () => {
+    expect(errorOf({ VIGIL_FEED_SOURCES: 'ftp://osv.example/all.zip' }).variable).toBe('VIGIL_FEED_SOURCES');
+    expect(errorOf({ VIGIL_FEED_SOURCES: 'Bad Name=/x' }).message).toMatch(/feed name/);
+    expect(errorOf({ VIGIL_FEED_SOURCES: 'a=/x,a=/y' }).message).toMatch(/used twice/);
+    expect(errorOf({ VIGIL_FEED_SOURCES_FILE: '/nonexistent/sources.txt' }).variable).toBe('VIGIL_FEED_SOURCES_FILE');
+    expect(errorOf({ VIGIL_FEED_SYNC_SCHEDULE: 'every day' }).variable).toBe('VIGIL_FEED_SYNC_SCHEDULE');
+    expect(errorOf({ VIGIL_FEED_SYNC_ON_START: 'sometimes' }).variable).toBe('VIGIL_FEED_SYNC_ON_START');
+    expect(loadConfig({ VIGIL_FEED_SYNC_SCHEDULE: 'off' }).feeds.syncSchedule).toBeNull();
   });
 });
