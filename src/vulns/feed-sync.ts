@@ -40,6 +40,8 @@ export interface SyncOptions {
 }
 
 const BATCH = 500;
+/** Records staged per transaction: fewer commits, still short enough for other writers to get in between. */
+const STAGE_BATCH = 2000;
 
 const RECORD_COLUMNS = [
   'feed',
@@ -81,7 +83,9 @@ function recordRow(syncId: string, feed: string, r: OsvRecord, digest: string, n
   };
 }
 
+/** Index entries of a record; a withdrawn record gets none, so the matcher never needs to look at the record. */
 function affectedRows(syncId: string, feed: string, r: OsvRecord) {
+  if (r.withdrawn !== undefined) return [];
   return r.affected
     .filter((a) => a.package)
     .map((a) => {
@@ -104,7 +108,8 @@ async function stage(db: Db, syncId: string, feed: string, batch: { record: OsvR
   if (batch.length === 0) return;
   const now = nowIso();
   await db.transaction(async (trx) => {
-    await trx('vuln_sync_records').insert(batch.map((b) => recordRow(syncId, feed, b.record, b.digest, now)));
+    const rows = batch.map((b) => recordRow(syncId, feed, b.record, b.digest, now));
+    for (let i = 0; i < rows.length; i += BATCH) await trx('vuln_sync_records').insert(rows.slice(i, i + BATCH));
     const affected = batch.flatMap((b) => affectedRows(syncId, feed, b.record));
     for (let i = 0; i < affected.length; i += BATCH) await trx('vuln_sync_affected').insert(affected.slice(i, i + BATCH));
   });
@@ -226,7 +231,7 @@ export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult
           replaced.push(record.id);
         }
         batch.set(record.id, { record, digest });
-        if (batch.size >= BATCH) {
+        if (batch.size >= STAGE_BATCH) {
           await stage(db, syncId, feed, [...batch.values()]);
           batch = new Map();
         }

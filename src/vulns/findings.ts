@@ -66,9 +66,14 @@ export interface RefreshOptions {
   exclusions?: MatchExclusions;
   /** Re-match only packages looked up under one of these keys (matchKeyId); others keep their findings. */
   onlyKeys?: ReadonlySet<string>;
+  /** With onlyKeys: the raw package names (or source names) that can hit them, to read only those packages. */
+  candidateNames?: readonly string[];
   cache?: MatchCache;
   now?: string;
 }
+
+/** What a diff compares (and what a removal reports). */
+const FINDING_COLUMNS = ['finding_key', 'vuln_id', 'feed', 'feed_group', 'package_type', 'package_name', 'package_version', 'package_path', 'fix_state', 'fixed_in', 'fix_observed_at'];
 
 function packageIdentity(p: { type: string; name: string; version: string; path: string | null }): string {
   return `${p.type}\u0000${p.name}\u0000${p.version}\u0000${p.path ?? ''}`;
@@ -104,7 +109,10 @@ export function distroOf(image: { distro: string | null; distro_version: string 
 
 export async function loadImagePackages(db: Db, accountName: string, digest: string, names?: readonly string[]): Promise<ImagePackage[]> {
   const q = db('image_packages').where({ account_name: accountName, image_digest: digest }).select('type', 'name', 'version', 'origin', 'source_version', 'locations', 'purl');
-  if (names) q.where((w) => w.whereIn('name', names).orWhereIn('origin', names));
+  if (names) {
+    if (names.length === 0) return [];
+    q.where((w) => w.whereIn('name', names).orWhereIn('origin', names));
+  }
   const rows: { type: string; name: string; version: string; origin: string | null; source_version: string | null; locations: string; purl: string }[] = await q;
   return rows.map((r) => ({
     type: r.type,
@@ -160,16 +168,20 @@ export async function refreshImageFindings(db: Db, accountName: string, digest: 
   if (!image) return { added: [], updated: [], removed: [] };
   const distro = distroOf(image);
   const exclusions = options.exclusions ?? (await loadExclusions(db));
-  let packages = await loadImagePackages(db, accountName, digest);
+  let packages = await loadImagePackages(db, accountName, digest, options.onlyKeys ? options.candidateNames : undefined);
   if (options.onlyKeys) packages = packages.filter((p) => packageHitsKeys(p, distro, options.onlyKeys!));
   const desired = await desiredFindings(db, packages, distro, exclusions, options.cache);
 
   const scope = { account_name: accountName, image_digest: digest };
-  let existing: FindingRow[] = await db('image_vulnerabilities').where(scope).select('*');
+  let existing: FindingRow[];
   if (options.onlyKeys) {
     const inScope = new Set(packages.map(packageIdentity));
+    const names = [...new Set(packages.map((p) => p.name))];
+    existing = [];
+    for (let i = 0; i < names.length; i += 400)
+      existing.push(...(await db('image_vulnerabilities').where(scope).whereIn('package_name', names.slice(i, i + 400)).select(FINDING_COLUMNS)));
     existing = existing.filter((f) => inScope.has(packageIdentity({ type: f.package_type, name: f.package_name, version: f.package_version, path: f.package_path })));
-  }
+  } else existing = await db('image_vulnerabilities').where(scope).select(FINDING_COLUMNS);
   return writeDiff(db, scope, existing, desired, options.now ?? nowIso());
 }
 

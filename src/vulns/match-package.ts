@@ -8,6 +8,7 @@ import { toBool } from '../db/index.js';
 import type { DistroInfo } from '../images/model.js';
 import { lookupTarget, type LookupTarget, type MatchablePackage } from './ecosystems.js';
 import { isAffected } from './osv/ranges.js';
+import type { VersionComparator } from './versions/comparator.js';
 import type { OsvAffected } from './osv/types.js';
 
 export type FixState = 'fixed' | 'not-fixed' | 'wont-fix';
@@ -24,6 +25,7 @@ export interface PackageMatch {
 }
 
 interface AffectedRow {
+  row_id: number;
   feed: string;
   vuln_id: string;
   grp: string;
@@ -69,16 +71,13 @@ const NAME_CHUNK = 400;
 async function lookupRows(db: Db, ecosystem: string, release: string | undefined, names: string[]): Promise<Map<string, AffectedRow[]>> {
   const byName = new Map<string, AffectedRow[]>();
   for (let i = 0; i < names.length; i += NAME_CHUNK) {
-    const q = db<AffectedRow>('vulnerability_affected as a')
-      .join('vulnerabilities as v', function joinRecord() {
-        this.on('v.feed', '=', 'a.feed').andOn('v.id', '=', 'a.vuln_id');
-      })
-      .whereNull('v.withdrawn')
-      .where('a.ecosystem', ecosystem)
-      .whereIn('a.package_name', names.slice(i, i + NAME_CHUNK))
-      .select('a.feed', 'a.vuln_id', 'a.grp', 'a.package_name', 'a.affected');
+    // Withdrawn records have no index entries (feed-sync leaves them out), so no join with the records is needed.
+    const q = db<AffectedRow>('vulnerability_affected')
+      .where('ecosystem', ecosystem)
+      .whereIn('package_name', names.slice(i, i + NAME_CHUNK))
+      .select('row_id', 'feed', 'vuln_id', 'grp', 'package_name', 'affected');
     // Distro advisories apply to their release only; language advisories carry no release.
-    if (release !== undefined) q.andWhere('a.release', release);
+    if (release !== undefined) q.andWhere('release', release);
     for (const row of await q) {
       const list = byName.get(row.package_name);
       if (list) list.push(row);
@@ -88,13 +87,44 @@ async function lookupRows(db: Db, ecosystem: string, release: string | undefined
   return byName;
 }
 
-function matchOne(pkg: MatchablePackage, target: LookupTarget, rows: Map<string, AffectedRow[]>, exclusions: MatchExclusions, parsed: Map<AffectedRow, OsvAffected>): PackageMatch[] {
+/**
+ * Parsed index entries by row id. A row's content never changes (a sync replaces rows, with new ids), so entries
+ * stay valid; the cache is simply dropped when it grows large.
+ */
+const parsedEntries = new Map<number, OsvAffected>();
+const PARSED_CACHE_LIMIT = 100_000;
+
+function parsedEntry(row: AffectedRow): OsvAffected {
+  let affected = parsedEntries.get(row.row_id);
+  if (!affected) {
+    if (parsedEntries.size >= PARSED_CACHE_LIMIT) parsedEntries.clear();
+    affected = JSON.parse(row.affected) as OsvAffected;
+    parsedEntries.set(row.row_id, affected);
+  }
+  return affected;
+}
+
+/** One matching run compares the same installed version with the same bounds many times; parse each pair once. */
+function memoized(comparator: VersionComparator): VersionComparator {
+  const results = new Map<string, number>();
+  return {
+    name: comparator.name,
+    isValid: (v) => comparator.isValid(v),
+    compare(a, b) {
+      const key = `${a}\u0000${b}`;
+      let r = results.get(key);
+      if (r === undefined) results.set(key, (r = comparator.compare(a, b)));
+      return r;
+    },
+  };
+}
+
+function matchOne(pkg: MatchablePackage, target: LookupTarget, rows: Map<string, AffectedRow[]>, exclusions: MatchExclusions): PackageMatch[] {
   const matches = new Map<string, PackageMatch>();
   for (const name of target.names) {
     for (const row of rows.get(name) ?? []) {
       if (matches.has(row.vuln_id) || exclusions.feeds.has(row.feed) || exclusions.groups.has(`${row.feed}\u0000${row.grp}`)) continue;
-      let affected = parsed.get(row);
-      if (!affected) parsed.set(row, (affected = JSON.parse(row.affected) as OsvAffected));
+      const affected = parsedEntry(row);
       // Advisories filed under the source package carry source versions (they differ for binNMUs and some renames).
       const version = name !== pkg.name && name === pkg.origin && pkg.sourceVersion ? pkg.sourceVersion : pkg.version;
       const verdict = isAffected(version, affected, target.comparator);
@@ -133,11 +163,13 @@ export async function matchPackages(
   }
   const rowsByGroup = new Map<string, Map<string, AffectedRow[]>>();
   for (const [id, g] of groups) rowsByGroup.set(id, await lookupRows(db, g.ecosystem, g.release, [...g.names]));
-  const parsed = new Map<AffectedRow, OsvAffected>();
+  const comparators = new Map<VersionComparator, VersionComparator>();
   return packages.map((pkg, i) => {
     const t = targets[i];
     if (!t) return [];
-    return matchOne(pkg, t, rowsByGroup.get(`${t.ecosystem}\u0000${t.release ?? ''}`)!, excluded, parsed);
+    let comparator = comparators.get(t.comparator);
+    if (!comparator) comparators.set(t.comparator, (comparator = memoized(t.comparator)));
+    return matchOne(pkg, { ...t, comparator }, rowsByGroup.get(`${t.ecosystem}\u0000${t.release ?? ''}`)!, excluded);
   });
 }
 

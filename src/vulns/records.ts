@@ -5,13 +5,22 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { OsvRecord } from './osv/types.js';
 
-/** Raw deflate at a fast level: records are written once per change and read a few at a time. */
+/** Records above this size are deflated; below it zlib's per-call cost dominates an import and saves little. */
+const DEFLATE_ABOVE_BYTES = 4096;
+const PLAIN = 0;
+const DEFLATED = 1;
+
+/** The stored form: a format byte, then the record's JSON, raw-deflated when large. */
 export function encodeRecord(record: OsvRecord): Buffer {
-  return deflateRawSync(JSON.stringify(record), { level: 1 });
+  const json = Buffer.from(JSON.stringify(record));
+  if (json.length <= DEFLATE_ABOVE_BYTES) return Buffer.concat([Buffer.of(PLAIN), json]);
+  return Buffer.concat([Buffer.of(DEFLATED), deflateRawSync(json, { level: 1 })]);
 }
 
 export function decodeRecord(stored: Buffer | Uint8Array): OsvRecord {
-  return JSON.parse(inflateRawSync(stored).toString('utf8')) as OsvRecord;
+  const buf = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
+  const body = buf.subarray(1);
+  return JSON.parse((buf[0] === DEFLATED ? inflateRawSync(body) : body).toString('utf8')) as OsvRecord;
 }
 
 /** Namespace names as upstream uses them (`rhel:9`, not OSV's `Red Hat`). */

@@ -23,6 +23,7 @@ export interface RematchOptions {
 }
 
 const CHUNK = 400;
+const IMAGES_PER_TRANSACTION = 20;
 
 /** Names a package is looked up under regardless of distro (the distro only adds the release). */
 function lookupNames(p: { type: string; name: string; origin: string | null }): string[] {
@@ -31,7 +32,7 @@ function lookupNames(p: { type: string; name: string; origin: string | null }): 
 }
 
 /** Analyzed images holding a package looked up under one of the keys' names (the release is checked per image). */
-async function imagesHolding(db: Db, keys: MatchKey[]): Promise<{ account_name: string; image_digest: string }[]> {
+async function imagesHolding(db: Db, keys: MatchKey[]): Promise<{ images: { account_name: string; image_digest: string }[]; rawNames: string[] }> {
   const keyNames = new Set(keys.map((k) => k.packageName));
   const tuples: { type: string; name: string; origin: string | null }[] = await db('image_packages').distinct('type', 'name', 'origin');
   const rawNames = [...new Set(tuples.filter((t) => lookupNames({ ...t }).some((n) => keyNames.has(n))).map((t) => t.name))];
@@ -46,7 +47,7 @@ async function imagesHolding(db: Db, keys: MatchKey[]): Promise<{ account_name: 
       .distinct('p.account_name', 'p.image_digest');
     for (const r of rows) images.set(`${r.account_name}\u0000${r.image_digest}`, r);
   }
-  return [...images.values()];
+  return { images: [...images.values()], rawNames };
 }
 
 async function analyzedImages(db: Db): Promise<{ account_name: string; image_digest: string }[]> {
@@ -80,21 +81,29 @@ export async function notifySubscribedTags(db: Db, accountName: string, digest: 
 export async function rematchImages(db: Db, changed: MatchKey[] | 'all', options: RematchOptions = {}): Promise<RematchStats> {
   const stats: RematchStats = { images: 0, changedImages: 0, added: 0, updated: 0, removed: 0 };
   if (changed !== 'all' && changed.length === 0) return stats;
-  const images = changed === 'all' ? await analyzedImages(db) : await imagesHolding(db, changed);
+  const scope = changed === 'all' ? { images: await analyzedImages(db), rawNames: undefined } : await imagesHolding(db, changed);
   const onlyKeys = changed === 'all' ? undefined : new Set(changed.map(matchKeyId));
   const exclusions = await loadExclusions(db);
   const cache: MatchCache = new Map();
-  for (const image of images) {
-    const diff = await db.transaction(async (trx) => {
-      const d = await refreshImageFindings(trx, image.account_name, image.image_digest, { onlyKeys, exclusions, cache });
-      if (!isEmptyDiff(d)) await notifySubscribedTags(trx, image.account_name, image.image_digest, d);
-      return d;
+  // A few images per transaction: fewer commits, and each image's findings still land with its events.
+  for (let i = 0; i < scope.images.length; i += IMAGES_PER_TRANSACTION) {
+    const batch = scope.images.slice(i, i + IMAGES_PER_TRANSACTION);
+    const diffs = await db.transaction(async (trx) => {
+      const out: FindingsDiff[] = [];
+      for (const image of batch) {
+        const d = await refreshImageFindings(trx, image.account_name, image.image_digest, { onlyKeys, candidateNames: scope.rawNames, exclusions, cache });
+        if (!isEmptyDiff(d)) await notifySubscribedTags(trx, image.account_name, image.image_digest, d);
+        out.push(d);
+      }
+      return out;
     });
-    stats.images++;
-    if (!isEmptyDiff(diff)) stats.changedImages++;
-    stats.added += diff.added.length;
-    stats.updated += diff.updated.length;
-    stats.removed += diff.removed.length;
+    for (const diff of diffs) {
+      stats.images++;
+      if (!isEmptyDiff(diff)) stats.changedImages++;
+      stats.added += diff.added.length;
+      stats.updated += diff.updated.length;
+      stats.removed += diff.removed.length;
+    }
     options.onProgress?.(stats);
   }
   return stats;

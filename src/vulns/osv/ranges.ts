@@ -36,8 +36,9 @@ export interface AffectedVerdict {
   /** The first range window containing the version. */
   window?: AffectedWindow;
   /**
-   * The installed version and/or range bounds the comparator reports as invalid for its format. The verdict was
-   * still computed with the comparator's fallback ordering; callers decide whether to trust it.
+   * The installed version and/or range bounds the comparator reports as invalid for its format (affected
+   * verdicts only). The verdict was still computed with the comparator's fallback ordering; callers decide
+   * whether to trust it.
    */
   unorderable?: string[];
 }
@@ -52,20 +53,24 @@ export function isAffected(version: string, affected: OsvAffected, comparator: V
     const window = windowContaining(version, range, index, comparator);
     if (window) windows.push(window);
   });
-  const unorderable = unorderableVersions(version, affected, comparator);
-  const extras = unorderable.length > 0 ? { unorderable } : {};
+  // Only affected verdicts name unorderable strings: checking every bound of every non-matching entry is the
+  // matcher's main cost otherwise.
+  const extras = () => {
+    const unorderable = unorderableVersions(version, affected, comparator);
+    return unorderable.length > 0 ? { unorderable } : {};
+  };
 
   if (windows.length > 0) {
     const fixes = sortUnique(windows.flatMap((w) => (w.fixed !== undefined ? [w.fixed] : [])), comparator);
-    return { affected: true, matchedBy: 'range', window: windows[0]!, ...(fixes.length > 0 ? { fixedIn: fixes } : {}), ...extras };
+    return { affected: true, matchedBy: 'range', window: windows[0]!, ...(fixes.length > 0 ? { fixedIn: fixes } : {}), ...extras() };
   }
   if (isListed(version, affected.versions, comparator)) {
     // The explicit list carries no fix information; the lowest fix above the version is the best hint for
     // "upgrade to", and saying nothing would read as "no fix available".
     const next = lowestFixAbove(version, affected.ranges, comparator);
-    return { affected: true, matchedBy: 'versions', ...(next !== undefined ? { fixedIn: [next] } : {}), ...extras };
+    return { affected: true, matchedBy: 'versions', ...(next !== undefined ? { fixedIn: [next] } : {}), ...extras() };
   }
-  return { affected: false, ...extras };
+  return { affected: false };
 }
 
 /** The schema's walk over one range's sorted events, remembering which `introduced` opened the current window. */

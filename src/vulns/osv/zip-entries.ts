@@ -1,113 +1,172 @@
 /**
- * The entries of a zip archive, decompressed one at a time from a stream of chunks, so that memory holds one read
- * chunk plus the entries it completed, whether the archive is given as bytes or as a file path. A damaged archive
- * throws (InvalidError) rather than ending early, since a feed cut short must not pass for a complete one; an entry
- * that cannot be decompressed is reported in place so the caller can count it and go on.
+ * The entries of a zip archive, read through its central directory and decompressed one at a time with zlib, so
+ * memory holds the directory, one read window and one entry. (A streaming local-header reader was 10x slower on
+ * feed archives of 100k+ entries.) The archive is given as bytes or a file path. A damaged archive — no end record,
+ * a directory or entry outside the file — throws InvalidError rather than ending early, since a feed cut short must
+ * not pass for a complete one; an entry that cannot be decompressed or fails its CRC is reported in place so the
+ * caller can count it and go on. ZIP64 archives (more than 65535 entries, or past 4 GiB) are supported.
  */
-import { createReadStream } from 'node:fs';
-import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
+import { open, type FileHandle } from 'node:fs/promises';
+import { crc32, inflateRawSync } from 'node:zlib';
 import { InvalidError } from '../../errors.js';
 
 export type ZipEntry = { name: string; bytes: Uint8Array } | { name: string; error: string };
 
-const READ_CHUNK_BYTES = 1 << 16;
 /** The end-of-central-directory record is 22 bytes plus a comment of at most 65535. */
 const EOCD_MAX_DISTANCE = 22 + 0xffff;
+const WINDOW_BYTES = 8 << 20;
+const SIG_LOCAL = 0x04034b50;
+const SIG_CENTRAL = 0x02014b50;
+const SIG_EOCD = 0x06054b50;
+const SIG_ZIP64_EOCD = 0x06064b50;
+const SIG_ZIP64_LOCATOR = 0x07064b50;
 
-/** Entries whose name `wanted` accepts (directories never), in archive order. */
-export async function* zipEntries(zip: Uint8Array | string, wanted: (name: string) => boolean): AsyncGenerator<ZipEntry> {
-  const source = typeof zip === 'string' ? zip : 'zip archive';
-  const completed: ZipEntry[] = [];
-  const unzip = new Unzip((file) => collectEntry(file, !file.name.endsWith('/') && wanted(file.name), completed));
-  unzip.register(UnzipInflate);
-
-  let first = true;
-  let tail: Uint8Array = new Uint8Array(0);
-  for await (const chunk of chunksOf(zip)) {
-    if (first) assertZipSignature(chunk, source);
-    first = false;
-    tail = keepTail(tail, chunk);
-    pushChunk(unzip, chunk, false, source);
-    while (completed.length > 0) yield completed.shift()!;
-  }
-  if (first) assertZipSignature(new Uint8Array(0), source);
-  pushChunk(unzip, new Uint8Array(0), true, source);
-  while (completed.length > 0) yield completed.shift()!;
-  // fflate notices a cut inside an entry but not one between entries, which loses the central directory.
-  if (!hasEndOfCentralDirectory(tail)) throw damaged(source, 'no end of central directory');
+interface CentralEntry {
+  name: string;
+  method: number;
+  crc: number;
+  compressedSize: number;
+  size: number;
+  localOffset: number;
 }
 
-function collectEntry(file: UnzipFile, wanted: boolean, completed: ZipEntry[]): void {
-  const parts: Uint8Array[] = [];
-  // Every entry is started, wanted or not: fflate keeps the compressed bytes of an entry never started.
-  file.ondata = (err, data, final) => {
-    if (!wanted) return;
-    if (err) completed.push({ name: file.name, error: `cannot decompress: ${err.message}` });
-    else {
-      parts.push(data);
-      if (final) completed.push({ name: file.name, bytes: concat(parts) });
-    }
+/** Random access to the archive's bytes, from memory or a file. */
+interface ByteSource {
+  size: number;
+  read(offset: number, length: number): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+function memorySource(bytes: Uint8Array): ByteSource {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { size: buf.length, read: async (offset, length) => buf.subarray(offset, offset + length), close: async () => undefined };
+}
+
+async function fileSource(path: string): Promise<ByteSource> {
+  const handle: FileHandle = await open(path, 'r');
+  const size = (await handle.stat()).size;
+  return {
+    size,
+    async read(offset, length) {
+      const buf = Buffer.alloc(Math.max(0, Math.min(length, size - offset)));
+      let done = 0;
+      while (done < buf.length) {
+        const { bytesRead } = await handle.read(buf, done, buf.length - done, offset + done);
+        if (bytesRead === 0) break;
+        done += bytesRead;
+      }
+      return buf.subarray(0, done);
+    },
+    close: () => handle.close(),
   };
-  try {
-    file.start();
-  } catch (err) {
-    // An unsupported compression method throws here.
-    if (wanted) completed.push({ name: file.name, error: `cannot decompress: ${(err as Error).message}` });
-  }
-}
-
-async function* chunksOf(zip: Uint8Array | string): AsyncGenerator<Uint8Array> {
-  if (typeof zip !== 'string') {
-    for (let offset = 0; offset < zip.length; offset += READ_CHUNK_BYTES) yield zip.subarray(offset, offset + READ_CHUNK_BYTES);
-    return;
-  }
-  for await (const chunk of createReadStream(zip, { highWaterMark: READ_CHUNK_BYTES })) yield chunk as Buffer;
-}
-
-/** A zip starts with a local file header, or is an empty archive's end record; anything else is not a zip. */
-function assertZipSignature(chunk: Uint8Array, source: string): void {
-  const isZip = chunk.length >= 4 && chunk[0] === 0x50 && chunk[1] === 0x4b
-    && ((chunk[2] === 0x03 && chunk[3] === 0x04) || (chunk[2] === 0x05 && chunk[3] === 0x06));
-  if (!isZip) throw new InvalidError(`${source}: not a zip archive`, { source });
-}
-
-function pushChunk(unzip: Unzip, chunk: Uint8Array, final: boolean, source: string): void {
-  try {
-    unzip.push(chunk, final);
-  } catch (err) {
-    // fflate throws when the stream ends inside an entry.
-    throw damaged(source, (err as Error).message);
-  }
 }
 
 function damaged(source: string, reason: string): InvalidError {
   return new InvalidError(`${source}: damaged zip archive: ${reason}`, { source });
 }
 
-/** The last EOCD_MAX_DISTANCE bytes seen, where the end-of-central-directory record must be. */
-function keepTail(tail: Uint8Array, chunk: Uint8Array): Uint8Array {
-  if (chunk.length >= EOCD_MAX_DISTANCE) return chunk.slice(chunk.length - EOCD_MAX_DISTANCE);
-  const keep = Math.min(tail.length, EOCD_MAX_DISTANCE - chunk.length);
-  const out = new Uint8Array(keep + chunk.length);
-  out.set(tail.subarray(tail.length - keep), 0);
-  out.set(chunk, keep);
-  return out;
+/** Entries whose name `wanted` accepts (directories never), in central-directory order. */
+export async function* zipEntries(zip: Uint8Array | string, wanted: (name: string) => boolean): AsyncGenerator<ZipEntry> {
+  const source = typeof zip === 'string' ? zip : 'zip archive';
+  const bytes = typeof zip === 'string' ? await fileSource(zip) : memorySource(zip);
+  try {
+    const head = await bytes.read(0, 4);
+    const isZip = head.length >= 4 && (head.readUInt32LE(0) === SIG_LOCAL || head.readUInt32LE(0) === SIG_EOCD);
+    if (!isZip) throw new InvalidError(`${source}: not a zip archive`, { source });
+    const entries = await centralDirectory(bytes, source);
+    let window: { start: number; data: Buffer } = { start: 0, data: Buffer.alloc(0) };
+    for (const entry of entries) {
+      if (entry.name.endsWith('/') || !wanted(entry.name)) continue;
+      const needed = 30 + entry.name.length + 0xffff + entry.compressedSize;
+      if (entry.localOffset < window.start || entry.localOffset + Math.min(needed, 30 + 0xffff * 2 + entry.compressedSize) > window.start + window.data.length) {
+        window = { start: entry.localOffset, data: await bytes.read(entry.localOffset, Math.max(WINDOW_BYTES, needed)) };
+      }
+      yield extract(entry, window.data, entry.localOffset - window.start, source);
+    }
+  } finally {
+    await bytes.close();
+  }
 }
 
-function hasEndOfCentralDirectory(tail: Uint8Array): boolean {
-  for (let i = tail.length - 22; i >= 0; i--) {
-    if (tail[i] === 0x50 && tail[i + 1] === 0x4b && tail[i + 2] === 0x05 && tail[i + 3] === 0x06) return true;
+function extract(entry: CentralEntry, data: Buffer, at: number, source: string): ZipEntry {
+  if (at + 30 > data.length || data.readUInt32LE(at) !== SIG_LOCAL) throw damaged(source, `no local header for ${entry.name}`);
+  const start = at + 30 + data.readUInt16LE(at + 26) + data.readUInt16LE(at + 28);
+  if (start + entry.compressedSize > data.length) throw damaged(source, `${entry.name} extends past the end of the archive`);
+  const raw = data.subarray(start, start + entry.compressedSize);
+  let bytes: Buffer;
+  try {
+    if (entry.method === 0) bytes = Buffer.from(raw);
+    else if (entry.method === 8) bytes = inflateRawSync(raw);
+    else return { name: entry.name, error: `cannot decompress: unsupported compression method ${entry.method}` };
+  } catch (err) {
+    return { name: entry.name, error: `cannot decompress: ${(err as Error).message}` };
   }
-  return false;
+  if (bytes.length !== entry.size || crc32(bytes) !== entry.crc) return { name: entry.name, error: 'cannot decompress: size or CRC mismatch' };
+  return { name: entry.name, bytes };
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
+async function centralDirectory(bytes: ByteSource, source: string): Promise<CentralEntry[]> {
+  const tailStart = Math.max(0, bytes.size - EOCD_MAX_DISTANCE);
+  const tail = await bytes.read(tailStart, bytes.size - tailStart);
+  let eocd = -1;
+  for (let i = tail.length - 22; i >= 0; i--) if (tail.readUInt32LE(i) === SIG_EOCD) {
+    eocd = i;
+    break;
   }
-  return out;
+  if (eocd < 0) throw damaged(source, 'no end of central directory');
+  let count = tail.readUInt16LE(eocd + 10);
+  let size = tail.readUInt32LE(eocd + 12);
+  let offset = tail.readUInt32LE(eocd + 16);
+  if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff) {
+    const locator = eocd - 20;
+    if (locator < 0 || tail.readUInt32LE(locator) !== SIG_ZIP64_LOCATOR) throw damaged(source, 'no ZIP64 end record locator');
+    const record = await bytes.read(Number(tail.readBigUInt64LE(locator + 8)), 56);
+    if (record.length < 56 || record.readUInt32LE(0) !== SIG_ZIP64_EOCD) throw damaged(source, 'no ZIP64 end record');
+    count = Number(record.readBigUInt64LE(32));
+    size = Number(record.readBigUInt64LE(40));
+    offset = Number(record.readBigUInt64LE(48));
+  }
+  if (offset + size > bytes.size) throw damaged(source, 'the central directory lies past the end of the archive');
+  const dir = await bytes.read(offset, size);
+  const entries: CentralEntry[] = [];
+  let p = 0;
+  for (let i = 0; i < count; i++) {
+    if (p + 46 > dir.length || dir.readUInt32LE(p) !== SIG_CENTRAL) throw damaged(source, `central directory entry ${i} is malformed`);
+    const nameLength = dir.readUInt16LE(p + 28);
+    const extraLength = dir.readUInt16LE(p + 30);
+    const commentLength = dir.readUInt16LE(p + 32);
+    const entry: CentralEntry = {
+      name: dir.toString('utf8', p + 46, p + 46 + nameLength),
+      method: dir.readUInt16LE(p + 10),
+      crc: dir.readUInt32LE(p + 16),
+      compressedSize: dir.readUInt32LE(p + 20),
+      size: dir.readUInt32LE(p + 24),
+      localOffset: dir.readUInt32LE(p + 42),
+    };
+    applyZip64Extra(entry, dir.subarray(p + 46 + nameLength, p + 46 + nameLength + extraLength));
+    if (entry.localOffset + entry.compressedSize > bytes.size) throw damaged(source, `${entry.name} lies past the end of the archive`);
+    entries.push(entry);
+    p += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries.sort((a, b) => a.localOffset - b.localOffset);
+}
+
+/** ZIP64 extra field (0x0001): 64-bit values for the fields saturated at 0xffffffff, in this order. */
+function applyZip64Extra(entry: CentralEntry, extra: Buffer): void {
+  for (let q = 0; q + 4 <= extra.length; ) {
+    const id = extra.readUInt16LE(q);
+    const length = extra.readUInt16LE(q + 2);
+    if (id === 0x0001) {
+      let r = q + 4;
+      const next = () => {
+        const v = Number(extra.readBigUInt64LE(r));
+        r += 8;
+        return v;
+      };
+      if (entry.size === 0xffffffff) entry.size = next();
+      if (entry.compressedSize === 0xffffffff) entry.compressedSize = next();
+      if (entry.localOffset === 0xffffffff) entry.localOffset = next();
+    }
+    q += 4 + length;
+  }
 }

@@ -164,7 +164,8 @@ describe('readOsvArchive', () => {
     expect(second).toBeGreaterThan(0);
     const result = readOsvArchive(whole.subarray(0, second));
     await expect(collect(result)).rejects.toThrow(/no end of central directory/);
-    expect(result.stats.read).toBe(1);
+    // The directory is read first, so nothing of a cut archive is yielded.
+    expect(result.stats.read).toBe(0);
   });
 
   it('throws for a missing file', async () => {
