@@ -130,7 +130,9 @@ async function centralDirectory(bytes: ByteSource, source: string): Promise<Cent
   const dir = await bytes.read(offset, size);
   const entries: CentralEntry[] = [];
   let p = 0;
-  for (let i = 0; i < count; i++) {
+  // The directory's size, not the entry count, bounds the walk: writers without ZIP64 (fflate among them) store
+  // the count modulo 65536 when an archive holds more entries.
+  for (let i = 0; p < dir.length; i++) {
     if (p + 46 > dir.length || dir.readUInt32LE(p) !== SIG_CENTRAL) throw damaged(source, `central directory entry ${i} is malformed`);
     const nameLength = dir.readUInt16LE(p + 28);
     const extraLength = dir.readUInt16LE(p + 30);
@@ -148,6 +150,7 @@ async function centralDirectory(bytes: ByteSource, source: string): Promise<Cent
     entries.push(entry);
     p += 46 + nameLength + extraLength + commentLength;
   }
+  if (entries.length % 0x10000 !== count % 0x10000) throw damaged(source, `the central directory holds ${entries.length} entries, its end record says ${count}`);
   return entries.sort((a, b) => a.localOffset - b.localOffset);
 }
 

@@ -168,6 +168,25 @@ describe('readOsvArchive', () => {
     expect(result.stats.read).toBe(0);
   });
 
+  it('reads archives of more than 65 535 entries written without ZIP64 (the end record counts modulo 65 536)', async () => {
+    const files: Record<string, Uint8Array> = {};
+    for (let i = 0; i < 65_540; i++) files[`R-${i}.json`] = json(record(`R-${i}`));
+    const result = readOsvArchive(zipSync(files, { level: 0 }));
+    let n = 0;
+    for await (const _ of result.records) n++;
+    expect(n).toBe(65_540);
+    expect(result.stats).toMatchObject({ read: 65_540, skipped: 0 });
+  });
+
+  it('skips an entry whose data fails its CRC, reading the others', async () => {
+    const zip = zipSync({ 'A-1.json': json(record('A-1')), 'A-2.json': json(record('A-2')) }, { level: 0 });
+    const at = Buffer.from(zip).indexOf('"A-1"');
+    zip[at + 1] = 'B'.charCodeAt(0);
+    const result = readOsvArchive(zip);
+    expect((await collect(result)).map((r) => r.id)).toEqual(['A-2']);
+    expect(result.stats.errors).toEqual([expect.objectContaining({ source: 'A-1.json', message: expect.stringMatching(/CRC/) })]);
+  });
+
   it('throws for a missing file', async () => {
     await expect(collect(readOsvArchive(join(dir, 'absent.zip')))).rejects.toThrow(/ENOENT/);
   });
