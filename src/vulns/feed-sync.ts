@@ -11,7 +11,7 @@ import type { Db } from '../db/index.js';
 import { nowIso } from '../util/time.js';
 import { readOsvPath, type OsvReadError, type OsvReadResult } from './osv/archive.js';
 import type { OsvRecord } from './osv/types.js';
-import { encodeRecord, feedGroupName, type MatchKey, matchKeyId } from './records.js';
+import { encodeRecordJson, feedGroupName, type MatchKey, matchKeyId } from './records.js';
 import { normalizePackageName } from './package-names.js';
 
 export interface SyncStats {
@@ -41,7 +41,7 @@ export interface SyncOptions {
 
 const BATCH = 500;
 /** Records staged per transaction: fewer commits, still short enough for other writers to get in between. */
-const STAGE_BATCH = 2000;
+const STAGE_BATCH = 5000;
 
 const RECORD_COLUMNS = [
   'feed',
@@ -59,13 +59,20 @@ const RECORD_COLUMNS = [
 ];
 const AFFECTED_COLUMNS = ['feed', 'vuln_id', 'grp', 'ecosystem', 'release', 'package_name', 'affected'];
 
-/** The digest change detection compares: the record without `modified`, which some feeds never bump. */
-function contentDigest(record: OsvRecord): string {
-  const { modified: _ignored, ...content } = record;
-  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
+/**
+ * The digest change detection compares — the record without `modified`, which some feeds never bump — and the
+ * record's JSON, built from the same serialisation (one JSON.stringify per record on the import path).
+ */
+function serialise(record: OsvRecord): { digest: string; json: string } {
+  const { modified, ...content } = record;
+  const contentJson = JSON.stringify(content);
+  return {
+    digest: createHash('sha256').update(contentJson).digest('hex'),
+    json: `{"modified":${JSON.stringify(modified)}${contentJson.length > 2 ? ',' : ''}${contentJson.slice(1)}`,
+  };
 }
 
-function recordRow(syncId: string, feed: string, r: OsvRecord, digest: string, now: string) {
+function recordRow(syncId: string, feed: string, r: OsvRecord, digest: string, json: string, now: string) {
   return {
     sync_id: syncId,
     feed,
@@ -78,7 +85,7 @@ function recordRow(syncId: string, feed: string, r: OsvRecord, digest: string, n
     severity: JSON.stringify(r.severity),
     aliases: JSON.stringify(r.aliases),
     content_digest: digest,
-    record: encodeRecord(r),
+    record: encodeRecordJson(json),
     updated_at: now,
   };
 }
@@ -104,11 +111,11 @@ function affectedRows(syncId: string, feed: string, r: OsvRecord) {
     });
 }
 
-async function stage(db: Db, syncId: string, feed: string, batch: { record: OsvRecord; digest: string }[]): Promise<void> {
+async function stage(db: Db, syncId: string, feed: string, batch: { record: OsvRecord; digest: string; json: string }[]): Promise<void> {
   if (batch.length === 0) return;
   const now = nowIso();
   await db.transaction(async (trx) => {
-    const rows = batch.map((b) => recordRow(syncId, feed, b.record, b.digest, now));
+    const rows = batch.map((b) => recordRow(syncId, feed, b.record, b.digest, b.json, now));
     for (let i = 0; i < rows.length; i += BATCH) await trx('vuln_sync_records').insert(rows.slice(i, i + BATCH));
     const affected = batch.flatMap((b) => affectedRows(syncId, feed, b.record));
     for (let i = 0; i < affected.length; i += BATCH) await trx('vuln_sync_affected').insert(affected.slice(i, i + BATCH));
@@ -212,13 +219,13 @@ export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult
     const seen = new Set<string>();
     const replaced: string[] = [];
     // Keyed by id: a source that lists one id twice stores its last copy once.
-    let batch = new Map<string, { record: OsvRecord; digest: string }>();
+    let batch = new Map<string, { record: OsvRecord; digest: string; json: string }>();
     for await (const record of input.records) {
       stats.read++;
-      const digest = contentDigest(record);
+      const { digest, json } = serialise(record);
       if (seen.has(record.id)) {
         // A second copy of an id: the last one wins while it is still unstaged.
-        if (batch.has(record.id)) batch.set(record.id, { record, digest });
+        if (batch.has(record.id)) batch.set(record.id, { record, digest, json });
         continue;
       }
       seen.add(record.id);
@@ -230,7 +237,7 @@ export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult
           stats.updated++;
           replaced.push(record.id);
         }
-        batch.set(record.id, { record, digest });
+        batch.set(record.id, { record, digest, json });
         if (batch.size >= STAGE_BATCH) {
           await stage(db, syncId, feed, [...batch.values()]);
           batch = new Map();

@@ -68,6 +68,10 @@ export interface RefreshOptions {
   onlyKeys?: ReadonlySet<string>;
   /** With onlyKeys: the raw package names (or source names) that can hit them, to read only those packages. */
   candidateNames?: readonly string[];
+  /** The candidate packages, already read (a re-match reads them for all images at once), as of `packagesAsOf`. */
+  packages?: ImagePackage[];
+  /** The image's analyzed_at when `packages` were read; a re-analysis since then makes them stale. */
+  packagesAsOf?: string | null;
   cache?: MatchCache;
   now?: string;
 }
@@ -108,13 +112,28 @@ export function distroOf(image: { distro: string | null; distro_version: string 
 }
 
 export async function loadImagePackages(db: Db, accountName: string, digest: string, names?: readonly string[]): Promise<ImagePackage[]> {
-  const q = db('image_packages').where({ account_name: accountName, image_digest: digest }).select('type', 'name', 'version', 'origin', 'source_version', 'locations', 'purl');
+  const q = db('image_packages').where({ account_name: accountName, image_digest: digest }).select(...PACKAGE_COLUMNS);
   if (names) {
     if (names.length === 0) return [];
     q.where((w) => w.whereIn('name', names).orWhereIn('origin', names));
   }
-  const rows: { type: string; name: string; version: string; origin: string | null; source_version: string | null; locations: string; purl: string }[] = await q;
-  return rows.map((r) => ({
+  return (await q).map(imagePackageOf);
+}
+
+export interface PackageRowFields {
+  type: string;
+  name: string;
+  version: string;
+  origin: string | null;
+  source_version: string | null;
+  locations: string;
+  purl: string;
+}
+
+export const PACKAGE_COLUMNS = ['type', 'name', 'version', 'origin', 'source_version', 'locations', 'purl'] as const;
+
+export function imagePackageOf(r: PackageRowFields): ImagePackage {
+  return {
     type: r.type,
     name: r.name,
     version: r.version,
@@ -122,7 +141,7 @@ export async function loadImagePackages(db: Db, accountName: string, digest: str
     sourceVersion: r.source_version,
     path: (JSON.parse(r.locations) as string[])[0] ?? null,
     purl: r.purl || null,
-  }));
+  };
 }
 
 /** Whether a package is looked up under any of the keys. */
@@ -164,11 +183,12 @@ export async function refreshImageFindings(db: Db, accountName: string, digest: 
   // Two refreshes of one image (a re-match job and a force_refresh request) must not interleave their diffs:
   // on Postgres the row lock serialises them; SQLite has one writer anyway.
   if (databaseKind(db) === 'postgres') lookup.forUpdate();
-  const image = await lookup.first('distro', 'distro_version', 'distro_like');
+  const image = await lookup.first('distro', 'distro_version', 'distro_like', 'analyzed_at');
   if (!image) return { added: [], updated: [], removed: [] };
   const distro = distroOf(image);
   const exclusions = options.exclusions ?? (await loadExclusions(db));
-  let packages = await loadImagePackages(db, accountName, digest, options.onlyKeys ? options.candidateNames : undefined);
+  const fresh = options.packages !== undefined && options.packagesAsOf === image.analyzed_at;
+  let packages = fresh ? options.packages! : await loadImagePackages(db, accountName, digest, options.onlyKeys ? options.candidateNames : undefined);
   if (options.onlyKeys) packages = packages.filter((p) => packageHitsKeys(p, distro, options.onlyKeys!));
   const desired = await desiredFindings(db, packages, distro, exclusions, options.cache);
 

@@ -30,7 +30,6 @@ interface AffectedRow {
   vuln_id: string;
   grp: string;
   package_name: string;
-  affected: string;
 }
 
 /** Feeds and groups an administrator switched off; loaded once per matching run. */
@@ -68,52 +67,78 @@ function markedWontFix(affected: OsvAffected): boolean {
 const NAME_CHUNK = 400;
 
 /** Index rows for a set of names in one ecosystem (and release), grouped by normalised name. */
-async function lookupRows(db: Db, ecosystem: string, release: string | undefined, names: string[]): Promise<Map<string, AffectedRow[]>> {
-  const byName = new Map<string, AffectedRow[]>();
-  for (let i = 0; i < names.length; i += NAME_CHUNK) {
-    // Withdrawn records have no index entries (feed-sync leaves them out), so no join with the records is needed.
-    const q = db<AffectedRow>('vulnerability_affected')
-      .where('ecosystem', ecosystem)
-      .whereIn('package_name', names.slice(i, i + NAME_CHUNK))
-      .select('row_id', 'feed', 'vuln_id', 'grp', 'package_name', 'affected');
-    // Distro advisories apply to their release only; language advisories carry no release.
-    if (release !== undefined) q.andWhere('release', release);
-    for (const row of await q) {
-      const list = byName.get(row.package_name);
-      if (list) list.push(row);
-      else byName.set(row.package_name, [row]);
-    }
-  }
-  return byName;
-}
-
 /**
  * Parsed index entries by row id. A row's content never changes (a sync replaces rows, with new ids), so entries
  * stay valid; the cache is simply dropped when it grows large.
  */
 const parsedEntries = new Map<number, OsvAffected>();
-const PARSED_CACHE_LIMIT = 100_000;
+const PARSED_CACHE_LIMIT = 200_000;
+
+/** Reads and parses the entries not in memory yet. */
+async function loadEntries(db: Db, rowIds: number[]): Promise<void> {
+  let missing = rowIds.filter((id) => !parsedEntries.has(id));
+  if (parsedEntries.size + missing.length > PARSED_CACHE_LIMIT) {
+    parsedEntries.clear();
+    missing = rowIds;
+  }
+  for (let i = 0; i < missing.length; i += NAME_CHUNK) {
+    const rows: { row_id: number; affected: string }[] = await db('vulnerability_affected').whereIn('row_id', missing.slice(i, i + NAME_CHUNK)).select('row_id', 'affected');
+    for (const r of rows) parsedEntries.set(r.row_id, JSON.parse(r.affected) as OsvAffected);
+  }
+}
+
+/**
+ * Index entries for a set of names in one ecosystem (and release), grouped by normalised name, with their parsed
+ * OSV entries loaded. The first query is answered from the covering index alone.
+ */
+async function lookupRows(db: Db, ecosystem: string, release: string | undefined, names: string[]): Promise<Map<string, AffectedRow[]>> {
+  const byName = new Map<string, AffectedRow[]>();
+  const ids: number[] = [];
+  for (let i = 0; i < names.length; i += NAME_CHUNK) {
+    // Withdrawn records have no index entries (feed-sync leaves them out), so no join with the records is needed.
+    const q = db<AffectedRow>('vulnerability_affected')
+      .where('ecosystem', ecosystem)
+      .whereIn('package_name', names.slice(i, i + NAME_CHUNK))
+      .select('row_id', 'feed', 'vuln_id', 'grp', 'package_name');
+    // Distro advisories apply to their release only; language advisories carry no release.
+    if (release !== undefined) q.andWhere('release', release);
+    else q.whereNull('release');
+    for (const row of await q) {
+      ids.push(row.row_id);
+      const list = byName.get(row.package_name);
+      if (list) list.push(row);
+      else byName.set(row.package_name, [row]);
+    }
+  }
+  await loadEntries(db, ids);
+  return byName;
+}
+
+/** Empties the parsed-entry cache (benchmarks measure a cold matcher with it). */
+export function clearParsedEntries(): void {
+  parsedEntries.clear();
+}
 
 function parsedEntry(row: AffectedRow): OsvAffected {
-  let affected = parsedEntries.get(row.row_id);
-  if (!affected) {
-    if (parsedEntries.size >= PARSED_CACHE_LIMIT) parsedEntries.clear();
-    affected = JSON.parse(row.affected) as OsvAffected;
-    parsedEntries.set(row.row_id, affected);
-  }
-  return affected;
+  return parsedEntries.get(row.row_id)!;
 }
 
 /** One matching run compares the same installed version with the same bounds many times; parse each pair once. */
 function memoized(comparator: VersionComparator): VersionComparator {
-  const results = new Map<string, number>();
+  const results = new Map<string, Map<string, number>>();
+  const validity = new Map<string, boolean>();
   return {
     name: comparator.name,
-    isValid: (v) => comparator.isValid(v),
+    isValid(v) {
+      let ok = validity.get(v);
+      if (ok === undefined) validity.set(v, (ok = comparator.isValid(v)));
+      return ok;
+    },
     compare(a, b) {
-      const key = `${a}\u0000${b}`;
-      let r = results.get(key);
-      if (r === undefined) results.set(key, (r = comparator.compare(a, b)));
+      let row = results.get(a);
+      if (!row) results.set(a, (row = new Map()));
+      let r = row.get(b);
+      if (r === undefined) row.set(b, (r = comparator.compare(a, b)));
       return r;
     },
   };
@@ -121,9 +146,11 @@ function memoized(comparator: VersionComparator): VersionComparator {
 
 function matchOne(pkg: MatchablePackage, target: LookupTarget, rows: Map<string, AffectedRow[]>, exclusions: MatchExclusions): PackageMatch[] {
   const matches = new Map<string, PackageMatch>();
+  const excluding = exclusions.feeds.size > 0 || exclusions.groups.size > 0;
   for (const name of target.names) {
     for (const row of rows.get(name) ?? []) {
-      if (matches.has(row.vuln_id) || exclusions.feeds.has(row.feed) || exclusions.groups.has(`${row.feed}\u0000${row.grp}`)) continue;
+      if (matches.has(row.vuln_id)) continue;
+      if (excluding && (exclusions.feeds.has(row.feed) || exclusions.groups.has(`${row.feed}\u0000${row.grp}`))) continue;
       const affected = parsedEntry(row);
       // Advisories filed under the source package carry source versions (they differ for binNMUs and some renames).
       const version = name !== pkg.name && name === pkg.origin && pkg.sourceVersion ? pkg.sourceVersion : pkg.version;

@@ -12,7 +12,12 @@ const DEFLATED = 1;
 
 /** The stored form: a format byte, then the record's JSON, raw-deflated when large. */
 export function encodeRecord(record: OsvRecord): Buffer {
-  const json = Buffer.from(JSON.stringify(record));
+  return encodeRecordJson(JSON.stringify(record));
+}
+
+/** The stored form of a record already serialised. */
+export function encodeRecordJson(text: string): Buffer {
+  const json = Buffer.from(text);
   if (json.length <= DEFLATE_ABOVE_BYTES) return Buffer.concat([Buffer.of(PLAIN), json]);
   return Buffer.concat([Buffer.of(DEFLATED), deflateRawSync(json, { level: 1 })]);
 }

@@ -6,7 +6,7 @@
 import type { Db } from '../db/index.js';
 import { recordEvent } from '../events/events.js';
 import { lookupTarget } from './ecosystems.js';
-import { isEmptyDiff, refreshImageFindings, type FindingsDiff, type MatchCache } from './findings.js';
+import { imagePackageOf, isEmptyDiff, PACKAGE_COLUMNS, refreshImageFindings, type FindingsDiff, type ImagePackage, type MatchCache, type PackageRowFields } from './findings.js';
 import { loadExclusions } from './match-package.js';
 import { matchKeyId, type MatchKey } from './records.js';
 
@@ -31,26 +31,41 @@ function lookupNames(p: { type: string; name: string; origin: string | null }): 
   return target ? target.names : [p.name, p.origin].filter((n): n is string => !!n);
 }
 
-/** Analyzed images holding a package looked up under one of the keys' names (the release is checked per image). */
-async function imagesHolding(db: Db, keys: MatchKey[]): Promise<{ images: { account_name: string; image_digest: string }[]; rawNames: string[] }> {
+interface ImageScope {
+  account_name: string;
+  image_digest: string;
+  analyzed_at?: string | null;
+  packages?: ImagePackage[];
+}
+
+/**
+ * Analyzed images holding a package looked up under one of the keys' names (the release is checked per image),
+ * with those packages: one pass over the package table by name for all images, not a query per image.
+ */
+async function imagesHolding(db: Db, keys: MatchKey[]): Promise<{ images: ImageScope[]; rawNames: string[] }> {
   const keyNames = new Set(keys.map((k) => k.packageName));
   const tuples: { type: string; name: string; origin: string | null }[] = await db('image_packages').distinct('type', 'name', 'origin');
   const rawNames = [...new Set(tuples.filter((t) => lookupNames({ ...t }).some((n) => keyNames.has(n))).map((t) => t.name))];
-  const images = new Map<string, { account_name: string; image_digest: string }>();
+  const images = new Map<string, ImageScope & { packages: ImagePackage[] }>();
   for (let i = 0; i < rawNames.length; i += CHUNK) {
-    const rows = await db('image_packages as p')
+    const rows: (PackageRowFields & { account_name: string; image_digest: string; analyzed_at: string | null })[] = await db('image_packages as p')
       .join('images as i', function joinImage() {
         this.on('i.account_name', '=', 'p.account_name').andOn('i.image_digest', '=', 'p.image_digest');
       })
       .where('i.analysis_status', 'analyzed')
       .whereIn('p.name', rawNames.slice(i, i + CHUNK))
-      .distinct('p.account_name', 'p.image_digest');
-    for (const r of rows) images.set(`${r.account_name}\u0000${r.image_digest}`, r);
+      .select('p.account_name', 'p.image_digest', 'i.analyzed_at', ...PACKAGE_COLUMNS.map((c) => `p.${c}`));
+    for (const r of rows) {
+      const key = `${r.account_name}\u0000${r.image_digest}`;
+      let scope = images.get(key);
+      if (!scope) images.set(key, (scope = { account_name: r.account_name, image_digest: r.image_digest, analyzed_at: r.analyzed_at, packages: [] }));
+      scope.packages.push(imagePackageOf(r));
+    }
   }
   return { images: [...images.values()], rawNames };
 }
 
-async function analyzedImages(db: Db): Promise<{ account_name: string; image_digest: string }[]> {
+async function analyzedImages(db: Db): Promise<ImageScope[]> {
   return db('images').where({ analysis_status: 'analyzed' }).orderBy(['account_name', 'image_digest']).select('account_name', 'image_digest');
 }
 
@@ -91,7 +106,14 @@ export async function rematchImages(db: Db, changed: MatchKey[] | 'all', options
     const diffs = await db.transaction(async (trx) => {
       const out: FindingsDiff[] = [];
       for (const image of batch) {
-        const d = await refreshImageFindings(trx, image.account_name, image.image_digest, { onlyKeys, candidateNames: scope.rawNames, exclusions, cache });
+        const d = await refreshImageFindings(trx, image.account_name, image.image_digest, {
+          onlyKeys,
+          candidateNames: scope.rawNames,
+          packages: image.packages,
+          packagesAsOf: image.analyzed_at,
+          exclusions,
+          cache,
+        });
         if (!isEmptyDiff(d)) await notifySubscribedTags(trx, image.account_name, image.image_digest, d);
         out.push(d);
       }

@@ -80,7 +80,9 @@ export async function up(knex: Knex): Promise<void> {
     t.increments('row_id').primary();
     affectedColumns(t);
     t.foreign(['feed', 'vuln_id']).references(['feed', 'id']).inTable('vulnerabilities').onDelete('CASCADE');
-    t.index(['ecosystem', 'package_name']);
+    // Covers the matcher's first step (which entries exist for these names), so it never reads the table; the
+    // entries' JSON is then read by row id only for those not already parsed in memory.
+    t.index(['ecosystem', 'package_name', 'release', 'feed', 'vuln_id', 'grp', 'row_id'], 'vulnerability_affected_lookup');
     t.index(['feed', 'vuln_id']);
   });
   // A sync writes here in small transactions, then moves everything to the live tables in one short one.

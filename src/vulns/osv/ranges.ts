@@ -118,6 +118,17 @@ function windowContaining(
  * `introduced 0.12.2, fixed 0.13.0, introduced 0.13.0`, which must cover 0.13.0). `limit` events are not walked.
  */
 export function sortRangeEvents(events: readonly OsvEvent[], comparator: VersionComparator): OsvEvent[] {
+  // Parsed entries are kept between matching runs, so their sorted events are too (per version format).
+  let byFormat = sortedEvents.get(events);
+  if (!byFormat) sortedEvents.set(events, (byFormat = new Map()));
+  let sorted = byFormat.get(comparator.name);
+  if (!sorted) byFormat.set(comparator.name, (sorted = sortEvents(events, comparator)));
+  return sorted;
+}
+
+const sortedEvents = new WeakMap<readonly OsvEvent[], Map<string, OsvEvent[]>>();
+
+function sortEvents(events: readonly OsvEvent[], comparator: VersionComparator): OsvEvent[] {
   return events
     .filter((e) => e.kind !== 'limit')
     .sort((a, b) => {
