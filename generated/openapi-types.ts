@@ -945,6 +945,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's policies
+         * @description Every account has a default policy, active until another is activated. `detail=true` includes each policy document.
+         */
+        get: operations["list_policies"];
+        put?: never;
+        /**
+         * Add a policy (inactive until activated)
+         * @description The document is validated against the gate definitions (`GET /v2/system/policy-spec`); every problem is
+         *     reported at once in `detail.problems` with its location (rule id, gate, trigger, parameter), and nothing is
+         *     stored. 409 when the account already has a policy with this id.
+         */
+        post: operations["add_policy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policies/{policy_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                policy_id: components["parameters"]["PolicyId"];
+            };
+            cookie?: never;
+        };
+        /** Get a policy */
+        get: operations["get_policy"];
+        /**
+         * Replace a policy's document, and optionally make it the active one
+         * @description The body is a policy record whose `policy` is the new document (its `id` must be the path's). It is
+         *     validated like an added one. `active=true` makes this the account's active policy (the previous one is
+         *     deactivated in the same transaction); a policy stops being active only when another is activated.
+         */
+        put: operations["update_policy"];
+        post?: never;
+        /** Delete a policy (not the active one) */
+        delete: operations["delete_policy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/query/images/by-package": {
         parameters: {
             query?: never;
@@ -1341,6 +1393,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/policy-spec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Describe every policy gate, trigger and parameter
+         * @description Generated from the same definitions policy validation and evaluation use. End-of-life gates are listed with state `eol` and what superseded them.
+         */
+        get: operations["describe_policy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user": {
         parameters: {
             query?: never;
@@ -1501,6 +1573,21 @@ export interface components {
         AccountStatus: {
             /** @enum {string} */
             state: "enabled" | "disabled";
+        };
+        Allowlist: {
+            description?: string;
+            id: string;
+            items: components["schemas"]["AllowlistItem"][];
+            name: string;
+            version: string;
+        };
+        AllowlistItem: {
+            description?: string;
+            /** Format: date-time */
+            expires_on?: string | null;
+            gate: string;
+            id: string;
+            trigger_id: string;
         };
         AnalysisStatusDetail: {
             /** @description Vigil extension. Why the status changed; for analysis_failed, what to fix. */
@@ -1785,6 +1872,16 @@ export interface components {
             type: "file" | "dir" | "symlink" | "hardlink" | "char" | "block" | "fifo";
             uid: number;
         };
+        GateSpec: {
+            description: string;
+            name: string;
+            /** @enum {string} */
+            state: "active" | "deprecated" | "eol";
+            superseded_by?: string | null;
+            /** @enum {string} */
+            supported_artifact_type: "image" | "source";
+            triggers: components["schemas"]["TriggerSpec"][];
+        };
         ImageAnalysisRequest: {
             /** @description Free key/value pairs kept with the image. */
             annotations?: {
@@ -1875,6 +1972,19 @@ export interface components {
             /** @enum {string} */
             vulnerability_type: "os" | "non-os" | "all";
         };
+        ImageRef: {
+            /** @enum {string} */
+            type: "tag" | "digest" | "id";
+            value: string;
+        };
+        ImageSelectionRule: {
+            description?: string;
+            id: string;
+            image: components["schemas"]["ImageRef"];
+            name: string;
+            registry: string;
+            repository: string;
+        };
         /** @description Exactly one of tag, digest or import. */
         ImageSource: {
             digest?: components["schemas"]["RegistryDigestSource"];
@@ -1894,6 +2004,16 @@ export interface components {
             "specification-version"?: string;
             type: string;
             version: string;
+        };
+        MappingRule: {
+            allowlist_ids?: string[];
+            description?: string;
+            id: string;
+            image: components["schemas"]["ImageRef"];
+            name: string;
+            registry: string;
+            repository: string;
+            rule_set_ids: string[];
         };
         MetadataResponse: {
             image_digest: string;
@@ -2006,6 +2126,58 @@ export interface components {
             returned_count: number;
             vulnerabilities: components["schemas"]["StandaloneVulnerability"][];
         };
+        Policy: {
+            allowlisted_images?: components["schemas"]["ImageSelectionRule"][];
+            allowlists?: components["schemas"]["Allowlist"][];
+            denylisted_images?: components["schemas"]["ImageSelectionRule"][];
+            description?: string;
+            id: string;
+            /** @description Informational; set by the service. */
+            last_updated?: number;
+            mappings: components["schemas"]["MappingRule"][];
+            name: string;
+            rule_sets: components["schemas"]["RuleSet"][];
+            version: string;
+        };
+        PolicyRecord: {
+            account_name: string;
+            active: boolean;
+            /** Format: date-time */
+            created_at?: string;
+            description?: string;
+            /** Format: date-time */
+            last_updated?: string;
+            name: string;
+            policy?: components["schemas"]["Policy"];
+            policy_id: string;
+            policy_source: string;
+        };
+        /** @description A policy record as PUT takes it; only `policy` (the new document) is read, the other fields are informational. */
+        PolicyRecordUpdate: {
+            account_name?: string;
+            active?: boolean;
+            created_at?: string;
+            description?: string;
+            last_updated?: string;
+            name?: string;
+            policy: components["schemas"]["Policy"];
+            policy_id?: string;
+            policy_source?: string;
+        };
+        PolicyRule: {
+            /** @enum {string} */
+            action: "GO" | "STOP" | "WARN" | "go" | "stop" | "warn";
+            description?: string;
+            gate: string;
+            id: string;
+            params: components["schemas"]["PolicyRuleParam"][];
+            recommendation?: string;
+            trigger: string;
+        };
+        PolicyRuleParam: {
+            name: string;
+            value: string;
+        };
         RbacManagerAccountRole: {
             account?: components["schemas"]["Account"];
             domain_name: string;
@@ -2115,6 +2287,15 @@ export interface components {
             /** @description An image reference with a tag, e.g. `nginx:1.25` (Docker Hub names are normalised) or `registry.example.com:5000/team/app:v1`. */
             pull_string: string;
         };
+        RuleSet: {
+            /** @enum {string} */
+            artifact_type?: "image";
+            description?: string;
+            id: string;
+            name: string;
+            rules: components["schemas"]["PolicyRule"][];
+            version: string;
+        };
         SBOMVulnerabilitiesResponse: {
             /** @description The distro the SBOM named, as used for matching (e.g. debian:12). */
             distro?: string | null;
@@ -2209,6 +2390,31 @@ export interface components {
             refresh_token?: string;
             /** @enum {string} */
             token_type: "Bearer";
+        };
+        TriggerParamSpec: {
+            aliases?: string[];
+            description: string;
+            example?: string | null;
+            name: string;
+            required: boolean;
+            /** @enum {string} */
+            state: "active" | "deprecated" | "eol";
+            superseded_by?: string | null;
+            validator: {
+                criteria: {
+                    [key: string]: unknown;
+                };
+                description: string;
+                type: string;
+            };
+        };
+        TriggerSpec: {
+            description: string;
+            name: string;
+            parameters: components["schemas"]["TriggerParamSpec"][];
+            /** @enum {string} */
+            state: "active" | "deprecated" | "eol";
+            superseded_by?: string | null;
         };
         User: {
             account_name: string;
@@ -2436,6 +2642,7 @@ export interface components {
         ImageDigest: string;
         KeyName: string;
         OperationId: string;
+        PolicyId: string;
         RoleName: string;
         /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
         ServiceAccount: string;
@@ -4731,6 +4938,178 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    list_policies: {
+        parameters: {
+            query?: {
+                detail?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policies. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyRecord"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_policy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Policy"];
+            };
+        };
+        responses: {
+            /** @description The stored policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_policy: {
+        parameters: {
+            query?: {
+                detail?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                policy_id: components["parameters"]["PolicyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_policy: {
+        parameters: {
+            query?: {
+                active?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                policy_id: components["parameters"]["PolicyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyRecordUpdate"];
+            };
+        };
+        responses: {
+            /** @description The stored policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_policy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                policy_id: components["parameters"]["PolicyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     query_images_by_package: {
         parameters: {
             query: {
@@ -5814,6 +6193,35 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    describe_policy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The gates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateSpec"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

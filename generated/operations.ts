@@ -27,6 +27,7 @@ export const operationTable = {
   add_credential: {"operationId":"add_credential","method":"post","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_image: {"operationId":"add_image","method":"post","path":"/images","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_image_archive: {"operationId":"add_image_archive","method":"post","path":"/images/archives","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/x-tar","application/gzip","application/octet-stream"],"produces":["application/json"],"successStatuses":[200]},
+  add_policy: {"operationId":"add_policy","method":"post","path":"/policies","tag":"Policies","authzAction":"createPolicy","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_repository: {"operationId":"add_repository","method":"post","path":"/repositories","tag":"Repository","authzAction":"createRepository","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   add_role_user: {"operationId":"add_role_user","method":"post","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"createRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_subscription: {"operationId":"add_subscription","method":"post","path":"/subscriptions","tag":"Subscriptions","authzAction":"createSubscription","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -47,12 +48,14 @@ export const operationTable = {
   delete_image: {"operationId":"delete_image","method":"delete","path":"/images/{image_digest}","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_image_vuln_annotation: {"operationId":"delete_image_vuln_annotation","method":"delete","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"deleteVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_images_async: {"operationId":"delete_images_async","method":"delete","path":"/images","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_policy: {"operationId":"delete_policy","method":"delete","path":"/policies/{policy_id}","tag":"Policies","authzAction":"deletePolicy","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_registry: {"operationId":"delete_registry","method":"delete","path":"/registries/{registry}","tag":"Registries","authzAction":"deleteRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_role_user: {"operationId":"delete_role_user","method":"delete","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"deleteRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_subscription: {"operationId":"delete_subscription","method":"delete","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"deleteSubscription","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user: {"operationId":"delete_user","method":"delete","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"deleteUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user_api_key: {"operationId":"delete_user_api_key","method":"delete","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"deleteApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user_credential: {"operationId":"delete_user_credential","method":"delete","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  describe_policy: {"operationId":"describe_policy","method":"get","path":"/system/policy-spec","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_account: {"operationId":"get_account","method":"get","path":"/accounts/{account_name}","tag":"User Management","authzAction":"getAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_account_user: {"operationId":"get_account_user","method":"get","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_api_key: {"operationId":"get_api_key","method":"get","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfGetApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -75,6 +78,7 @@ export const operationTable = {
   get_oauth_token: {"operationId":"get_oauth_token","method":"post","path":"/oauth/token","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
   get_openapi_spec: {"operationId":"get_openapi_spec","method":"get","path":"/openapi.json","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_operation: {"operationId":"get_operation","method":"get","path":"/imports/images/{operation_id}","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_policy: {"operationId":"get_policy","method":"get","path":"/policies/{policy_id}","tag":"Policies","authzAction":"getPolicy","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_registry: {"operationId":"get_registry","method":"get","path":"/registries/{registry}","tag":"Registries","authzAction":"getRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_role: {"operationId":"get_role","method":"get","path":"/rbac-manager/roles/{role_name}","tag":"RBAC","authzAction":"getRole","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_service_detail: {"operationId":"get_service_detail","method":"get","path":"/system","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -107,6 +111,7 @@ export const operationTable = {
   list_import_packages: {"operationId":"list_import_packages","method":"get","path":"/imports/images/{operation_id}/packages","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_parent_manifests: {"operationId":"list_import_parent_manifests","method":"get","path":"/imports/images/{operation_id}/parent-manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_operations: {"operationId":"list_operations","method":"get","path":"/imports/images","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_policies: {"operationId":"list_policies","method":"get","path":"/policies","tag":"Policies","authzAction":"listPolicies","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_registries: {"operationId":"list_registries","method":"get","path":"/registries","tag":"Registries","authzAction":"listRegistries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_role_members: {"operationId":"list_role_members","method":"get","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"listRoleMembers","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_roles: {"operationId":"list_roles","method":"get","path":"/rbac-manager/roles","tag":"RBAC","authzAction":"listRoles","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -130,6 +135,7 @@ export const operationTable = {
   update_account: {"operationId":"update_account","method":"put","path":"/accounts/{account_name}","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_account_state: {"operationId":"update_account_state","method":"put","path":"/accounts/{account_name}/state","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_image_vuln_annotation: {"operationId":"update_image_vuln_annotation","method":"put","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"updateVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_policy: {"operationId":"update_policy","method":"put","path":"/policies/{policy_id}","tag":"Policies","authzAction":"updatePolicy","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_registry: {"operationId":"update_registry","method":"put","path":"/registries/{registry}","tag":"Registries","authzAction":"updateRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_subscription: {"operationId":"update_subscription","method":"put","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"updateSubscription","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_user_state: {"operationId":"update_user_state","method":"put","path":"/accounts/{account_name}/users/{username}/state","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -145,6 +151,7 @@ export const authzActions = [
   "createAccount",
   "createApiKey",
   "createImage",
+  "createPolicy",
   "createRegistry",
   "createRepository",
   "createRoleMember",
@@ -155,6 +162,7 @@ export const authzActions = [
   "deleteApiKey",
   "deleteEvents",
   "deleteImage",
+  "deletePolicy",
   "deleteRegistry",
   "deleteRoleMember",
   "deleteSubscription",
@@ -164,6 +172,7 @@ export const authzActions = [
   "getApiKey",
   "getEvent",
   "getImage",
+  "getPolicy",
   "getRegistry",
   "getRole",
   "getSubscription",
@@ -176,6 +185,7 @@ export const authzActions = [
   "listEvents",
   "listFeeds",
   "listImages",
+  "listPolicies",
   "listRegistries",
   "listRoleMembers",
   "listRoles",
@@ -190,6 +200,7 @@ export const authzActions = [
   "updateAccount",
   "updateApiKey",
   "updateFeeds",
+  "updatePolicy",
   "updateRegistry",
   "updateSubscription",
   "updateUser",
@@ -217,6 +228,12 @@ export interface OperationIO {
     query: NonNullable<operations['add_image_archive']['parameters']['query']>;
     body: operations['add_image_archive']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['add_image_archive']['responses'][200]['content']['application/json'] };
+  };
+  add_policy: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_policy']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['add_policy']['responses'][200]['content']['application/json'] };
   };
   add_repository: {
     path: Record<string, never>;
@@ -338,6 +355,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['delete_images_async']['responses'][200]['content']['application/json'] };
   };
+  delete_policy: {
+    path: operations['delete_policy']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
   delete_registry: {
     path: operations['delete_registry']['parameters']['path'];
     query: Record<string, never>;
@@ -373,6 +396,12 @@ export interface OperationIO {
     query: NonNullable<operations['delete_user_credential']['parameters']['query']>;
     body: undefined;
     responses: { 204: undefined };
+  };
+  describe_policy: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['describe_policy']['responses'][200]['content']['application/json'] };
   };
   get_account: {
     path: operations['get_account']['parameters']['path'];
@@ -505,6 +534,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_operation']['responses'][200]['content']['application/json'] };
+  };
+  get_policy: {
+    path: operations['get_policy']['parameters']['path'];
+    query: NonNullable<operations['get_policy']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_policy']['responses'][200]['content']['application/json'] };
   };
   get_registry: {
     path: operations['get_registry']['parameters']['path'];
@@ -698,6 +733,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_operations']['responses'][200]['content']['application/json'] };
   };
+  list_policies: {
+    path: Record<string, never>;
+    query: NonNullable<operations['list_policies']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_policies']['responses'][200]['content']['application/json'] };
+  };
   list_registries: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -835,6 +876,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['update_image_vuln_annotation']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['update_image_vuln_annotation']['responses'][200]['content']['application/json'] };
+  };
+  update_policy: {
+    path: operations['update_policy']['parameters']['path'];
+    query: NonNullable<operations['update_policy']['parameters']['query']>;
+    body: operations['update_policy']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_policy']['responses'][200]['content']['application/json'] };
   };
   update_registry: {
     path: operations['update_registry']['parameters']['path'];

@@ -6,6 +6,7 @@ import { identityHandlers } from './identity.js';
 import { imageContentHandlers } from './image-content.js';
 import { importHandlers } from './imports.js';
 import { imageHandlers } from './images.js';
+import { policyHandlers } from './policies.js';
 import { rbacHandlers } from './rbac.js';
 import { registryHandlers } from './registries.js';
 import { subscriptionHandlers } from './subscriptions.js';
@@ -28,4 +29,5 @@ export const handlers: Handlers = {
   ...subscriptionHandlers,
   ...feedHandlers,
   ...vulnerabilityHandlers,
+  ...policyHandlers,
 };

@@ -6,6 +6,7 @@ import * as m004 from './004_subscriptions.js';
 import * as m005 from './005_imports.js';
 import * as m006 from './006_vulnerabilities.js';
 import * as m007 from './007_findings.js';
+import * as m008 from './008_policies.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '005_imports': m005,
   '006_vulnerabilities': m006,
   '007_findings': m007,
+  '008_policies': m008,
 };

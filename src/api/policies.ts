@@ -1,0 +1,29 @@
+/** Handlers of the Policies tag and the policy spec: thin over src/policy. */
+import type { HandlerGroup } from '../server/handler-types.js';
+import type { PolicyDocument } from '../policy/document.js';
+import { describeGates } from '../policy/policy-spec.js';
+import { addPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../policy/store.js';
+
+type PolicyOps = 'list_policies' | 'add_policy' | 'get_policy' | 'update_policy' | 'delete_policy' | 'describe_policy';
+
+export const policyHandlers: HandlerGroup<PolicyOps> = {
+  async list_policies(ctx, { query }) {
+    return { status: 200, body: await listPolicies(ctx.db, ctx.account.name, query.detail ?? false) };
+  },
+  async add_policy(ctx, { body }) {
+    return { status: 200, body: await addPolicy(ctx.db, ctx.account.name, body as PolicyDocument) };
+  },
+  async get_policy(ctx, { params, query }) {
+    return { status: 200, body: await getPolicy(ctx.db, ctx.account.name, params.policy_id, query.detail ?? true) };
+  },
+  async update_policy(ctx, { params, query, body }) {
+    return { status: 200, body: await updatePolicy(ctx.db, ctx.account.name, params.policy_id, body.policy as PolicyDocument, query.active) };
+  },
+  async delete_policy(ctx, { params }) {
+    await deletePolicy(ctx.db, ctx.account.name, params.policy_id);
+    return { status: 204 };
+  },
+  async describe_policy() {
+    return { status: 200, body: describeGates() };
+  },
+};
