@@ -35,7 +35,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startRegistry, type TestRegistry } from '../test/support/registry.js';
 import { buildDebianRootfs, dpkgQuery, imageFromRootfs, mib, pushDebianImage } from './build-debian-image.js';
-import { basic, build, call, cpuSeconds, loadAverage, machine, median, ROOT, startServerChild, stopChild, waitReady, type Child } from './bench-support.js';
+import { basic, build, call, cpuSeconds, loadAverage, machine, median, ROOT, startServerChild, stopChild, verdict, waitReady, type Child } from './bench-support.js';
 
 
 /**
@@ -410,12 +410,7 @@ async function main(): Promise<number> {
       ...(ratioOk ? [] : [`analysis takes ${medRatio.toFixed(2)} x the floor (target <= ${opts.targetRatio} x)`]),
       ...(rssOk ? [] : [`server peak RSS ${mb(peakKb).toFixed(0)} MB (target < ${opts.targetRssMb} MB)`]),
     ];
-    if (missed.length) {
-      console.error(`TARGET MISSED: ${missed.join('; ')}`);
-      return 1;
-    }
-    console.log('targets met');
-    return 0;
+    return verdict(missed);
   } finally {
     await cleanUp();
     process.off('SIGINT', onSignal);

@@ -171,3 +171,13 @@ export function median(xs: number[]): number {
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
+
+/** Prints the verdict and answers the exit code: 1 when a target was missed, 0 when all were met. */
+export function verdict(missed: string[]): number {
+  if (missed.length) {
+    console.error(`TARGET MISSED: ${missed.join('; ')}`);
+    return 1;
+  }
+  console.log('targets met');
+  return 0;
+}
