@@ -374,6 +374,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/images/{image_digest}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Evaluate a policy against the image for one of its tags
+         * @description Evaluates the account's active policy (or `policy_id`) for the image as `tag` (a tag the image has or had:
+         *     mappings select rules by registry, repository and tag). The result is stored as the latest for (image, tag,
+         *     policy); earlier ones are kept and returned with `history=true`, newest first. `interactive=true` evaluates
+         *     without storing. `detail=false` leaves out the findings and the policy. 409 while the image is not analyzed.
+         */
+        get: operations["get_image_policy_check_by_digest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/images/{image_digest}/content": {
         parameters: {
             query?: never;
@@ -2139,6 +2164,76 @@ export interface components {
             rule_sets: components["schemas"]["RuleSet"][];
             version: string;
         };
+        PolicyEvaluation: {
+            evaluated_tag: string;
+            evaluations: components["schemas"]["PolicyEvaluationResult"][];
+            image_digest: string;
+            policy_id: string;
+        };
+        PolicyEvaluationFinding: {
+            /** @enum {string} */
+            action: "go" | "stop" | "warn";
+            allowlist_match?: components["schemas"]["PolicyFindingAllowlistMatch"];
+            allowlisted: boolean;
+            gate: string;
+            inherited_from_base?: boolean;
+            message: string;
+            policy_id: string;
+            recommendation: string;
+            rule_id: string;
+            trigger: string;
+            /** @description What an allowlist item names this finding by (e.g. CVE-2023-1234+openssl). */
+            trigger_id: string;
+        };
+        PolicyEvaluationProblem: {
+            details: string;
+            problem_type: string;
+            /** @enum {string} */
+            severity: "error" | "warn";
+        };
+        PolicyEvaluationResult: {
+            comparison_image_digest?: string | null;
+            details?: {
+                findings: components["schemas"]["PolicyEvaluationFinding"][];
+                policy: components["schemas"]["Policy"];
+                /** @enum {string} */
+                policy_action: "stop" | "go" | "warn";
+                remediations?: Record<string, never>[];
+            };
+            evaluation_problems: components["schemas"]["PolicyEvaluationProblem"][];
+            /** Format: date-time */
+            evaluation_time: string;
+            /** @enum {string} */
+            final_action: "stop" | "go" | "warn";
+            /** @enum {string} */
+            final_action_reason: "policy_evaluation" | "allowlisted" | "denylisted";
+            image_allowlisted: boolean;
+            image_denylisted: boolean;
+            image_mapped_to_rule: boolean;
+            /** Format: date-time */
+            last_evaluation?: string;
+            /** @description Whether this is the newest stored evaluation for the image, tag and policy. */
+            latest?: boolean;
+            matched_allowlisted_images_rule?: {
+                [key: string]: unknown;
+            } | null;
+            matched_denylisted_images_rule?: {
+                [key: string]: unknown;
+            } | null;
+            matched_mapping_rule?: {
+                [key: string]: unknown;
+            } | null;
+            number_of_findings: number;
+            /** @description sha256 of the policy document evaluated. */
+            policy_digest?: string;
+            /** @enum {string} */
+            status: "fail" | "pass";
+        };
+        PolicyFindingAllowlistMatch: {
+            id: string;
+            matched_rule_id: string;
+            name: string;
+        };
         PolicyRecord: {
             account_name: string;
             active: boolean;
@@ -3686,6 +3781,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeleteImageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_policy_check_by_digest: {
+        parameters: {
+            query: {
+                detail?: boolean;
+                history?: boolean;
+                interactive?: boolean;
+                policy_id?: string;
+                tag: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evaluation, and earlier ones with history=true. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyEvaluation"];
                 };
             };
             400: components["responses"]["BadRequest"];

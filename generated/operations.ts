@@ -69,6 +69,7 @@ export const operationTable = {
   get_image_cyclonedx_json: {"operationId":"get_image_cyclonedx_json","method":"get","path":"/images/{image_digest}/vex/cyclonedx-json","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_metadata_by_type: {"operationId":"get_image_metadata_by_type","method":"get","path":"/images/{image_digest}/metadata/{metadata_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_openvex: {"operationId":"get_image_openvex","method":"get","path":"/images/{image_digest}/vex/openvex","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_policy_check_by_digest: {"operationId":"get_image_policy_check_by_digest","method":"get","path":"/images/{image_digest}/check","tag":"Images","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_sbom_cyclonedx_json: {"operationId":"get_image_sbom_cyclonedx_json","method":"get","path":"/images/{image_digest}/sboms/cyclonedx-json","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_sbom_native_json: {"operationId":"get_image_sbom_native_json","method":"get","path":"/images/{image_digest}/sboms/native-json","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_sbom_spdx_json: {"operationId":"get_image_sbom_spdx_json","method":"get","path":"/images/{image_digest}/sboms/spdx-json","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -172,6 +173,7 @@ export const authzActions = [
   "getApiKey",
   "getEvent",
   "getImage",
+  "getImageEvaluation",
   "getPolicy",
   "getRegistry",
   "getRole",
@@ -480,6 +482,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_image_openvex']['responses'][200]['content']['application/json'] };
+  };
+  get_image_policy_check_by_digest: {
+    path: operations['get_image_policy_check_by_digest']['parameters']['path'];
+    query: NonNullable<operations['get_image_policy_check_by_digest']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_image_policy_check_by_digest']['responses'][200]['content']['application/json'] };
   };
   get_image_sbom_cyclonedx_json: {
     path: operations['get_image_sbom_cyclonedx_json']['parameters']['path'];

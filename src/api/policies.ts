@@ -2,9 +2,10 @@
 import type { HandlerGroup } from '../server/handler-types.js';
 import type { PolicyDocument } from '../policy/document.js';
 import { describeGates } from '../policy/policy-spec.js';
+import { checkImage } from '../policy/evaluations.js';
 import { addPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../policy/store.js';
 
-type PolicyOps = 'list_policies' | 'add_policy' | 'get_policy' | 'update_policy' | 'delete_policy' | 'describe_policy';
+type PolicyOps = 'list_policies' | 'add_policy' | 'get_policy' | 'update_policy' | 'delete_policy' | 'describe_policy' | 'get_image_policy_check_by_digest';
 
 export const policyHandlers: HandlerGroup<PolicyOps> = {
   async list_policies(ctx, { query }) {
@@ -25,5 +26,15 @@ export const policyHandlers: HandlerGroup<PolicyOps> = {
   },
   async describe_policy() {
     return { status: 200, body: describeGates() };
+  },
+  async get_image_policy_check_by_digest(ctx, { params, query }) {
+    const body = await checkImage(ctx.db, ctx.account.name, params.image_digest, {
+      tag: query.tag,
+      policyId: query.policy_id,
+      detail: query.detail ?? true,
+      history: query.history ?? false,
+      interactive: query.interactive ?? false,
+    });
+    return { status: 200, body };
   },
 };

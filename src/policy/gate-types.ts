@@ -2,6 +2,7 @@
  * What a gate is: its triggers and their parameters, each with a validator. The policy spec endpoint, upload
  * validation and (later) evaluation all read these definitions, so they cannot disagree.
  */
+import type { TriggerEvaluator } from './evaluation-context.js';
 import type { ParamValidator } from './params.js';
 
 export type LifecycleState = 'active' | 'deprecated' | 'eol';
@@ -23,6 +24,8 @@ export interface TriggerDefinition {
   params: ParamDefinition[];
   state?: LifecycleState;
   supersededBy?: string;
+  /** How the trigger fires; absent for end-of-life triggers, which never fire. */
+  evaluate?: TriggerEvaluator;
 }
 
 export interface GateDefinition {

@@ -6,6 +6,8 @@ export const ancestryGate: GateDefinition = {
   description:
     "Checks the digests of the image's base and ancestor images, to the extent the analysis recorded them.",
   state: 'active',
+  // No evaluate on these triggers: the analysis does not record base-image ancestry yet, so they cannot fire; the
+  // engine reports rules using them as not evaluable.
   triggers: [
     {
       name: 'allowed_base_image_digest',

@@ -1,6 +1,13 @@
+import { expandVariables, finalStage, parseDockerfile, variablesBefore } from '../dockerfile-parse.js';
+import type { DockerfileInstruction } from '../dockerfile-parse.js';
+import type { EvaluationContext, Fired, TriggerParams } from '../evaluation-context.js';
 import type { GateDefinition, ParamDefinition } from '../gate-types.js';
-import { booleanString, commaDelimitedNumbers, commaDelimitedStrings, enumString, anyString } from '../params.js';
+import { booleanString, commaDelimitedNumbers, commaDelimitedStrings, enumString, anyString, isTrue, listOf } from '../params.js';
+import { defaultTriggerId } from '../trigger-ids.js';
 import { listTypeString } from './common.js';
+import { pythonMatcher } from './files.js';
+
+const GATE = 'dockerfile';
 
 const DOCKERFILE_INSTRUCTIONS = [
   'ADD',
@@ -32,8 +39,194 @@ const actualDockerfileOnly: ParamDefinition = {
   validator: booleanString,
 };
 
+function fired(trigger: string, message: string): Fired {
+  return { triggerId: defaultTriggerId(GATE, trigger, message), message };
+}
+
+/** Drops repeated findings (the same message twice would be the same finding twice, under the same trigger id). */
+function unique(findings: Fired[]): Fired[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => {
+    if (seen.has(f.triggerId)) return false;
+    seen.add(f.triggerId);
+    return true;
+  });
+}
+
+/**
+ * The image's Dockerfile instructions, or undefined when there are none to check: no Dockerfile text, one without
+ * instructions, or (with actual_dockerfile_only) a Dockerfile that was not supplied by the user.
+ */
+function dockerfileInstructions(ctx: EvaluationContext, actualOnly: boolean): DockerfileInstruction[] | undefined {
+  const { mode, text } = ctx.image.dockerfile;
+  if (actualOnly && mode !== 'Actual') return undefined;
+  if (!text) return undefined;
+  const instructions = parseDockerfile(text);
+  return instructions.length > 0 ? instructions : undefined;
+}
+
+type InstructionCheck = (args: string) => boolean;
+
+/** The test an instruction's arguments must pass for `check`, or undefined when `check` needs a value and has none. */
+function instructionCheck(check: string, value: string | undefined): InstructionCheck | undefined {
+  if (check === 'exists') return () => true;
+  if (value === undefined) return undefined;
+  switch (check) {
+    case '=':
+      return (args) => args === value;
+    case '!=':
+      return (args) => args !== value;
+    case 'like': {
+      const matches = pythonMatcher(value, 'value');
+      return (args) => matches(args);
+    }
+    case 'not_like': {
+      const matches = pythonMatcher(value, 'value');
+      return (args) => !matches(args);
+    }
+    case 'in': {
+      const values = listOf(value);
+      return (args) => values.includes(args);
+    }
+    case 'not_in': {
+      const values = listOf(value);
+      return (args) => !values.includes(args);
+    }
+    default:
+      throw new Error(`check ${JSON.stringify(check)} is not a Dockerfile instruction check`);
+  }
+}
+
+/**
+ * instruction: fires once per instruction of the given kind whose arguments pass the check (not_exists: once, when
+ * the Dockerfile has no such instruction). Arguments are compared as written, after the keyword, trimmed.
+ */
+async function evaluateInstruction(ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
+  const keyword = params.instruction?.toUpperCase();
+  const check = params.check;
+  const value = params.value;
+  if (!keyword || !check) return [];
+  const instructions = dockerfileInstructions(ctx, isTrue(params.actual_dockerfile_only));
+  if (!instructions) return [];
+  const ofKind = instructions.filter((ins) => ins.keyword === keyword);
+
+  if (check === 'not_exists') {
+    return ofKind.length > 0 ? [] : [fired('instruction', `Dockerfile instruction ${keyword} not found (check 'not_exists')`)];
+  }
+  const passes = instructionCheck(check, value);
+  if (!passes) return [];
+  const against = check === 'exists' ? '' : ` against '${value ?? ''}'`;
+  return unique(
+    ofKind
+      .filter((ins) => passes(ins.args))
+      .map((ins) => fired('instruction', `Dockerfile instruction ${keyword} check '${check}'${against} matched line '${keyword} ${ins.args}'`)),
+  );
+}
+
+/** Whether two user names denote the same user: equal, or root and uid 0. */
+function sameUser(a: string, b: string): boolean {
+  const root = (u: string) => (u === '0' ? 'root' : u);
+  return root(a) === root(b);
+}
+
+/**
+ * The user the image runs as: the last USER of the final stage, variables resolved where the Dockerfile defines
+ * them, the group (`user:group`) dropped; root when the final stage has no USER.
+ */
+function effectiveUser(instructions: readonly DockerfileInstruction[]): { user: string; explicit: boolean } {
+  const stage = finalStage(instructions);
+  for (let idx = stage.length - 1; idx >= 0; idx -= 1) {
+    if (stage[idx].keyword !== 'USER') continue;
+    let spec = expandVariables(stage[idx].args, variablesBefore(stage, idx)).trim();
+    spec = spec.replace(/^\[\s*(.*?)\s*\]$/s, '$1').replace(/^(["'])(.*)\1$/s, '$2').trim();
+    const user = spec.split(':')[0].trim();
+    if (user) return { user, explicit: true };
+  }
+  return { user: 'root', explicit: false };
+}
+
+/** effective_user: the effective user against an allowed (whitelist) or forbidden (blacklist) list of names. */
+async function evaluateEffectiveUser(ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
+  const users = listOf(params.users ?? '');
+  const type = params.type;
+  const instructions = dockerfileInstructions(ctx, false);
+  if (!instructions || (type !== 'whitelist' && type !== 'blacklist')) return [];
+  const { user, explicit } = effectiveUser(instructions);
+  const listed = users.some((u) => sameUser(u, user));
+  const shown = explicit ? `Effective user ${user}` : `Effective user ${user} (no USER instruction)`;
+  if (type === 'whitelist' && !listed) return [fired('effective_user', `${shown} is not in the allowed list`)];
+  if (type === 'blacklist' && listed) return [fired('effective_user', `${shown} is in the denied list`)];
+  return [];
+}
+
+/** One EXPOSE entry: a port or port range with its protocol, or something unreadable (e.g. an unresolved `$PORT`). */
+interface ExposedPort {
+  /** As reported: `80/tcp`, `8000-8010/udp`, or the entry as written when unreadable. */
+  label: string;
+  from?: number;
+  to?: number;
+}
+
+function exposedPort(entry: string): ExposedPort {
+  const m = /^(\d+)(?:-(\d+))?(?:\/([A-Za-z]+))?$/.exec(entry);
+  if (!m) return { label: entry };
+  const from = Number(m[1]);
+  const to = m[2] !== undefined ? Number(m[2]) : from;
+  const protocol = (m[3] ?? 'tcp').toLowerCase();
+  return { label: `${from === to ? from : `${from}-${to}`}/${protocol}`, from, to };
+}
+
+/** The ports the final stage exposes, in order, each once (`80` and `80/tcp` are one port). */
+function exposedPorts(instructions: readonly DockerfileInstruction[]): ExposedPort[] {
+  const stage = finalStage(instructions);
+  const ports = new Map<string, ExposedPort>();
+  stage.forEach((ins, idx) => {
+    if (ins.keyword !== 'EXPOSE') return;
+    const args = expandVariables(ins.args, variablesBefore(stage, idx));
+    for (const entry of args.split(/\s+/).filter(Boolean)) {
+      const port = exposedPort(entry);
+      if (!ports.has(port.label)) ports.set(port.label, port);
+    }
+  });
+  return [...ports.values()];
+}
+
+/**
+ * exposed_ports: with a whitelist, fires for every exposed port (or range) not wholly in the list, and for entries
+ * that are not readable port numbers; with a blacklist, fires for every listed port that is exposed.
+ */
+async function evaluateExposedPorts(ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
+  const listed = new Set(listOf(params.ports ?? '').map(Number));
+  const type = params.type;
+  const instructions = dockerfileInstructions(ctx, isTrue(params.actual_dockerfile_only));
+  if (!instructions || (type !== 'whitelist' && type !== 'blacklist')) return [];
+  const out: Fired[] = [];
+  for (const port of exposedPorts(instructions)) {
+    if (type === 'whitelist') {
+      let allowed = port.from !== undefined && port.to !== undefined;
+      for (let p = port.from ?? 0; allowed && p <= (port.to ?? -1); p += 1) allowed = listed.has(p);
+      if (!allowed) out.push(fired('exposed_ports', `Dockerfile exposes port ${port.label}, which is not in the allowed list`));
+    } else if (port.from !== undefined && port.to !== undefined) {
+      const { from, to } = port;
+      const protocol = port.label.slice(port.label.indexOf('/'));
+      const denied = [...listed].filter((p) => p >= from && p <= to).sort((a, b) => a - b);
+      for (const p of denied) {
+        const shown = from === to ? port.label : `${p}${protocol} (in range ${port.label})`;
+        out.push(fired('exposed_ports', `Dockerfile exposes port ${shown}, which is in the denied list`));
+      }
+    }
+  }
+  return out;
+}
+
+/** no_dockerfile_provided: fires unless the user supplied the Dockerfile at analysis time. */
+async function evaluateNoDockerfileProvided(ctx: EvaluationContext): Promise<Fired[]> {
+  if (ctx.image.dockerfile.mode === 'Actual') return [];
+  return [fired('no_dockerfile_provided', 'Image was not analysed with an actual Dockerfile')];
+}
+
 export const dockerfileGate: GateDefinition = {
-  name: 'dockerfile',
+  name: GATE,
   description:
     "Checks the image's Dockerfile: the one supplied at analysis time if there was one, otherwise one reconstructed from the image history.",
   state: 'active',
@@ -67,6 +260,7 @@ export const dockerfileGate: GateDefinition = {
         },
         actualDockerfileOnly,
       ],
+      evaluate: evaluateInstruction,
     },
     {
       name: 'effective_user',
@@ -88,6 +282,7 @@ export const dockerfileGate: GateDefinition = {
           validator: listTypeString,
         },
       ],
+      evaluate: evaluateEffectiveUser,
     },
     {
       name: 'exposed_ports',
@@ -109,11 +304,13 @@ export const dockerfileGate: GateDefinition = {
         },
         actualDockerfileOnly,
       ],
+      evaluate: evaluateExposedPorts,
     },
     {
       name: 'no_dockerfile_provided',
       description: 'Fires when the image was analysed without the user supplying its actual Dockerfile.',
       params: [],
+      evaluate: evaluateNoDockerfileProvided,
     },
   ],
 };

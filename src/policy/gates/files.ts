@@ -1,15 +1,137 @@
+import type { FileRecord } from '../../images/model.js';
+import type { EvaluationContext, Fired, TriggerParams } from '../evaluation-context.js';
 import type { GateDefinition } from '../gate-types.js';
-import { anyString, booleanString, enumString, regexString } from '../params.js';
+import { anyString, booleanString, enumString, isTrue, regexString } from '../params.js';
+import { defaultTriggerId } from '../trigger-ids.js';
+
+const GATE = 'files';
 
 const equalsOp = enumString(['equals', 'not_equals']);
 
+/**
+ * A test with Python `re.match` semantics, which policy regexes are written for: anchored at the start of the text,
+ * not at its end. Python's named groups (`(?P<n>...)`, `(?P=n)`) and leading global flags (`(?i)`, `(?s)`, `(?m)`)
+ * are translated. Shared by the gates whose parameters are regular expressions.
+ */
+export function pythonMatcher(pattern: string, what = 'regex'): (text: string) => boolean {
+  let source = pattern;
+  let flags = '';
+  const inline = /^\(\?([aiLmsux]+)\)/.exec(source);
+  if (inline) {
+    for (const f of inline[1]) {
+      if (f === 'i' || f === 'm' || f === 's') flags += flags.includes(f) ? '' : f;
+      else if (f !== 'u' && f !== 'a') throw new Error(`${what} ${JSON.stringify(pattern)} uses the unsupported flag (?${f})`);
+    }
+    source = source.slice(inline[0].length);
+  }
+  source = source.replace(/\(\?P</g, '(?<').replace(/\(\?P=([A-Za-z_][A-Za-z0-9_]*)\)/g, '\\k<$1>');
+  let re: RegExp;
+  try {
+    // Sticky rather than `^`: anchored at the start of the text even under the multi-line flag, as re.match is.
+    re = new RegExp(`(?:${source})`, flags + 'y');
+  } catch (err) {
+    throw new Error(`${what} ${JSON.stringify(pattern)} is not a valid regular expression: ${(err as Error).message}`);
+  }
+  return (text) => {
+    re.lastIndex = 0;
+    return re.test(text);
+  };
+}
+
+function fired(trigger: string, message: string): Fired {
+  return { triggerId: defaultTriggerId(GATE, trigger, message), message };
+}
+
+/** name_match: every path of the image that the regex matches from its start. */
+async function evaluateNameMatch(ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
+  const regex = params.regex;
+  if (regex === undefined) return [];
+  const matches = pythonMatcher(regex);
+  const files = await ctx.files();
+  return files
+    .filter((f) => matches(f.path))
+    .map((f) => fired('name_match', `File ${f.path} matches the name regex ${regex}`));
+}
+
+const SETUID = 0o4000;
+const SETGID = 0o2000;
+
+function octal(mode: number): string {
+  return (mode & 0o7777).toString(8).padStart(4, '0');
+}
+
+/** suid_or_guid_set: every regular file (hardlinks included) with the setuid or setgid bit. */
+async function evaluateSuidOrGuidSet(ctx: EvaluationContext): Promise<Fired[]> {
+  const files = await ctx.files();
+  const out: Fired[] = [];
+  for (const f of files) {
+    if (f.type !== 'file' && f.type !== 'hardlink') continue;
+    const bits = [f.mode & SETUID ? 'setuid' : '', f.mode & SETGID ? 'setgid' : ''].filter(Boolean);
+    if (bits.length === 0) continue;
+    out.push(fired('suid_or_guid_set', `File ${f.path} has the ${bits.join(' and ')} bit set (mode ${octal(f.mode)})`));
+  }
+  return out;
+}
+
+function normalisePath(path: string): string {
+  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
+  return '/' + parts.join('/');
+}
+
+function parseMode(mode: string): number {
+  const m = /^\s*(?:0o)?([0-7]{1,6})\s*$/i.exec(mode);
+  if (!m) throw new Error(`mode ${JSON.stringify(mode)} is not an octal file mode (such as 00644)`);
+  return parseInt(m[1], 8) & 0o7777;
+}
+
+/**
+ * attribute_match: the named file's checksum and/or mode compared as asked; every given condition must hold for the
+ * trigger to fire (an existing file with no condition given never fires). A missing file fires unless skip_missing
+ * is true.
+ */
+async function evaluateAttributeMatch(ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
+  const filename = params.filename;
+  if (filename === undefined || filename.trim() === '') return [];
+  const path = normalisePath(filename.trim());
+  const checksum = params.checksum?.trim();
+  const checksumOp = params.checksum_match ?? 'equals';
+  const algorithm = params.checksum_algorithm ?? 'sha256';
+  const mode = params.mode !== undefined && params.mode.trim() !== '' ? parseMode(params.mode) : undefined;
+  const modeOp = params.mode_op ?? 'equals';
+  if (algorithm !== 'sha256') throw new Error(`checksum_algorithm ${JSON.stringify(algorithm)} is not supported (only sha256)`);
+
+  const files = await ctx.files();
+  const file: FileRecord | undefined = files.find((f) => f.path === path);
+  if (!file) {
+    if (isTrue(params.skip_missing)) return [];
+    return [fired('attribute_match', `File ${path} is not present in the image (skip_missing is not true)`)];
+  }
+
+  const reasons: string[] = [];
+  if (checksum) {
+    const actual = file.sha256?.toLowerCase();
+    const equal = actual !== undefined && actual === checksum.toLowerCase();
+    if (equal !== (checksumOp === 'equals')) return [];
+    reasons.push(`sha256 ${actual ?? '(none: not a regular file)'} ${checksumOp} ${checksum}`);
+  }
+  if (mode !== undefined) {
+    const equal = (file.mode & 0o7777) === mode;
+    if (equal !== (modeOp === 'equals')) return [];
+    reasons.push(`mode ${octal(file.mode)} ${modeOp} ${octal(mode)}`);
+  }
+  if (reasons.length === 0) return [];
+  return [fired('attribute_match', `File ${path} matches: ${reasons.join(' and ')}`)];
+}
+
 export const filesGate: GateDefinition = {
-  name: 'files',
+  name: GATE,
   description:
     'Checks the files found in the analysed image: their content, names, checksums, modes and set-user/group-id bits.',
   state: 'active',
   triggers: [
     {
+      // No evaluate: the analysis does not store file contents or run a content search yet, so this trigger cannot
+      // fire; the engine reports rules using it as not evaluable.
       name: 'content_regex_match',
       description:
         "Fires once per file in which the analyser's content search found a match for one of its configured regular expressions.",
@@ -36,6 +158,7 @@ export const filesGate: GateDefinition = {
           validator: regexString,
         },
       ],
+      evaluate: evaluateNameMatch,
     },
     {
       name: 'attribute_match',
@@ -92,11 +215,13 @@ export const filesGate: GateDefinition = {
           validator: booleanString,
         },
       ],
+      evaluate: evaluateAttributeMatch,
     },
     {
       name: 'suid_or_guid_set',
       description: 'Fires once for every file that has the setuid or setgid bit set.',
       params: [],
+      evaluate: evaluateSuidOrGuidSet,
     },
   ],
 };

@@ -1,6 +1,152 @@
+import type { PackageRow } from '../../images/store.js';
+import { apkComparator } from '../../vulns/versions/apk.js';
+import type { VersionComparator } from '../../vulns/versions/comparator.js';
+import { dpkgComparator } from '../../vulns/versions/dpkg.js';
+import { gemComparator } from '../../vulns/versions/gem.js';
+import { goComparator } from '../../vulns/versions/go.js';
+import { mavenComparator } from '../../vulns/versions/maven.js';
+import { pep440Comparator } from '../../vulns/versions/pep440.js';
+import { rpmComparator } from '../../vulns/versions/rpm.js';
+import { semverComparator } from '../../vulns/versions/semver.js';
+import type { EvaluationContext, Fired, TriggerEvaluator, TriggerParams } from '../evaluation-context.js';
 import type { GateDefinition, ParamDefinition } from '../gate-types.js';
 import { anyString, commaDelimitedStrings, enumString } from '../params.js';
+import { defaultTriggerId } from '../trigger-ids.js';
 import { orderComparison } from './common.js';
+
+const GATE = 'packages';
+
+/** How versions of a package type are ordered; SemVer (lenient) for types without a format of their own. */
+const COMPARATORS: Record<string, VersionComparator> = {
+  dpkg: dpkgComparator,
+  rpm: rpmComparator,
+  apk: apkComparator,
+  python: pep440Comparator,
+  gem: gemComparator,
+  java: mavenComparator,
+  go: goComparator,
+  npm: semverComparator,
+};
+
+/** Negative, zero or positive as the package's version is lower than, equal to or higher than `version`. */
+function compareVersion(pkg: PackageRow, version: string): number {
+  if (pkg.version === version) return 0;
+  return (COMPARATORS[pkg.type.toLowerCase()] ?? semverComparator).compare(pkg.version, version);
+}
+
+/** Whether a comparison result (negative, zero, positive) satisfies an order operator. */
+function orderHolds(op: string, cmp: number): boolean {
+  switch (op) {
+    case '=':
+      return cmp === 0;
+    case '!=':
+      return cmp !== 0;
+    case '<':
+      return cmp < 0;
+    case '>':
+      return cmp > 0;
+    case '<=':
+      return cmp <= 0;
+    case '>=':
+      return cmp >= 0;
+    default:
+      throw new Error(`unknown comparison operator '${op}'`);
+  }
+}
+
+/** An optional string parameter; an empty value counts as not given. */
+function given(params: TriggerParams, name: string): string | undefined {
+  const v = params[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function fired(trigger: string, message: string): Fired {
+  return { triggerId: defaultTriggerId(GATE, trigger, message), message };
+}
+
+/** Firings with the same id said the same thing about the same package (several copies of it): keep one. */
+function distinct(firings: Fired[]): Fired[] {
+  return [...new Map(firings.map((f) => [f.triggerId, f])).values()];
+}
+
+/**
+ * packages/required_package: fires (once) unless a package with the name is installed and, when a version is given,
+ * one of them has exactly that version (exact) or that version or a newer one by its type's ordering (minimum).
+ */
+async function evaluateRequiredPackage(ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
+  const name = given(params, 'name');
+  if (name === undefined) return [];
+  const version = given(params, 'version');
+  const minimum = params.version_match_type === 'minimum';
+  const candidates = (await ctx.packages()).filter((p) => p.name === name);
+  if (!candidates.length) {
+    const what = version === undefined ? name : `${name},${version}`;
+    return [fired('required_package', `Required input package (${what}) is not present in container image`)];
+  }
+  if (version === undefined) return [];
+  const satisfied = candidates.some((p) => (minimum ? compareVersion(p, version) >= 0 : p.version === version));
+  if (satisfied) return [];
+  const present = [...new Set(candidates.map((p) => p.version))].sort().join(', ');
+  return [
+    fired(
+      'required_package',
+      minimum
+        ? `Required min-version input package (${name}) is present (${present}), but is lower version than what is specified in policy (${version})`
+        : `Required input package (${name}) is present (${present}), but not at the version specified in policy (${version})`,
+    ),
+  ];
+}
+
+/**
+ * packages/denylist (and its older name blacklist): fires for each installed package with the name and, when given,
+ * exactly the version. The messages are the engine's (`Package is blacklisted: name[-version]`, "denylisted" under the
+ * new name), so several copies of one package give one firing.
+ */
+function denylistEvaluator(trigger: 'denylist' | 'blacklist'): TriggerEvaluator {
+  return async (ctx, params) => {
+    const name = given(params, 'name');
+    if (name === undefined) return [];
+    const version = given(params, 'version');
+    const word = trigger === 'blacklist' ? 'blacklisted' : 'denylisted';
+    const matches = (await ctx.packages()).filter((p) => p.name === name && (version === undefined || p.version === version));
+    return distinct(matches.map((p) => fired(trigger, `Package is ${word}: ${version === undefined ? p.name : `${p.name}-${p.version}`}`)));
+  };
+}
+
+/** name_comparison as a test of names: equality, or a regular expression matched at the start (like Python's re.match). */
+function nameTest(op: string, pattern: string): (pkgName: string) => boolean {
+  switch (op) {
+    case '=':
+      return (n) => n === pattern;
+    case '!=':
+      return (n) => n !== pattern;
+    case 'like':
+    case 'not_like': {
+      const re = new RegExp(`^(?:${pattern})`);
+      return op === 'like' ? (n) => re.test(n) : (n) => !re.test(n);
+    }
+    default:
+      throw new Error(`unknown name comparison '${op}'`);
+  }
+}
+
+/**
+ * packages/metadata: fires for each installed package whose name satisfies name_comparison (default `=`) and, when a
+ * version is given, whose version satisfies version_comparison (default `=`) by its type's version ordering.
+ */
+async function evaluateMetadata(ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
+  const name = given(params, 'name');
+  if (name === undefined) return [];
+  const nameOp = params.name_comparison ?? '=';
+  const version = given(params, 'version');
+  const versionOp = params.version_comparison ?? '=';
+  const criteria = `name ${nameOp} ${name}` + (version === undefined ? '' : `, version ${versionOp} ${version}`);
+  const nameMatches = nameTest(nameOp, name);
+  const matches = (await ctx.packages()).filter(
+    (p) => nameMatches(p.name) && (version === undefined || orderHolds(versionOp, compareVersion(p, version))),
+  );
+  return distinct(matches.map((p) => fired('metadata', `Package ${p.name}-${p.version} (${p.type}) matches ${criteria}`)));
+}
 
 const denyParams: ParamDefinition[] = [
   {
@@ -53,6 +199,7 @@ export const packagesGate: GateDefinition = {
           validator: enumString(['exact', 'minimum']),
         },
       ],
+      evaluate: evaluateRequiredPackage,
     },
     {
       name: 'verify',
@@ -80,6 +227,11 @@ export const packagesGate: GateDefinition = {
           validator: enumString(['changed', 'missing']),
         },
       ],
+      // No evaluate, on purpose. verify compares installed files with the digests, modes and sizes the image's own
+      // package database records for them; Vigil's analysis keeps no per-package file manifest (file digests by
+      // package), so the check cannot be made with the stored data. The trigger stays listed so policies using it
+      // validate; it never fires, and the evaluation reports a TriggerNotEvaluable warning for the rule instead of
+      // passing it silently.
     },
     {
       name: 'blacklist',
@@ -87,11 +239,13 @@ export const packagesGate: GateDefinition = {
       params: denyParams,
       state: 'deprecated',
       supersededBy: 'denylist',
+      evaluate: denylistEvaluator('blacklist'),
     },
     {
       name: 'denylist',
       description: DENY_DESCRIPTION,
       params: denyParams,
+      evaluate: denylistEvaluator('denylist'),
     },
     {
       name: 'metadata',
@@ -123,6 +277,7 @@ export const packagesGate: GateDefinition = {
           validator: orderComparison,
         },
       ],
+      evaluate: evaluateMetadata,
     },
   ],
 };

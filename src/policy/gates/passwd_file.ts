@@ -1,16 +1,32 @@
+import type { EvaluationContext, Fired } from '../evaluation-context.js';
 import type { GateDefinition } from '../gate-types.js';
 import { anyString, commaDelimitedNumbers, commaDelimitedStrings } from '../params.js';
+import { defaultTriggerId } from '../trigger-ids.js';
+
+const GATE = 'passwd_file';
+
+/**
+ * content_not_available: the analysis does not store file contents, so the content of /etc/passwd is never
+ * available and this trigger always fires.
+ */
+async function evaluateContentNotAvailable(_ctx: EvaluationContext): Promise<Fired[]> {
+  const message = 'The content of /etc/passwd is not stored by this analysis';
+  return [{ triggerId: defaultTriggerId(GATE, 'content_not_available', message), message }];
+}
 
 export const passwdFileGate: GateDefinition = {
-  name: 'passwd_file',
+  name: GATE,
   description:
     "Checks the content of the image's /etc/passwd: user names, user and group ids, login shells or whole entries.",
   state: 'active',
+  // Only content_not_available has an evaluate: the other triggers read the content of /etc/passwd, which the
+  // analysis does not store yet, so they cannot be evaluated (the engine reports rules using them as not evaluable).
   triggers: [
     {
       name: 'content_not_available',
       description: 'Fires when no /etc/passwd file was found in, or stored from, the image.',
       params: [],
+      evaluate: evaluateContentNotAvailable,
     },
     {
       name: 'blacklist_usernames',

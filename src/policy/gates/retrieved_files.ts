@@ -1,5 +1,18 @@
+import type { EvaluationContext, Fired, TriggerParams } from '../evaluation-context.js';
 import type { GateDefinition, ParamDefinition } from '../gate-types.js';
 import { anyString, enumString, regexString } from '../params.js';
+import { defaultTriggerId } from '../trigger-ids.js';
+
+const GATE = 'retrieved_files';
+
+/**
+ * content_not_available: the analysis does not retrieve or store file contents, so no file's content is available
+ * and this trigger always fires.
+ */
+async function evaluateContentNotAvailable(_ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
+  const message = `The content of ${params.path ?? '(no path given)'} is not stored by this analysis`;
+  return [{ triggerId: defaultTriggerId(GATE, 'content_not_available', message), message }];
+}
 
 const path: ParamDefinition = {
   name: 'path',
@@ -10,7 +23,7 @@ const path: ParamDefinition = {
 };
 
 export const retrievedFilesGate: GateDefinition = {
-  name: 'retrieved_files',
+  name: GATE,
   description:
     'Checks the presence and content of files that analysis copied out of the image (as configured for the analyser).',
   state: 'active',
@@ -19,8 +32,11 @@ export const retrievedFilesGate: GateDefinition = {
       name: 'content_not_available',
       description: 'Fires when the given file was not retrieved from the image during analysis.',
       params: [path],
+      evaluate: evaluateContentNotAvailable,
     },
     {
+      // No evaluate: the analysis does not store file contents yet, so there is nothing to apply the regex to; the
+      // engine reports rules using this trigger as not evaluable.
       name: 'content_regex',
       description: 'Applies a regular expression to the content of a retrieved file and fires on a match or on no match.',
       params: [

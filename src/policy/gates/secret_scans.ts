@@ -6,6 +6,8 @@ export const secretScansGate: GateDefinition = {
   description:
     "Checks for secrets and other sensitive content the analyser's secret search found in the image, using its configured expressions.",
   state: 'active',
+  // No evaluate: the analysis does not store file contents or run a secret search yet, so content_regex_checks
+  // cannot be evaluated; the engine reports rules using it as not evaluable.
   triggers: [
     {
       name: 'content_regex_checks',

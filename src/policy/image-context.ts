@@ -1,0 +1,78 @@
+/**
+ * Builds the EvaluationContext of an analyzed image from the database: its facts at once, everything else
+ * (packages, files, findings, feed state, the tag's previous image) loaded on first use and kept for the run.
+ */
+import type { Db } from '../db/index.js';
+import { NotFoundError } from '../errors.js';
+import type { FileRecord } from '../images/model.js';
+import { getAnalyzedImage, packagesOf, readDocument, type PackageRow } from '../images/store.js';
+import { distroOf } from '../vulns/findings.js';
+import { imageVulnerabilities } from '../vulns/image-report.js';
+import { lookupTarget } from '../vulns/ecosystems.js';
+import { feedGroupName } from '../vulns/records.js';
+import { toBool } from '../db/index.js';
+import type { EvaluatedTag, EvaluationContext, FeedGroupState } from './evaluation-context.js';
+
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => (value ??= load());
+}
+
+/** The image's tag as evaluated: one it has or had (404 otherwise). */
+async function evaluatedTag(db: Db, accountName: string, digest: string, fullTag: string): Promise<EvaluatedTag> {
+  const row = await db('image_tags').where({ account_name: accountName, image_digest: digest, full_tag: fullTag }).first('registry', 'repo', 'tag', 'full_tag');
+  if (!row) throw new NotFoundError(`image '${digest}' has never had the tag '${fullTag}'`, { image_digest: digest, tag: fullTag });
+  return { registry: row.registry, repo: row.repo, tag: row.tag, fullTag: row.full_tag };
+}
+
+export async function imageEvaluationContext(db: Db, accountName: string, digest: string, fullTag: string, now = new Date()): Promise<EvaluationContext> {
+  const image = await getAnalyzedImage(db, accountName, digest);
+  const tag = await evaluatedTag(db, accountName, digest, fullTag);
+  const distro = distroOf(image);
+  const dockerfile = (await readDocument<string>(db, accountName, digest, 'dockerfile')) ?? null;
+  const namespace = (() => {
+    if (!distro) return undefined;
+    const target = lookupTarget({ type: 'dpkg', name: 'x', version: '0' }, distro) ?? lookupTarget({ type: 'apk', name: 'x', version: '0' }, distro);
+    return target ? feedGroupName(target.ecosystem, target.release ?? null) : undefined;
+  })();
+  return {
+    image: {
+      accountName,
+      digest,
+      imageId: image.image_id,
+      distro,
+      arch: image.arch,
+      size: image.image_size === null ? null : Number(image.image_size),
+      layerCount: image.layer_count,
+      dockerfile: { mode: (image.dockerfile_mode as 'Actual' | 'Guessed' | null) ?? null, text: dockerfile },
+      tag,
+    },
+    now,
+    packages: once(() => packagesOf(db, accountName, digest)),
+    files: once(async () => (await readDocument<FileRecord[]>(db, accountName, digest, 'files')) ?? []),
+    vulnerabilities: once(() => imageVulnerabilities(db, accountName, digest, { vulnType: 'all', vendorOnly: false, includeDescription: false })),
+    feedGroups: once(async (): Promise<FeedGroupState[]> => {
+      const rows = await db('vuln_feed_groups as g').join('vuln_feeds as f', 'f.name', 'g.feed').select('g.feed', 'g.name', 'g.enabled', 'f.enabled as feed_enabled', 'g.record_count', 'g.last_sync');
+      return rows.map((r: { feed: string; name: string; enabled: unknown; feed_enabled: unknown; record_count: number; last_sync: string | null }) => ({
+        feed: r.feed,
+        group: r.name,
+        enabled: toBool(r.enabled) && toBool(r.feed_enabled),
+        recordCount: Number(r.record_count),
+        lastSync: r.last_sync,
+      }));
+    }),
+    distroNamespace: () => namespace,
+    previousImagePackages: once(async () => {
+      // The tag's history, newest first: the image it pointed at before this one.
+      const history: { image_digest: string }[] = await db('image_tags')
+        .where({ account_name: accountName, full_tag: fullTag })
+        .orderBy([{ column: 'tag_detected_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .select('image_digest');
+      const at = history.findIndex((h) => h.image_digest === digest);
+      const previous = at >= 0 ? history.slice(at + 1).find((h) => h.image_digest !== digest) : undefined;
+      if (!previous) return undefined;
+      const packages: PackageRow[] = await packagesOf(db, accountName, previous.image_digest);
+      return { digest: previous.image_digest, packages };
+    }),
+  };
+}

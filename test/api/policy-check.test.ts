@@ -1,0 +1,123 @@
+/**
+ * Policy checks end to end: an analyzed image with findings from a fixture feed, evaluated with the default
+ * policy and with custom ones (mappings, allowlists, allowlisted and denylisted images), stored with history.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForAnalysis } from '../support/analysis.js';
+import { DEBIAN_OS_RELEASE, DPKG_STATUS, STATUS_D_LIBSSL3 } from '../support/ecosystem-fixtures.js';
+import { expectError, expectValidationError } from '../support/fixtures.js';
+import { json, raw } from '../support/http.js';
+import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { initialRecords, writeRecords } from '../vulns/fixture-feed.js';
+
+const TAG = 'registry.example.com/team/checked:1.0';
+let server: TestServer;
+let work: string;
+let digest: string;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'vigil-check-'));
+  writeRecords(join(work, 'osv'), initialRecords());
+  server = await startTestServer({ VIGIL_FEED_SOURCES: `osv=${join(work, 'osv')}` });
+  expect((await raw(server.url, 'POST', '/v2/system/feeds?wait=true')).json.status).toBe('done');
+  const image = await buildImage({
+    layers: [[
+      { path: 'etc/os-release', content: DEBIAN_OS_RELEASE },
+      { path: 'var/lib/dpkg/status', content: DPKG_STATUS },
+      { path: 'var/lib/dpkg/status.d/libssl3', content: STATUS_D_LIBSSL3 },
+    ]],
+  });
+  const res = await raw(server.url, 'POST', '/v2/images/archives', { headers: { 'content-type': 'application/x-tar' }, body: await dockerArchiveTar(image, { repoTags: [TAG] }) });
+  digest = res.json.image_digest;
+  expect(await waitForAnalysis(server, 'admin', digest)).toBe('analyzed');
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const check = (query: string) => raw(server.url, 'GET', `/v2/images/${digest}/check?tag=${encodeURIComponent(TAG)}${query}`);
+
+function policy(id: string, extra: Record<string, unknown> = {}) {
+  return {
+    id,
+    name: id,
+    version: '2',
+    rule_sets: [
+      {
+        id: 'rs',
+        name: 'rs',
+        version: '2',
+        rules: [
+          { id: 'crit', gate: 'vulnerabilities', trigger: 'package', action: 'STOP', params: [{ name: 'package_type', value: 'all' }, { name: 'severity_comparison', value: '>=' }, { name: 'severity', value: 'high' }] },
+          { id: 'always-warn', gate: 'always', trigger: 'always', action: 'WARN', params: [] },
+        ],
+      },
+    ],
+    allowlists: [{ id: 'al', name: 'Accepted risks', version: '2', items: [{ id: 'accept-openssl', gate: 'vulnerabilities', trigger_id: 'DSA-9001-1+*' }] }],
+    mappings: [{ id: 'team', name: 'Team images', registry: 'registry.example.com', repository: 'team/*', image: { type: 'tag', value: '*' }, rule_set_ids: ['rs'], allowlist_ids: [] }],
+    ...extra,
+  };
+}
+
+describe('policy check', () => {
+  it('evaluates the active default policy: a critical vulnerability stops the image', async () => {
+    const res = await check('');
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ policy_id: 'vigil-default', image_digest: digest, evaluated_tag: TAG });
+    const [evaluation] = res.json.evaluations;
+    expect(evaluation).toMatchObject({ status: 'fail', final_action: 'stop', final_action_reason: 'policy_evaluation', image_mapped_to_rule: true, latest: true });
+    const finding = evaluation.details.findings.find((f: { trigger_id: string }) => f.trigger_id === 'DSA-9001-1+libssl3');
+    expect(finding).toMatchObject({ gate: 'vulnerabilities', trigger: 'package', action: 'stop', rule_id: 'vulns-above-medium', allowlisted: false });
+    expect(finding.message).toMatch(/^CRITICAL Vulnerability found in os package type \(dpkg\) - libssl3/);
+  });
+
+  it('applies mappings, allowlists with wildcards, and allowlisted and denylisted images', async () => {
+    expect((await json(server.url, 'POST', '/v2/policies', policy('team'))).status).toBe(200);
+    const plain = (await check('&policy_id=team')).json.evaluations[0];
+    expect(plain).toMatchObject({ final_action: 'stop', status: 'fail' });
+    expect(plain.details.findings.find((f: { trigger_id: string }) => f.trigger_id === 'always')).toMatchObject({ action: 'warn', rule_id: 'always-warn' });
+
+    const allowing = policy('team-allow', { mappings: [{ ...policy('x').mappings[0], allowlist_ids: ['al'] }] });
+    expect((await json(server.url, 'POST', '/v2/policies', allowing)).status).toBe(200);
+    const allowed = (await check('&policy_id=team-allow')).json.evaluations[0];
+    expect(allowed).toMatchObject({ final_action: 'warn', status: 'pass' });
+    const ssl = allowed.details.findings.find((f: { trigger_id: string }) => f.trigger_id === 'DSA-9001-1+libssl3');
+    expect(ssl).toMatchObject({ allowlisted: true, allowlist_match: { id: 'al', name: 'Accepted risks', matched_rule_id: 'accept-openssl' } });
+
+    const elsewhere = policy('other-registry', { mappings: [{ ...policy('x').mappings[0], registry: 'other.example' }] });
+    expect((await json(server.url, 'POST', '/v2/policies', elsewhere)).status).toBe(200);
+    expect((await check('&policy_id=other-registry')).json.evaluations[0]).toMatchObject({ final_action: 'go', image_mapped_to_rule: false, number_of_findings: 0 });
+
+    const rule = { id: 'this-one', name: 'this image', registry: '*', repository: 'team/checked', image: { type: 'digest', value: digest } };
+    expect((await json(server.url, 'POST', '/v2/policies', policy('allow-image', { allowlisted_images: [rule] }))).status).toBe(200);
+    expect((await check('&policy_id=allow-image')).json.evaluations[0]).toMatchObject({ final_action: 'go', final_action_reason: 'allowlisted', image_allowlisted: true });
+    expect((await json(server.url, 'POST', '/v2/policies', policy('deny-image', { allowlisted_images: [rule], denylisted_images: [{ ...rule, image: { type: 'tag', value: '1.*' } }] }))).status).toBe(200);
+    expect((await check('&policy_id=deny-image')).json.evaluations[0]).toMatchObject({ final_action: 'stop', final_action_reason: 'denylisted', image_denylisted: true, image_allowlisted: false });
+  });
+
+  it('stores evaluations with history; interactive ones are not stored; detail=false leaves out the findings', async () => {
+    await check('&policy_id=team');
+    const withHistory = (await check('&policy_id=team&history=true')).json.evaluations;
+    expect(withHistory.length).toBeGreaterThanOrEqual(3);
+    expect(withHistory.map((e: { latest: boolean }) => e.latest)).toEqual([true, ...withHistory.slice(1).map(() => false)]);
+    const before = withHistory.length;
+    await check('&policy_id=team&interactive=true');
+    expect((await check('&policy_id=team&history=true&detail=false')).json.evaluations).toHaveLength(before + 1);
+    const brief = (await check('&policy_id=team&detail=false')).json.evaluations[0];
+    expect(brief.details).toBeUndefined();
+    expect(brief.number_of_findings).toBeGreaterThan(0);
+  });
+
+  it('answers 400 without a tag, 404 for a tag the image never had, an unknown policy or image', async () => {
+    expectValidationError(await raw(server.url, 'GET', `/v2/images/${digest}/check`), ['query.tag']);
+    expectError(await raw(server.url, 'GET', `/v2/images/${digest}/check?tag=registry.example.com/other:1`), 404, 'not_found');
+    expectError(await check('&policy_id=nope'), 404, 'not_found');
+    expectError(await raw(server.url, 'GET', `/v2/images/sha256:${'3'.repeat(64)}/check?tag=${TAG}`), 404, 'not_found');
+    expectValidationError(await check('&history=often'), ['query.history']);
+  });
+});
