@@ -3,6 +3,7 @@ import type { HandlerGroup } from '../server/handler-types.js';
 import type { PolicyDocument } from '../policy/document.js';
 import { describeGates } from '../policy/policy-spec.js';
 import { checkImage } from '../policy/evaluations.js';
+import { queuePolicyReevaluation } from '../policy/reevaluate.js';
 import { addPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../policy/store.js';
 
 type PolicyOps = 'list_policies' | 'add_policy' | 'get_policy' | 'update_policy' | 'delete_policy' | 'describe_policy' | 'get_image_policy_check_by_digest';
@@ -18,7 +19,11 @@ export const policyHandlers: HandlerGroup<PolicyOps> = {
     return { status: 200, body: await getPolicy(ctx.db, ctx.account.name, params.policy_id, query.detail ?? true) };
   },
   async update_policy(ctx, { params, query, body }) {
-    return { status: 200, body: await updatePolicy(ctx.db, ctx.account.name, params.policy_id, body.policy as PolicyDocument, query.active) };
+    const wasActive = (await getPolicy(ctx.db, ctx.account.name, params.policy_id, false)).active;
+    const record = await updatePolicy(ctx.db, ctx.account.name, params.policy_id, body.policy as PolicyDocument, query.active);
+    // A new active policy, or a change to the active one, changes every result of the account.
+    if (record.active || wasActive) await queuePolicyReevaluation(ctx.services, ctx.account.name);
+    return { status: 200, body: record };
   },
   async delete_policy(ctx, { params }) {
     await deletePolicy(ctx.db, ctx.account.name, params.policy_id);

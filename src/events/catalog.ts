@@ -23,6 +23,7 @@ export const EVENT_CATEGORIES: { name: string; description: string; types: Event
     types: [
       { type: 'user.checks.tag.update', level: 'INFO', message: 'A tag moved to a new image digest' },
       { type: 'user.checks.tag.vulnerabilities.update', level: 'INFO', message: "The vulnerabilities of a subscribed tag's image changed" },
+      { type: 'user.checks.tag.policy_evaluation.update', level: 'INFO', message: "The policy evaluation result of a subscribed tag changed" },
     ],
   },
   {

@@ -2,14 +2,22 @@
 import { ANALYZE_IMAGE_JOB, analyzeImageJob, failInterruptedAnalysis } from '../images/analyze.js';
 import type { Services } from '../service.js';
 import { VULN_REMATCH_JOB, vulnRematchJob } from '../vulns/feed-admin.js';
-import { FEED_SYNC_JOB, feedSyncJob } from '../vulns/feeds.js';
+import { FEED_SYNC_JOB, feedSyncJob, reevaluateQuietly } from '../vulns/feeds.js';
+import { POLICY_REEVALUATE_JOB, reevaluateAccount } from '../policy/reevaluate.js';
 
 export function registerJobs(services: Services): void {
   services.worker.register(
     ANALYZE_IMAGE_JOB,
-    (payload, job, context) => analyzeImageJob(services, payload, job, context),
+    async (payload, job, context) => {
+      await analyzeImageJob(services, payload, job, context);
+      await reevaluateQuietly(services, payload.accountName, payload.imageDigest);
+    },
     (payload, job) => failInterruptedAnalysis(services, payload, job),
   );
   services.worker.register(FEED_SYNC_JOB, feedSyncJob(services, services.feedProgress));
   services.worker.register(VULN_REMATCH_JOB, vulnRematchJob(services));
+  services.worker.register(POLICY_REEVALUATE_JOB, async (payload: { accountName: string }) => {
+    const outcome = await reevaluateAccount(services.db, payload.accountName);
+    services.log.info({ account: payload.accountName, ...outcome }, 're-evaluated the account\'s images with its active policy');
+  });
 }

@@ -15,6 +15,7 @@ import type { Job } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
 import type { Services } from '../service.js';
 import { nowIso } from '../util/time.js';
+import { reevaluateImage } from '../policy/reevaluate.js';
 import { syncEpssSource, syncKevSource } from './enrichment-sync.js';
 import { syncFeedRecords, type SyncStats } from './feed-sync.js';
 import { readOsvPath } from './osv/archive.js';
@@ -25,6 +26,15 @@ import { detectFeedKind, feedNameFromLocation, type FeedKind } from './sources/d
 import { fetchFeedSource } from './sources/fetch.js';
 
 export const FEED_SYNC_JOB = 'feed_sync';
+
+/** Policy results follow findings; a failing evaluation is logged and never fails the sync. */
+export async function reevaluateQuietly(services: Services, accountName: string, digest: string): Promise<void> {
+  try {
+    await reevaluateImage(services.db, accountName, digest);
+  } catch (err) {
+    services.log.warn({ err, account: accountName, image_digest: digest }, 'policy re-evaluation failed');
+  }
+}
 
 export interface FeedSyncPayload {
   /** Only these feeds; all sources when absent. */
@@ -187,7 +197,10 @@ export async function runFeedSync(services: Services, payload: FeedSyncPayload, 
     }
     progress.stage = 'rematching';
     progress.feed = undefined;
-    const rematch = await rematchImages(services.db, changed, { onProgress: (s) => (progress.images = s.images) });
+    const rematch = await rematchImages(services.db, changed, {
+      onProgress: (s) => (progress.images = s.images),
+      onImageChanged: (account, digest) => reevaluateQuietly(services, account, digest),
+    });
     const failed = feeds.filter((f) => f.status === 'failed');
     await recordEvent(services.db, {
       accountName: ADMIN_ACCOUNT,

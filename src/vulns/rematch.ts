@@ -20,6 +20,8 @@ export interface RematchStats {
 
 export interface RematchOptions {
   onProgress?: (stats: Readonly<RematchStats>) => void;
+  /** Called after each image whose findings changed has been written. */
+  onImageChanged?: (accountName: string, digest: string) => Promise<void>;
 }
 
 const CHUNK = 400;
@@ -119,9 +121,12 @@ export async function rematchImages(db: Db, changed: MatchKey[] | 'all', options
       }
       return out;
     });
-    for (const diff of diffs) {
+    for (const [j, diff] of diffs.entries()) {
       stats.images++;
-      if (!isEmptyDiff(diff)) stats.changedImages++;
+      if (!isEmptyDiff(diff)) {
+        stats.changedImages++;
+        await options.onImageChanged?.(batch[j]!.account_name, batch[j]!.image_digest);
+      }
       stats.added += diff.added.length;
       stats.updated += diff.updated.length;
       stats.removed += diff.removed.length;

@@ -65,6 +65,11 @@ function policy(id: string, extra: Record<string, unknown> = {}) {
 }
 
 describe('policy check', () => {
+  it('evaluated the image automatically when its analysis completed', async () => {
+    const stored = await server.running.services.db('policy_evaluations').where({ image_digest: digest, tag: TAG }).select('policy_id', 'status', 'latest');
+    expect(stored).toEqual([expect.objectContaining({ policy_id: 'vigil-default', status: 'fail' })]);
+  });
+
   it('evaluates the active default policy: a critical vulnerability stops the image', async () => {
     const res = await check('');
     expect(res.status).toBe(200);
@@ -119,5 +124,34 @@ describe('policy check', () => {
     expectError(await check('&policy_id=nope'), 404, 'not_found');
     expectError(await raw(server.url, 'GET', `/v2/images/sha256:${'3'.repeat(64)}/check?tag=${TAG}`), 404, 'not_found');
     expectValidationError(await check('&history=often'), ['query.history']);
+  });
+
+  it('re-evaluates when the active policy changes and records the flip for a policy_eval subscription', async () => {
+    const sub = await json(server.url, 'POST', '/v2/subscriptions', { subscription_type: 'policy_eval', subscription_key: TAG });
+    expect(sub.status).toBe(200);
+    expect((await check('')).json.evaluations[0].status).toBe('fail');
+    const { worker } = server.running.services;
+    const reevaluated = new Promise<void>((resolve) => {
+      const onFinished = (f: { kind: string; status: string }) => {
+        if (f.kind === 'policy_reevaluate' && f.status === 'done') {
+          worker.off('finished', onFinished);
+          resolve();
+        }
+      };
+      worker.on('finished', onFinished);
+    });
+    const allow = (await raw(server.url, 'GET', '/v2/policies/allow-image')).json.policy;
+    expect((await json(server.url, 'PUT', '/v2/policies/allow-image?active=true', { policy: allow })).status).toBe(200);
+    await reevaluated;
+    const events = await raw(server.url, 'GET', '/v2/events?event_type=user.checks.tag.policy_evaluation.update');
+    const [event] = events.json.results;
+    expect(event.event).toMatchObject({ resource: { type: 'image_tag', id: TAG } });
+    expect(event.event.details).toMatchObject({
+      subscription_type: 'policy_eval',
+      policy_id: 'allow-image',
+      image_digest: digest,
+      last_eval: { status: 'fail', final_action: 'stop' },
+      curr_eval: { status: 'pass', final_action: 'go', final_action_reason: 'allowlisted' },
+    });
   });
 });
