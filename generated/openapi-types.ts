@@ -1022,6 +1022,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/policy-dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a draft policy against the account's current tags without activating it (Vigil extension)
+         * @description Validates the draft like an upload, then evaluates it and the active policy (storing nothing) for every
+         *     current tag of the account's analyzed images, and answers which tags would change from pass to fail (or
+         *     back), with the draft's stopping findings as the reasons (at most 20 per tag).
+         */
+        post: operations["dry_run_policy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/query/images/by-package": {
         parameters: {
             query?: never;
@@ -2164,6 +2186,44 @@ export interface components {
             rule_sets: components["schemas"]["RuleSet"][];
             version: string;
         };
+        PolicyDryRun: {
+            active_policy_id: string;
+            draft_policy_id: string;
+            /** Format: date-time */
+            evaluated_at: string;
+            summary: {
+                fail_to_pass: number;
+                pass_to_fail: number;
+                tags: number;
+                unchanged: number;
+            };
+            tags: components["schemas"]["PolicyDryRunTag"][];
+        };
+        PolicyDryRunTag: {
+            /** @enum {string} */
+            change: "pass_to_fail" | "fail_to_pass" | "none";
+            current: {
+                /** @enum {string} */
+                final_action: "stop" | "warn" | "go";
+                /** @enum {string} */
+                status: "pass" | "fail";
+            };
+            draft: {
+                /** @enum {string} */
+                final_action: "stop" | "warn" | "go";
+                final_action_reason: string;
+                /** @enum {string} */
+                status: "pass" | "fail";
+            };
+            image_digest: string;
+            reasons: {
+                gate: string;
+                message: string;
+                trigger: string;
+                trigger_id: string;
+            }[];
+            tag: string;
+        };
         PolicyEvaluation: {
             evaluated_tag: string;
             evaluations: components["schemas"]["PolicyEvaluationResult"][];
@@ -2749,6 +2809,11 @@ export interface components {
         AccessCredential: {
             content: {
                 "application/json": components["schemas"]["AccessCredential"];
+            };
+        };
+        Policy: {
+            content: {
+                "application/json": components["schemas"]["Policy"];
             };
         };
         RegistryConfigurationRequest: {
@@ -5112,11 +5177,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["Policy"];
-            };
-        };
+        requestBody: components["requestBodies"]["Policy"];
         responses: {
             /** @description The stored policy. */
             200: {
@@ -5231,6 +5292,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    dry_run_policy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Policy"];
+        responses: {
+            /** @description What would change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyDryRun"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

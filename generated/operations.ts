@@ -56,6 +56,7 @@ export const operationTable = {
   delete_user_api_key: {"operationId":"delete_user_api_key","method":"delete","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"deleteApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user_credential: {"operationId":"delete_user_credential","method":"delete","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   describe_policy: {"operationId":"describe_policy","method":"get","path":"/system/policy-spec","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  dry_run_policy: {"operationId":"dry_run_policy","method":"post","path":"/policy-dry-run","tag":"Policies","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   get_account: {"operationId":"get_account","method":"get","path":"/accounts/{account_name}","tag":"User Management","authzAction":"getAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_account_user: {"operationId":"get_account_user","method":"get","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_api_key: {"operationId":"get_api_key","method":"get","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfGetApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -404,6 +405,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['describe_policy']['responses'][200]['content']['application/json'] };
+  };
+  dry_run_policy: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['dry_run_policy']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['dry_run_policy']['responses'][200]['content']['application/json'] };
   };
   get_account: {
     path: operations['get_account']['parameters']['path'];

@@ -2,11 +2,12 @@
 import type { HandlerGroup } from '../server/handler-types.js';
 import type { PolicyDocument } from '../policy/document.js';
 import { describeGates } from '../policy/policy-spec.js';
+import { dryRunPolicy } from '../policy/dry-run.js';
 import { checkImage } from '../policy/evaluations.js';
 import { queuePolicyReevaluation } from '../policy/reevaluate.js';
 import { addPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../policy/store.js';
 
-type PolicyOps = 'list_policies' | 'add_policy' | 'get_policy' | 'update_policy' | 'delete_policy' | 'describe_policy' | 'get_image_policy_check_by_digest';
+type PolicyOps = 'list_policies' | 'add_policy' | 'get_policy' | 'update_policy' | 'delete_policy' | 'describe_policy' | 'get_image_policy_check_by_digest' | 'dry_run_policy';
 
 export const policyHandlers: HandlerGroup<PolicyOps> = {
   async list_policies(ctx, { query }) {
@@ -28,6 +29,9 @@ export const policyHandlers: HandlerGroup<PolicyOps> = {
   async delete_policy(ctx, { params }) {
     await deletePolicy(ctx.db, ctx.account.name, params.policy_id);
     return { status: 204 };
+  },
+  async dry_run_policy(ctx, { body }) {
+    return { status: 200, body: await dryRunPolicy(ctx.db, ctx.account.name, body as PolicyDocument) };
   },
   async describe_policy() {
     return { status: 200, body: describeGates() };

@@ -154,4 +154,21 @@ describe('policy check', () => {
       curr_eval: { status: 'pass', final_action: 'go', final_action_reason: 'allowlisted' },
     });
   });
+
+  it('dry-runs a draft policy against current tags without activating or storing it', async () => {
+    const db = server.running.services.db;
+    const storedBefore = Number((await db('policy_evaluations').count({ n: '*' }).first())?.n);
+    const active = (await raw(server.url, 'GET', '/v2/policies?detail=false')).json.find((p: { active: boolean }) => p.active).policy_id;
+    const res = await json(server.url, 'POST', '/v2/policy-dry-run', policy('draft-strict'));
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ active_policy_id: active, draft_policy_id: 'draft-strict', summary: { tags: 1, pass_to_fail: 1, fail_to_pass: 0, unchanged: 0 } });
+    const [tag] = res.json.tags;
+    expect(tag).toMatchObject({ tag: TAG, image_digest: digest, current: { status: 'pass' }, draft: { status: 'fail', final_action: 'stop' }, change: 'pass_to_fail' });
+    expect(tag.reasons.map((r: { trigger_id: string }) => r.trigger_id)).toContain('DSA-9001-1+libssl3');
+    expect(Number((await db('policy_evaluations').count({ n: '*' }).first())?.n)).toBe(storedBefore);
+    expectError(await raw(server.url, 'GET', '/v2/policies/draft-strict'), 404, 'not_found');
+    const invalid = await json(server.url, 'POST', '/v2/policy-dry-run', policy('bad', { rule_sets: [{ id: 'rs', name: 'rs', version: '2', rules: [{ id: 'x', gate: 'nope', trigger: 'x', action: 'STOP', params: [] }] }] }));
+    expectError(invalid, 400, 'validation_error');
+    expect(invalid.json.detail.problems).toHaveLength(1);
+  });
 });
