@@ -59,8 +59,13 @@ export function patternMatches(pattern: string, value: string): boolean {
       return false;
     }
   }
+  return wildcardRegex(pattern).test(value);
+}
+
+/** `*` as "anything", every other character literal, anchored at both ends. */
+function wildcardRegex(pattern: string): RegExp {
   const parts = pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${parts.join('.*')}$`).test(value);
+  return new RegExp(`^${parts.join('.*')}$`);
 }
 
 function selects(rule: MappingRule | ImageSelectionRule, tag: EvaluatedTag, ctx: EvaluationContext): boolean {
@@ -116,20 +121,67 @@ async function runRule(ctx: EvaluationContext, policyId: string, rule: PolicyRul
   }
 }
 
+interface CompiledItem {
+  order: number;
+  list: Allowlist;
+  itemId: string;
+  /** Lower-case gate, or '*' for any. */
+  gate: string;
+  test?: (triggerId: string) => boolean;
+}
+
+/** Turns a wildcard or `regexp:` trigger id into a test, once per evaluation. */
+function compiledPattern(pattern: string): (value: string) => boolean {
+  if (!pattern.startsWith('regexp:') && pattern.endsWith('*') && pattern.indexOf('*') === pattern.length - 1) {
+    const prefix = pattern.slice(0, -1);
+    return (v) => v.startsWith(prefix);
+  }
+  if (pattern.startsWith('regexp:')) {
+    let re: RegExp;
+    try {
+      re = new RegExp(`^(?:${pattern.slice('regexp:'.length)})`);
+    } catch {
+      return () => false;
+    }
+    return (v) => re.test(v);
+  }
+  const re = wildcardRegex(pattern);
+  return (v) => re.test(v);
+}
+
+/**
+ * Allowlist items indexed for lookup: literal trigger ids in a map, patterns compiled once; expired items left
+ * out. The first matching item in list order (then item order) wins, as a scan of the lists would find it.
+ */
+function compileAllowlists(lists: Allowlist[], now: Date) {
+  const exact = new Map<string, CompiledItem[]>();
+  const patterns: CompiledItem[] = [];
+  let order = 0;
+  for (const list of lists)
+    for (const item of list.items) {
+      order++;
+      if (item.expires_on && Date.parse(item.expires_on) <= now.getTime()) continue;
+      const compiled: CompiledItem = { order, list, itemId: item.id, gate: item.gate === '*' ? '*' : item.gate.toLowerCase() };
+      if (item.trigger_id.includes('*') || item.trigger_id.startsWith('regexp:')) patterns.push({ ...compiled, test: compiledPattern(item.trigger_id) });
+      const key = item.trigger_id;
+      const same = exact.get(key);
+      if (same) same.push(compiled);
+      else exact.set(key, [compiled]);
+    }
+  return { exact, patterns };
+}
+
 function applyAllowlists(findings: PolicyFinding[], allowlists: Allowlist[], now: Date): void {
+  if (allowlists.length === 0) return;
+  const { exact, patterns } = compileAllowlists(allowlists, now);
+  const gateOk = (c: CompiledItem, f: PolicyFinding) => c.gate === '*' || c.gate === f.gate;
   for (const finding of findings) {
-    for (const list of allowlists) {
-      const item = list.items.find(
-        (i) =>
-          (i.gate === '*' || i.gate.toLowerCase() === finding.gate) &&
-          (i.trigger_id === finding.trigger_id || patternMatches(i.trigger_id, finding.trigger_id)) &&
-          !(i.expires_on && Date.parse(i.expires_on) <= now.getTime()),
-      );
-      if (item) {
-        finding.allowlisted = true;
-        finding.allowlist_match = { id: list.id, name: list.name, matched_rule_id: item.id };
-        break;
-      }
+    let best: CompiledItem | undefined;
+    for (const c of exact.get(finding.trigger_id) ?? []) if (gateOk(c, finding) && (!best || c.order < best.order)) best = c;
+    for (const c of patterns) if ((!best || c.order < best.order) && gateOk(c, finding) && c.test!(finding.trigger_id)) best = c;
+    if (best) {
+      finding.allowlisted = true;
+      finding.allowlist_match = { id: best.list.id, name: best.list.name, matched_rule_id: best.itemId };
     }
   }
 }
