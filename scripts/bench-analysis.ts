@@ -35,7 +35,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startRegistry, type TestRegistry } from '../test/support/registry.js';
 import { buildDebianRootfs, dpkgQuery, imageFromRootfs, mib, pushDebianImage } from './build-debian-image.js';
-import { basic, build, call, cpuSeconds, loadAverage, machine, median, ROOT, startServerChild, stopChild, verdict, waitReady, type Child } from './bench-support.js';
+import { basic, build, call, cpuSeconds, loadAverage, machine, median, ROOT, startServerChild, stopChild, table, verdict, waitReady, type Child } from './bench-support.js';
 
 
 /**
@@ -273,17 +273,6 @@ function summarizeProfile(dir: string, top = 25): string {
 // Report
 
 
-function table(header: string[], rows: string[][], right: boolean[]): { text: string; markdown: string } {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((c) => c[i].length)));
-  const fmt = (row: string[]) => row.map((c, i) => (right[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
-  return {
-    text: [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n'),
-    markdown: [header, ...rows]
-      .map((c) => `| ${c.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`)
-      .toSpliced(1, 0, `| ${right.map((r) => (r ? '---:' : '---')).join(' | ')} |`)
-      .join('\n'),
-  };
-}
 
 const mb = (kb: number) => (kb * 1024) / 1e6;
 

@@ -49,8 +49,7 @@
  *   --keep-data                                 leave the temp dir (zips, SQLite database) in place
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -66,7 +65,7 @@ import { readOsvPath } from '../src/vulns/osv/archive.js';
 import type { OsvRecord } from '../src/vulns/osv/types.js';
 import { matchKeyId, type MatchKey } from '../src/vulns/records.js';
 import { rematchImages } from '../src/vulns/rematch.js';
-import { loadAverage, machine, median, ROOT, verdict } from './bench-support.js';
+import { loadAverage, machine, median, percentile, phaseProfiler, table, thousands, verdict } from './bench-support.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Options
@@ -121,6 +120,7 @@ const opts = {
   cpuProfDir: flags['cpu-prof'] ? resolve(flags['cpu-prof']) : null,
   keepData: flags['keep-data'] ?? false,
 };
+const { profiled, summaries: profileSummaries } = phaseProfiler(opts.cpuProfDir, 'bench-match', 500);
 
 const t0 = Date.now();
 const progress = (m: string) => console.log(`[+${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${m}`);
@@ -763,100 +763,6 @@ async function bareLookup(db: Db, packages: Pkg[]): Promise<number> {
   return rows;
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// CPU profiles of phases (in process)
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
-const profileSummaries: string[] = [];
-
-async function profiled<T>(phase: string, fn: () => Promise<T>): Promise<T> {
-  if (!opts.cpuProfDir) return fn();
-  mkdirSync(opts.cpuProfDir, { recursive: true });
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 500 });
-  await session.post('Profiler.start');
-  try {
-    return await fn();
-  } finally {
-    const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
-    session.disconnect();
-    const file = join(opts.cpuProfDir, `bench-match-${phase}.cpuprofile`);
-    writeFileSync(file, JSON.stringify(profile));
-    profileSummaries.push(summarizeProfile(phase, file, profile));
-  }
-}
-
-function summarizeProfile(phase: string, file: string, profile: CpuProfile, top = 18): string {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-  const total = [...self.values()].reduce((a, b) => a + b, 0);
-  // tsx's transpiled modules report line 1 for everything; their function names are what identifies them.
-  const where = (f: ProfileNode['callFrame']) =>
-    f.url ? `${f.url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '')}${f.lineNumber > 0 ? `:${f.lineNumber + 1}` : ''}` : '(native)';
-  const fn = new Map<string, number>();
-  for (const [id, us] of self) {
-    const f = byId.get(id)!.callFrame;
-    const name = `${f.functionName || '(anonymous)'}  ${where(f)}`;
-    fn.set(name, (fn.get(name) ?? 0) + us);
-  }
-  const parent = new Map<number, number>();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const inclusive = new Map<string, number>();
-  for (const [id, us] of self) {
-    const seen = new Set<string>();
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-      const f = byId.get(at)!.callFrame;
-      if (!f.url.includes(`${ROOT}/src/`) && !f.url.includes('node_modules/knex/') && !f.url.includes('node_modules/better-sqlite3/')) continue;
-      const name = `${f.functionName || '(anonymous)'}  ${where(f)}`;
-      if (seen.has(name)) continue;
-      seen.add(name);
-      inclusive.set(name, (inclusive.get(name) ?? 0) + us);
-    }
-  }
-  const fmt = (m: Map<string, number>) =>
-    [...m]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, top)
-      .map(([k, us]) => `  ${((us / total) * 100).toFixed(1).padStart(5)} %  ${(us / 1e6).toFixed(2).padStart(7)} s  ${k}`)
-      .join('\n');
-  return `--- profile of ${phase}: ${file} (${(total / 1e6).toFixed(1)} s sampled)\nself time:\n${fmt(fn)}\n` +
-    `inclusive time (src/, knex, better-sqlite3; synchronous stretches):\n${fmt(inclusive)}`;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Report helpers
-
-function table(header: string[], rows: string[][], right: boolean[]): { text: string; markdown: string } {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((c) => c[i]!.length)));
-  const fmt = (row: string[]) => row.map((c, i) => (right[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
-  return {
-    text: [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n'),
-    markdown: [header, ...rows]
-      .map((c) => `| ${c.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`)
-      .toSpliced(1, 0, `| ${right.map((r) => (r ? '---:' : '---')).join(' | ')} |`)
-      .join('\n'),
-  };
-}
-
-/** Nearest-rank percentile. */
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-}
-
-const thousands = (n: number) => Math.round(n).toLocaleString('en-US').replace(/,/g, ' ');
 const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
 
 function dirBytes(path: string): number {

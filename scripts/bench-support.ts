@@ -5,7 +5,8 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -181,3 +182,106 @@ export function verdict(missed: string[]): number {
   console.log('targets met');
   return 0;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// In-process CPU profiles of benchmark phases
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/**
+ * Profiles phases with node:inspector when `dir` is set (writing `<prefix>-<phase>.cpuprofile` there) and keeps a
+ * summary of each (hottest functions by self and inclusive time); without `dir` it just runs them.
+ */
+export function phaseProfiler(dir: string | null | undefined, prefix: string, samplingMicros: number) {
+  const summaries: string[] = [];
+  async function profiled<T>(phase: string, fn: () => Promise<T>): Promise<T> {
+    if (!dir) return fn();
+    mkdirSync(dir, { recursive: true });
+    const session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: samplingMicros });
+    await session.post('Profiler.start');
+    try {
+      return await fn();
+    } finally {
+      const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
+      session.disconnect();
+      const file = join(dir, `${prefix}-${phase}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      summaries.push(summarizeProfile(phase, file, profile));
+    }
+  }
+  return { profiled, summaries };
+}
+
+function summarizeProfile(phase: string, file: string, profile: CpuProfile, top = 18): string {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  // tsx's transpiled modules report line 1 for everything; their function names are what identifies them.
+  const where = (f: ProfileNode['callFrame']) =>
+    f.url ? `${f.url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '')}${f.lineNumber > 0 ? `:${f.lineNumber + 1}` : ''}` : '(native)';
+  const fn = new Map<string, number>();
+  for (const [id, us] of self) {
+    const f = byId.get(id)!.callFrame;
+    const name = `${f.functionName || '(anonymous)'}  ${where(f)}`;
+    fn.set(name, (fn.get(name) ?? 0) + us);
+  }
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const inclusive = new Map<string, number>();
+  for (const [id, us] of self) {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const f = byId.get(at)!.callFrame;
+      if (!f.url.includes(`${ROOT}/src/`) && !f.url.includes('node_modules/knex/') && !f.url.includes('node_modules/better-sqlite3/')) continue;
+      const name = `${f.functionName || '(anonymous)'}  ${where(f)}`;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + us);
+    }
+  }
+  const fmt = (m: Map<string, number>) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, us]) => `  ${((us / total) * 100).toFixed(1).padStart(5)} %  ${(us / 1e6).toFixed(2).padStart(7)} s  ${k}`)
+      .join('\n');
+  return `--- profile of ${phase}: ${file} (${(total / 1e6).toFixed(1)} s sampled)\nself time:\n${fmt(fn)}\n` +
+    `inclusive time (src/, knex, better-sqlite3; synchronous stretches):\n${fmt(inclusive)}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Report helpers
+
+export function table(header: string[], rows: string[][], right: boolean[]): { text: string; markdown: string } {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((c) => c[i]!.length)));
+  const fmt = (row: string[]) => row.map((c, i) => (right[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  return {
+    text: [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n'),
+    markdown: [header, ...rows]
+      .map((c) => `| ${c.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`)
+      .toSpliced(1, 0, `| ${right.map((r) => (r ? '---:' : '---')).join(' | ')} |`)
+      .join('\n'),
+  };
+}
+
+/** Nearest-rank percentile (NaN for no samples). */
+export function percentile(xs: number[], p: number): number {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+export const thousands = (n: number) => Math.round(n).toLocaleString('en-US').replace(/,/g, ' ');
