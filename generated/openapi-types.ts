@@ -374,6 +374,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/images/{image_digest}/artifacts/file-content-search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the matches of the content search
+         * @description Files in which the content search (the expressions of VIGIL_CONTENT_SEARCH_REGEXES, tried at the start of each line of files up to VIGIL_SEARCH_MAX_FILE_BYTES) matched, with the matching line numbers (from 1). The files gate content_regex_match trigger reads these.
+         */
+        get: operations["list_file_content_search_results"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/artifacts/retrieved-files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the files analysis kept a copy of
+         * @description Copies of the files named by the analyzer setting VIGIL_RETRIEVE_FILES (by default /etc/passwd, /etc/group, /etc/services and /etc/sudoers) that exist in the image, base64-encoded. The passwd_file and retrieved_files policy gates read these. 409 while the image is not analyzed.
+         */
+        get: operations["list_retrieved_files"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/artifacts/secret-search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the matches of the secret search
+         * @description Files in which the secret search (the expressions of VIGIL_SECRET_SEARCH_REGEXES, by default AWS keys, private keys, Docker registry credentials and API keys) matched, with the matching line numbers (from 1). Only where a secret is, never the secret itself. The secret_scans gate reads these.
+         */
+        get: operations["list_secret_search_results"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/images/{image_digest}/check": {
         parameters: {
             query?: never;
@@ -1906,6 +1972,11 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "running" | "done" | "failed";
         };
+        FileContentSearchList: components["schemas"]["FileContentSearchResult"][];
+        FileContentSearchResult: {
+            matches: components["schemas"]["RegexContentMatch"][];
+            path: string;
+        };
         FilesContent: {
             filename: string;
             gid: number;
@@ -2389,6 +2460,13 @@ export interface components {
         RbacManagerUserRoleMembership: {
             items: components["schemas"]["RbacManagerRoleMembership"][];
         };
+        RegexContentMatch: {
+            /** @description Numbers of the lines the expression matched, counting from 1. */
+            lines: number[];
+            /** @description Name of the configured expression (what policy parameters refer to). */
+            name: string;
+            regex: string;
+        };
         RegistryConfiguration: {
             /** Format: date-time */
             created_at: string;
@@ -2442,6 +2520,16 @@ export interface components {
             /** @description An image reference with a tag, e.g. `nginx:1.25` (Docker Hub names are normalised) or `registry.example.com:5000/team/app:v1`. */
             pull_string: string;
         };
+        RetrievedFile: {
+            /**
+             * Format: byte
+             * @description The file's content, base64-encoded.
+             */
+            b64_content: string;
+            /** @description Absolute path of the file in the image. */
+            path: string;
+        };
+        RetrievedFileList: components["schemas"]["RetrievedFile"][];
         RuleSet: {
             /** @enum {string} */
             artifact_type?: "image";
@@ -2457,6 +2545,11 @@ export interface components {
             /** @description A digest of the submitted document. */
             sbom_id: string;
             vulnerabilities: components["schemas"]["PackageVulnerability"][];
+        };
+        SecretSearchList: components["schemas"]["SecretSearchResult"][];
+        SecretSearchResult: {
+            matches: components["schemas"]["RegexContentMatch"][];
+            path: string;
         };
         Service: {
             base_url?: string;
@@ -3846,6 +3939,102 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeleteImageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_file_content_search_results: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results, in path order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileContentSearchList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_retrieved_files: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results, in path order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetrievedFileList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_secret_search_results: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results, in path order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretSearchList"];
                 };
             };
             400: components["responses"]["BadRequest"];

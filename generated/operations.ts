@@ -103,6 +103,7 @@ export const operationTable = {
   list_api_keys: {"operationId":"list_api_keys","method":"get","path":"/user/api-keys","tag":"Identity","authzAction":"selfListApiKeys","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_event_types: {"operationId":"list_event_types","method":"get","path":"/event-types","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_events: {"operationId":"list_events","method":"get","path":"/events","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_file_content_search_results: {"operationId":"list_file_content_search_results","method":"get","path":"/images/{image_digest}/artifacts/file-content-search","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_image_content: {"operationId":"list_image_content","method":"get","path":"/images/{image_digest}/content","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_image_metadata: {"operationId":"list_image_metadata","method":"get","path":"/images/{image_digest}/metadata","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_image_vuln_annotations: {"operationId":"list_image_vuln_annotations","method":"get","path":"/images/{image_digest}/vuln-annotations","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -115,8 +116,10 @@ export const operationTable = {
   list_operations: {"operationId":"list_operations","method":"get","path":"/imports/images","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_policies: {"operationId":"list_policies","method":"get","path":"/policies","tag":"Policies","authzAction":"listPolicies","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_registries: {"operationId":"list_registries","method":"get","path":"/registries","tag":"Registries","authzAction":"listRegistries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_retrieved_files: {"operationId":"list_retrieved_files","method":"get","path":"/images/{image_digest}/artifacts/retrieved-files","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_role_members: {"operationId":"list_role_members","method":"get","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"listRoleMembers","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_roles: {"operationId":"list_roles","method":"get","path":"/rbac-manager/roles","tag":"RBAC","authzAction":"listRoles","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_secret_search_results: {"operationId":"list_secret_search_results","method":"get","path":"/images/{image_digest}/artifacts/secret-search","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_subscriptions: {"operationId":"list_subscriptions","method":"get","path":"/subscriptions","tag":"Subscriptions","authzAction":"listSubscriptions","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_api_keys: {"operationId":"list_user_api_keys","method":"get","path":"/accounts/{account_name}/users/{username}/api-keys","tag":"User Management","authzAction":"listApiKeys","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_credentials: {"operationId":"list_user_credentials","method":"get","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -688,6 +691,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_events']['responses'][200]['content']['application/json'] };
   };
+  list_file_content_search_results: {
+    path: operations['list_file_content_search_results']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_file_content_search_results']['responses'][200]['content']['application/json'] };
+  };
   list_image_content: {
     path: operations['list_image_content']['parameters']['path'];
     query: Record<string, never>;
@@ -760,6 +769,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_registries']['responses'][200]['content']['application/json'] };
   };
+  list_retrieved_files: {
+    path: operations['list_retrieved_files']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_retrieved_files']['responses'][200]['content']['application/json'] };
+  };
   list_role_members: {
     path: operations['list_role_members']['parameters']['path'];
     query: NonNullable<operations['list_role_members']['parameters']['query']>;
@@ -771,6 +786,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_roles']['responses'][200]['content']['application/json'] };
+  };
+  list_secret_search_results: {
+    path: operations['list_secret_search_results']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_secret_search_results']['responses'][200]['content']['application/json'] };
   };
   list_subscriptions: {
     path: Record<string, never>;

@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { validateCronExpression } from 'cron';
+import { type ContentScanConfig, type NamedPattern, DEFAULT_RETRIEVE_FILES, DEFAULT_SECRET_PATTERNS } from './images/scanners/index.js';
+import { compilePattern } from './images/scanners/regex-search.js';
 
 export type JwtAlgorithm = 'HS256' | 'RS256' | 'ES256';
 
@@ -33,7 +35,7 @@ export interface Config {
   argon2: { memoryCostKib: number; timeCost: number };
   shutdownTimeoutMs: number;
   worker: { concurrency: number; leaseMs: number; pollMs: number; retryBaseMs: number };
-  analysis: { maxExpandedBytes: number; maxEntries: number; registryTimeoutMs: number; maxUploadBytes: number };
+  analysis: { maxExpandedBytes: number; maxEntries: number; registryTimeoutMs: number; maxUploadBytes: number; content: ContentScanConfig };
   /** How often watched tags and repositories are checked; 0 turns watching off. */
   watchIntervalSeconds: number;
   feeds: FeedConfig;
@@ -158,6 +160,50 @@ function cronSchedule(env: Env, name: string, fallback: string): string | null {
   return raw;
 }
 
+/** Absolute paths, comma-separated; an empty value means none. */
+function absolutePaths(env: Env, name: string, fallback: string[]): string[] {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  const paths = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const bad = paths.find((p) => !p.startsWith('/') || p.split('/').some((part) => part === '.' || part === '..') || p.endsWith('/'));
+  if (bad) throw new ConfigError(name, `expected absolute file paths such as /etc/passwd, got "${bad}"`);
+  return paths;
+}
+
+/** A JSON object of expression names to Python-style regular expressions, each checked now. */
+function namedPatterns(env: Env, name: string, fallback: NamedPattern[]): NamedPattern[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new ConfigError(name, 'expected a JSON object of names to regular expressions, such as {"AWS_ACCESS_KEY": "(?i).*aws_access_key_id.*"}');
+  return Object.entries(parsed).map(([patternName, regex]) => {
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(patternName)) throw new ConfigError(name, `expression name "${patternName}" must be letters, digits, '_', '.' or '-' (up to 64)`);
+    if (typeof regex !== 'string') throw new ConfigError(name, `expression ${patternName} must be a string`);
+    try {
+      compilePattern({ name: patternName, regex });
+    } catch (err) {
+      throw new ConfigError(name, (err as Error).message);
+    }
+    return { name: patternName, regex };
+  });
+}
+
+function contentScanConfig(env: Env): ContentScanConfig {
+  return {
+    retrieveFiles: absolutePaths(env, 'VIGIL_RETRIEVE_FILES', DEFAULT_RETRIEVE_FILES),
+    retrieveMaxBytes: size(env, 'VIGIL_RETRIEVE_FILES_MAX_BYTES', 1000 * 1024),
+    secretSearch: namedPatterns(env, 'VIGIL_SECRET_SEARCH_REGEXES', DEFAULT_SECRET_PATTERNS),
+    contentSearch: namedPatterns(env, 'VIGIL_CONTENT_SEARCH_REGEXES', []),
+    searchMaxFileBytes: size(env, 'VIGIL_SEARCH_MAX_FILE_BYTES', 10_000),
+  };
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -237,6 +283,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxEntries: int(env, 'VIGIL_MAX_IMAGE_ENTRIES', 2_000_000, 1, 100_000_000),
       registryTimeoutMs: int(env, 'VIGIL_REGISTRY_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
       maxUploadBytes: size(env, 'VIGIL_MAX_UPLOAD_BYTES', 8 * 1024 ** 3),
+      content: contentScanConfig(env),
     },
     watchIntervalSeconds: int(env, 'VIGIL_WATCH_INTERVAL_SECONDS', 300, 0, 7 * 86400),
     feeds: {

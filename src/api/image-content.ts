@@ -1,7 +1,8 @@
-/** Handlers of the Images tag that read analysis results: content by type, files, summaries, metadata. */
+/** Handlers of the Images tag that read analysis results: content by type, files, summaries, metadata, artifacts. */
 import type { FileRecord } from '../images/model.js';
 import { toCycloneDx, toNativeSbom, toSpdx } from '../images/sbom/index.js';
 import { sbomInputOf } from '../images/sbom-export.js';
+import type { ContentSearchResult, RetrievedFile } from '../images/scanners/index.js';
 import * as store from '../images/store.js';
 import type { RequestContext } from '../server/context.js';
 import type { HandlerGroup } from '../server/handler-types.js';
@@ -16,7 +17,10 @@ type ContentOps =
   | 'get_image_metadata_by_type'
   | 'get_image_sbom_native_json'
   | 'get_image_sbom_cyclonedx_json'
-  | 'get_image_sbom_spdx_json';
+  | 'get_image_sbom_spdx_json'
+  | 'list_retrieved_files'
+  | 'list_file_content_search_results'
+  | 'list_secret_search_results';
 
 /** Content types as the API names them, and the package types each covers. */
 const CONTENT_TYPES: Record<string, { display: string; types: string[] }> = {
@@ -122,6 +126,18 @@ export const imageContentHandlers: HandlerGroup<ContentOps> = {
     const kind = { manifest: 'manifest', docker_history: 'history', dockerfile: 'dockerfile' } as const;
     const metadata = await store.readDocument(ctx.db, ctx.account.name, image.image_digest, kind[params.metadata_type]);
     return { status: 200, body: { image_digest: image.image_digest, metadata_type: params.metadata_type, metadata: metadata ?? null } };
+  },
+  async list_retrieved_files(ctx, { params }) {
+    const image = await analyzedImage(ctx, params.image_digest);
+    return { status: 200, body: (await store.readDocument<RetrievedFile[]>(ctx.db, ctx.account.name, image.image_digest, 'retrieved_files')) ?? [] };
+  },
+  async list_file_content_search_results(ctx, { params }) {
+    const image = await analyzedImage(ctx, params.image_digest);
+    return { status: 200, body: (await store.readDocument<ContentSearchResult[]>(ctx.db, ctx.account.name, image.image_digest, 'content_search')) ?? [] };
+  },
+  async list_secret_search_results(ctx, { params }) {
+    const image = await analyzedImage(ctx, params.image_digest);
+    return { status: 200, body: (await store.readDocument<ContentSearchResult[]>(ctx.db, ctx.account.name, image.image_digest, 'secret_search')) ?? [] };
   },
   async get_image_sbom_native_json(ctx, { params }) {
     const image = await analyzedImage(ctx, params.image_digest);

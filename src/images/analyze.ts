@@ -22,6 +22,7 @@ import { guessDockerfile, historyOf } from './history.js';
 import { LayerError, walkLayers } from './layers/index.js';
 import type { Cataloger, CatalogedPackage, FileRecord } from './model.js';
 import { accessFor } from './registry-credentials.js';
+import { contentScanners, scanResults } from './scanners/index.js';
 import { readImageArchive } from './sources/image-archive.js';
 import { parseImageReference } from './sources/references.js';
 import { resolveImageReference } from './sources/registry.js';
@@ -90,8 +91,10 @@ async function analyze(services: Services, image: ImageRecord, log: Logger, sign
     if (resolved.manifestDigest !== image.image_digest)
       throw new AppError(422, 'digest_changed', `the source now serves ${resolved.manifestDigest}, not ${image.image_digest}`);
     const captured = new Map<string, Buffer>();
+    const scanWarnings: string[] = [];
     const walk = await walkLayers(resolved.layers, {
       catalogers: [...ALL_CATALOGERS, distroFileCollector(captured)],
+      scanners: contentScanners(services.config.analysis.content, (message) => scanWarnings.push(message)),
       limits: { maxExpandedBytes: services.config.analysis.maxExpandedBytes, maxEntries: services.config.analysis.maxEntries },
       hashFiles: true,
       signal,
@@ -101,6 +104,8 @@ async function analyze(services: Services, image: ImageRecord, log: Logger, sign
     const history = historyOf(resolved.config);
     const dockerfile = image.dockerfile ? Buffer.from(image.dockerfile, 'base64').toString('utf8') : guessDockerfile(history);
     const files: FileRecord[] = [...walk.files.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+    const scans = scanResults(walk.scans);
+    const warnings = [...walk.warnings, ...scanWarnings.slice(0, 100)];
     const saved = await saveAnalysis(services.db, image.account_name, image.image_digest, {
       imageId: resolved.configDigest,
       arch: resolved.platform.architecture,
@@ -118,14 +123,17 @@ async function analyze(services: Services, image: ImageRecord, log: Logger, sign
         history,
         dockerfile,
         layers: resolved.layers.map((l) => ({ digest: l.digest, size: l.size, media_type: l.mediaType, diff_id: l.diffId })),
-        warnings: walk.warnings,
+        warnings,
+        retrieved_files: scans.retrievedFiles,
+        secret_search: scans.secretSearch,
+        content_search: scans.contentSearch,
       },
     }, {
       accountName: image.account_name,
       type: 'user.image.analysis.completed',
       resourceType: 'image_digest',
       resourceId: image.image_digest,
-      details: { layer_count: resolved.layers.length, warnings: walk.warnings.slice(0, 20) },
+      details: { layer_count: resolved.layers.length, warnings: warnings.slice(0, 20) },
     }, (trx) => refreshImageFindings(trx, image.account_name, image.image_digest).then(() => undefined));
     if (saved) log.info({ packages: walk.packagesByCataloger.size, files: files.length, expanded_bytes: walk.expandedBytes }, 'analysis completed');
   } finally {

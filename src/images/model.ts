@@ -64,6 +64,19 @@ export interface DistroInfo {
  * kept per path: when a later layer replaces or deletes the path, the earlier result is dropped, so what
  * remains describes the final filesystem.
  */
+/**
+ * Reads file content during the layer walk for something other than packages: retrieved files and the secret and
+ * content searches. Its results live on the file's node like catalog results, so they vanish with the file.
+ */
+export interface ContentScanner {
+  /** Short name, used as the key of its results. */
+  readonly name: string;
+  /** Whether to read a regular file of `size` bytes at `path`; files not wanted are skipped without a warning. */
+  wants(path: string, size: number): boolean;
+  /** What to record for the file, or undefined for nothing. Must not throw on any content. */
+  scan(path: string, content: Buffer): unknown;
+}
+
 export interface Cataloger {
   /** Short name used in logs and errors, e.g. 'dpkg'. */
   readonly name: string;

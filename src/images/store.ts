@@ -71,7 +71,17 @@ export interface StatusChange {
   timestamp: string;
 }
 
-export type DocumentKind = 'files' | 'manifest' | 'config' | 'history' | 'dockerfile' | 'layers' | 'warnings';
+export type DocumentKind =
+  | 'files'
+  | 'manifest'
+  | 'config'
+  | 'history'
+  | 'dockerfile'
+  | 'layers'
+  | 'warnings'
+  | 'retrieved_files'
+  | 'secret_search'
+  | 'content_search';
 
 function notFound(digest: string): NotFoundError {
   return new NotFoundError(`image '${digest}' does not exist in this account`, { image_digest: digest });

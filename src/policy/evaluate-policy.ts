@@ -6,7 +6,7 @@
  * image is STOP and an allowlisted one GO, the denylist winning.
  */
 import type { Allowlist, ImageSelectionRule, MappingRule, PolicyDocument, PolicyRule } from './document.js';
-import type { EvaluationContext, EvaluatedTag, TriggerParams } from './evaluation-context.js';
+import { type EvaluationContext, type EvaluatedTag, type TriggerParams, TriggerNotEvaluableError } from './evaluation-context.js';
 import { findGate } from './gates/index.js';
 import { findParam, findTrigger } from './validate-policy.js';
 
@@ -116,6 +116,10 @@ async function runRule(ctx: EvaluationContext, policyId: string, rule: PolicyRul
       allowlisted: false,
     }));
   } catch (err) {
+    if (err instanceof TriggerNotEvaluableError) {
+      problems.push({ severity: 'warn', problem_type: 'TriggerNotEvaluable', details: `rule ${rule.id}: ${gate.name}/${trigger.name} did not fire: ${err.message}` });
+      return [];
+    }
     problems.push({ severity: 'error', problem_type: 'TriggerEvaluationError', details: `rule ${rule.id}: ${(err as Error).message}` });
     return [];
   }

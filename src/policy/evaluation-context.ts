@@ -5,6 +5,7 @@
  */
 import type { DistroInfo, FileRecord } from '../images/model.js';
 import type { PackageRow } from '../images/store.js';
+import type { ContentSearchResult } from '../images/scanners/index.js';
 import type { PackageVulnerabilityItem } from '../vulns/image-report.js';
 
 export interface EvaluatedTag {
@@ -46,8 +47,22 @@ export interface EvaluationContext {
   feedGroups(): Promise<FeedGroupState[]>;
   /** The feed group the image's distro packages are matched in (`debian:12`), if its distro is known. */
   distroNamespace(): string | undefined;
+  /** Copies of the files analysis retrieved, by path; undefined when it retrieved none (an imported SBOM). */
+  retrievedFiles(): Promise<Map<string, Buffer> | undefined>;
+  /** Matches of the secret search; undefined when it did not run for this image. */
+  secretSearch(): Promise<ContentSearchResult[] | undefined>;
+  /** Matches of the content search; undefined when it did not run for this image. */
+  contentSearch(): Promise<ContentSearchResult[] | undefined>;
   /** The packages of the image the tag pointed at before this one, if there was one. */
   previousImagePackages(): Promise<{ digest: string; packages: PackageRow[] } | undefined>;
+}
+
+/** Thrown by a trigger when the image lacks the data it reads: reported as a problem, not as a failure. */
+export class TriggerNotEvaluableError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'TriggerNotEvaluableError';
+  }
 }
 
 /** One firing of a trigger: what the finding says and the id allowlists name it by. */

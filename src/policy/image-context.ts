@@ -5,6 +5,7 @@
 import type { Db } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
 import type { FileRecord } from '../images/model.js';
+import type { ContentSearchResult, RetrievedFile } from '../images/scanners/index.js';
 import { getAnalyzedImage, packagesOf, readDocument, type PackageRow } from '../images/store.js';
 import { distroOf } from '../vulns/findings.js';
 import { imageVulnerabilities } from '../vulns/image-report.js';
@@ -61,6 +62,12 @@ export async function imageEvaluationContext(db: Db, accountName: string, digest
         lastSync: r.last_sync,
       }));
     }),
+    retrievedFiles: once(async () => {
+      const files = await readDocument<RetrievedFile[]>(db, accountName, digest, 'retrieved_files');
+      return files && new Map(files.map((f) => [f.path, Buffer.from(f.b64_content, 'base64')]));
+    }),
+    secretSearch: once(() => readDocument<ContentSearchResult[]>(db, accountName, digest, 'secret_search')),
+    contentSearch: once(() => readDocument<ContentSearchResult[]>(db, accountName, digest, 'content_search')),
     distroNamespace: () => namespace,
     previousImagePackages: once(async () => {
       // The tag's history, newest first: the image it pointed at before this one.

@@ -3,6 +3,7 @@
  * "a,b"); a validator says which strings are acceptable and describes itself the way the policy spec reports it
  * (`{type, description, criteria}`), so the spec endpoint and the upload check are one definition.
  */
+import { pythonMatcher } from '../util/python-regex.js';
 
 export interface ParamValidator {
   /** EnumString, BooleanString, IntegerString, FloatString, CommaDelimitedStringList, CommaDelimitedNumberList, string. */
@@ -78,7 +79,7 @@ export const regexString: ParamValidator = {
   criteria: { type: 'string', format: 'regex' },
   check(v) {
     try {
-      new RegExp(v);
+      pythonMatcher(v); // written in Python's syntax, as the gates apply it
       return undefined;
     } catch (err) {
       return `is not a valid regular expression: ${(err as Error).message}`;

@@ -82,4 +82,35 @@ describe('loadConfig', () => {
     expect(errorOf({ VIGIL_FEED_SYNC_ON_START: 'sometimes' }).variable).toBe('VIGIL_FEED_SYNC_ON_START');
     expect(loadConfig({ VIGIL_FEED_SYNC_SCHEDULE: 'off' }).feeds.syncSchedule).toBeNull();
   });
+
+  it('reads the content scan settings: retrieved files, secret and content search expressions, size limits', () => {
+    const defaults = loadConfig({}).analysis.content;
+    expect(defaults.retrieveFiles).toContain('/etc/passwd');
+    expect(defaults.secretSearch.map((p) => p.name)).toEqual(['AWS_ACCESS_KEY', 'AWS_SECRET_KEY', 'PRIV_KEY', 'DOCKER_AUTH', 'API_KEY']);
+    expect(defaults).toMatchObject({ contentSearch: [], searchMaxFileBytes: 10_000, retrieveMaxBytes: 1000 * 1024 });
+    const custom = loadConfig({
+      VIGIL_RETRIEVE_FILES: '/etc/passwd, /etc/httpd.conf',
+      VIGIL_RETRIEVE_FILES_MAX_BYTES: '64kb',
+      VIGIL_SECRET_SEARCH_REGEXES: '{}',
+      VIGIL_CONTENT_SEARCH_REGEXES: '{"PASSWORD": "(?i).*password=.*"}',
+      VIGIL_SEARCH_MAX_FILE_BYTES: '2kb',
+    }).analysis.content;
+    expect(custom).toEqual({
+      retrieveFiles: ['/etc/passwd', '/etc/httpd.conf'],
+      retrieveMaxBytes: 64 * 1024,
+      secretSearch: [],
+      contentSearch: [{ name: 'PASSWORD', regex: '(?i).*password=.*' }],
+      searchMaxFileBytes: 2048,
+    });
+    expect(loadConfig({ VIGIL_RETRIEVE_FILES: '' }).analysis.content.retrieveFiles).toEqual([]);
+  });
+
+  it('rejects bad content scan settings, naming the variable and the problem', () => {
+    expect(errorOf({ VIGIL_RETRIEVE_FILES: 'etc/passwd' }).variable).toBe('VIGIL_RETRIEVE_FILES');
+    expect(errorOf({ VIGIL_RETRIEVE_FILES: '/etc/../shadow' }).message).toMatch(/absolute file paths/);
+    expect(errorOf({ VIGIL_SECRET_SEARCH_REGEXES: '["a"]' }).message).toMatch(/JSON object/);
+    expect(errorOf({ VIGIL_SECRET_SEARCH_REGEXES: '{"has space": "x"}' }).message).toMatch(/expression name/);
+    expect(errorOf({ VIGIL_CONTENT_SEARCH_REGEXES: '{"BAD": "(unclosed"}' })).toMatchObject({ variable: 'VIGIL_CONTENT_SEARCH_REGEXES', message: expect.stringMatching(/BAD.*not a valid regular expression/) });
+    expect(errorOf({ VIGIL_CONTENT_SEARCH_REGEXES: '{"N": 5}' }).message).toMatch(/must be a string/);
+  });
 });

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Header } from 'tar-stream';
-import type { Cataloger, FileRecord, FileType } from '../model.js';
+import type { Cataloger, ContentScanner, FileRecord, FileType } from '../model.js';
 import type { CaptureBudget } from './capture.js';
 import { LayerLimitError, UnsafePathError } from './errors.js';
 import { ROOT, baseName, checkSymlinkTarget, joinPath, normaliseEntryPath, parentPath } from './paths.js';
@@ -39,6 +39,7 @@ export interface EntryApplierOptions {
   tree: FsTree;
   capture: CaptureBudget;
   catalogers: readonly Cataloger[];
+  scanners: readonly ContentScanner[];
   hashFiles: boolean;
   maxEntries: number;
   maxExpandedBytes: number;
@@ -136,9 +137,10 @@ export class EntryApplier {
     const node = this.o.tree.set(record, layer.index);
     let catalogers = this.o.capture.eligible(record.path, size, this.matching(record.path));
     if (catalogers.length > 0 && !this.o.capture.reserve(record.path, size, catalogers)) catalogers = [];
+    const scanners = this.scannersFor(record.path, size);
 
     const hash = this.o.hashFiles ? createHash('sha256') : undefined;
-    const chunks: Uint8Array[] | undefined = catalogers.length > 0 ? [] : undefined;
+    const chunks: Uint8Array[] | undefined = catalogers.length > 0 || scanners.length > 0 ? [] : undefined;
     await readBody(body, (chunk) => {
       hash?.update(chunk);
       chunks?.push(chunk);
@@ -148,6 +150,8 @@ export class EntryApplier {
 
     const content = Buffer.concat(chunks, size);
     chunks.length = 0;
+    this.scan(node, record.path, content, scanners);
+    if (catalogers.length === 0) return;
     await this.catalog(node, record.path, content, catalogers);
     this.o.capture.keep(record.path, node, content);
   }
@@ -177,13 +181,41 @@ export class EntryApplier {
     const node = this.o.tree.set(record, layer.index);
 
     const matching = this.matching(record.path);
-    if (matching.length === 0) return;
+    const scanners = this.scannersFor(record.path, record.size);
+    if (matching.length === 0 && scanners.length === 0) return;
     const content = target && this.o.capture.contentOf(targetPath, target);
     if (!content) {
-      this.o.warn(`hardlink ${record.path} -> ${targetPath} was not cataloged: the target's content was not kept`);
+      if (matching.length > 0) this.o.warn(`hardlink ${record.path} -> ${targetPath} was not cataloged: the target's content was not kept`);
+      // The same bytes were scanned under the target's path: reuse what the scanners that want this path found.
+      const found = [...(target?.scans ?? [])].filter(([name]) => scanners.some((s) => s.name === name));
+      if (found.length > 0) node.scans = new Map(found);
       return;
     }
-    await this.catalog(node, record.path, content, this.o.capture.eligible(record.path, content.length, matching));
+    this.scan(node, record.path, content, scanners);
+    if (matching.length > 0) await this.catalog(node, record.path, content, this.o.capture.eligible(record.path, content.length, matching));
+  }
+
+  private scannersFor(path: string, size: number): ContentScanner[] {
+    return this.o.scanners.filter((scanner) => {
+      try {
+        return scanner.wants(path, size);
+      } catch (err) {
+        this.o.warn(`content scanner '${scanner.name}' failed to select ${path}: ${messageOf(err)}`);
+        return false;
+      }
+    });
+  }
+
+  /** Like catalog results, scan results live on the node and vanish with it. */
+  private scan(node: FsNode, path: string, content: Buffer, scanners: readonly ContentScanner[]): void {
+    for (const scanner of scanners) {
+      try {
+        const result = scanner.scan(path, content);
+        if (result !== undefined) (node.scans ??= new Map()).set(scanner.name, result);
+      } catch (err) {
+        this.o.warn(`content scanner '${scanner.name}' could not read ${path}: ${messageOf(err)}`);
+      }
+    }
   }
 
   private matching(path: string): Cataloger[] {

@@ -16,6 +16,8 @@ export interface FsNode {
   children?: Map<string, FsNode>;
   /** Catalog results of this file, by cataloger name. */
   results?: Map<string, CatalogedPackage[]>;
+  /** Content scanner results of this file, by scanner name. */
+  scans?: Map<string, unknown>;
 }
 
 /** Parents missing from a layer (tars need not list them) are created the way runtimes create them. */

@@ -6,7 +6,7 @@
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
-import type { Cataloger, CatalogedPackage, FileRecord } from '../model.js';
+import type { Cataloger, CatalogedPackage, ContentScanner, FileRecord } from '../model.js';
 import { CaptureBudget } from './capture.js';
 import { type LayerCompression, SNIFF_BYTES, createDecompressor, describeDecompressionFailure, detectCompression, peekBytes } from './decompress.js';
 import { EntryApplier, EntryStreamFailed, type LayerPosition, type TarHeader } from './entries.js';
@@ -47,6 +47,8 @@ export const DEFAULT_LAYER_LIMITS: LayerLimits = {
 
 export interface WalkOptions {
   catalogers: readonly Cataloger[];
+  /** Read the files they want, whatever the catalogers' limits (they bound the sizes they want themselves). */
+  scanners?: readonly ContentScanner[];
   limits?: Partial<LayerLimits>;
   /** Compute sha256 of every regular file (costs CPU, not memory). */
   hashFiles: boolean;
@@ -58,6 +60,8 @@ export interface WalkResult {
   files: Map<string, FileRecord>;
   /** Per cataloger name (every cataloger has an entry), packages found in files that survive in the final view. */
   packagesByCataloger: Map<string, CatalogedPackage[]>;
+  /** Per scanner name (every scanner has an entry), its results by path of the files that survive. */
+  scans: Map<string, Map<string, unknown>>;
   layerCount: number;
   /** Sum of tar entry sizes over all layers. */
   expandedBytes: number;
@@ -106,6 +110,11 @@ class ImageWalk {
       if (names.has(cataloger.name)) throw new Error(`two catalogers are named '${cataloger.name}'`);
       names.add(cataloger.name);
     }
+    const scannerNames = new Set<string>();
+    for (const scanner of options.scanners ?? []) {
+      if (scannerNames.has(scanner.name)) throw new Error(`two content scanners are named '${scanner.name}'`);
+      scannerNames.add(scanner.name);
+    }
     const warn = (message: string) => this.warn(message);
     this.tree = new FsTree(warn);
     this.capture = new CaptureBudget(this.limits.maxFileBytesForCatalogers, this.limits.maxTotalBufferedBytes, warn);
@@ -113,6 +122,7 @@ class ImageWalk {
       tree: this.tree,
       capture: this.capture,
       catalogers: options.catalogers,
+      scanners: options.scanners ?? [],
       hashFiles: options.hashFiles,
       maxEntries: this.limits.maxEntries,
       maxExpandedBytes: this.limits.maxExpandedBytes,
@@ -206,8 +216,10 @@ class ImageWalk {
   result(): WalkResult {
     const files = new Map<string, FileRecord>();
     const packagesByCataloger = new Map<string, CatalogedPackage[]>(this.options.catalogers.map((c) => [c.name, []]));
+    const scans = new Map<string, Map<string, unknown>>((this.options.scanners ?? []).map((s) => [s.name, new Map()]));
     for (const node of this.tree.entries()) {
       files.set(node.record.path, node.record);
+      for (const [name, result] of node.scans ?? []) scans.get(name)!.set(node.record.path, result);
       for (const [name, packages] of node.results ?? []) {
         const found = packagesByCataloger.get(name)!;
         for (const pkg of packages) found.push(pkg);
@@ -218,6 +230,7 @@ class ImageWalk {
     return {
       files,
       packagesByCataloger,
+      scans,
       layerCount: this.layerCount,
       expandedBytes: this.entries.expandedBytes,
       entryCount: this.entries.entryCount,

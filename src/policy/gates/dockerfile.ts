@@ -5,7 +5,7 @@ import type { GateDefinition, ParamDefinition } from '../gate-types.js';
 import { booleanString, commaDelimitedNumbers, commaDelimitedStrings, enumString, anyString, isTrue, listOf } from '../params.js';
 import { defaultTriggerId } from '../trigger-ids.js';
 import { listTypeString } from './common.js';
-import { pythonMatcher } from './files.js';
+import { pythonMatcher } from '../../util/python-regex.js';
 
 const GATE = 'dockerfile';
 

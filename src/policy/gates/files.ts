@@ -1,42 +1,13 @@
 import type { FileRecord } from '../../images/model.js';
-import type { EvaluationContext, Fired, TriggerParams } from '../evaluation-context.js';
+import { type EvaluationContext, type Fired, type TriggerParams, TriggerNotEvaluableError } from '../evaluation-context.js';
 import type { GateDefinition } from '../gate-types.js';
 import { anyString, booleanString, enumString, isTrue, regexString } from '../params.js';
 import { defaultTriggerId } from '../trigger-ids.js';
+import { pythonMatcher } from '../../util/python-regex.js';
 
 const GATE = 'files';
 
 const equalsOp = enumString(['equals', 'not_equals']);
-
-/**
- * A test with Python `re.match` semantics, which policy regexes are written for: anchored at the start of the text,
- * not at its end. Python's named groups (`(?P<n>...)`, `(?P=n)`) and leading global flags (`(?i)`, `(?s)`, `(?m)`)
- * are translated. Shared by the gates whose parameters are regular expressions.
- */
-export function pythonMatcher(pattern: string, what = 'regex'): (text: string) => boolean {
-  let source = pattern;
-  let flags = '';
-  const inline = /^\(\?([aiLmsux]+)\)/.exec(source);
-  if (inline) {
-    for (const f of inline[1]) {
-      if (f === 'i' || f === 'm' || f === 's') flags += flags.includes(f) ? '' : f;
-      else if (f !== 'u' && f !== 'a') throw new Error(`${what} ${JSON.stringify(pattern)} uses the unsupported flag (?${f})`);
-    }
-    source = source.slice(inline[0].length);
-  }
-  source = source.replace(/\(\?P</g, '(?<').replace(/\(\?P=([A-Za-z_][A-Za-z0-9_]*)\)/g, '\\k<$1>');
-  let re: RegExp;
-  try {
-    // Sticky rather than `^`: anchored at the start of the text even under the multi-line flag, as re.match is.
-    re = new RegExp(`(?:${source})`, flags + 'y');
-  } catch (err) {
-    throw new Error(`${what} ${JSON.stringify(pattern)} is not a valid regular expression: ${(err as Error).message}`);
-  }
-  return (text) => {
-    re.lastIndex = 0;
-    return re.test(text);
-  };
-}
 
 function fired(trigger: string, message: string): Fired {
   return { triggerId: defaultTriggerId(GATE, trigger, message), message };
@@ -51,6 +22,24 @@ async function evaluateNameMatch(ctx: EvaluationContext, params: TriggerParams):
   return files
     .filter((f) => matches(f.path))
     .map((f) => fired('name_match', `File ${f.path} matches the name regex ${regex}`));
+}
+
+/**
+ * content_regex_match: the content search's matches, narrowed to one expression when regex_name is given (named by
+ * its configured name or by the expression itself, which is how the reference's analyser names them).
+ */
+async function evaluateContentRegexMatch(ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
+  const results = await ctx.contentSearch();
+  if (!results) throw new TriggerNotEvaluableError('the content search did not run for this image (it was imported, or analyzed before the search existed)');
+  const wanted = params.regex_name;
+  const out: Fired[] = [];
+  for (const result of results) {
+    for (const match of result.matches) {
+      if (wanted !== undefined && match.name !== wanted && match.regex !== wanted) continue;
+      out.push(fired('content_regex_match', `File ${result.path} has content matching the expression ${match.name} (${match.regex})`));
+    }
+  }
+  return out;
 }
 
 const SETUID = 0o4000;
@@ -130,11 +119,9 @@ export const filesGate: GateDefinition = {
   state: 'active',
   triggers: [
     {
-      // No evaluate: the analysis does not store file contents or run a content search yet, so this trigger cannot
-      // fire; the engine reports rules using it as not evaluable.
       name: 'content_regex_match',
       description:
-        "Fires once per file in which the analyser's content search found a match for one of its configured regular expressions.",
+        "Fires once per file and expression for each match of the analyser's content search (VIGIL_CONTENT_SEARCH_REGEXES).",
       params: [
         {
           name: 'regex_name',
@@ -145,6 +132,7 @@ export const filesGate: GateDefinition = {
           validator: regexString,
         },
       ],
+      evaluate: evaluateContentRegexMatch,
     },
     {
       name: 'name_match',

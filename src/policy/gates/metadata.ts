@@ -3,7 +3,7 @@ import type { GateDefinition } from '../gate-types.js';
 import { anyString, enumString, listOf } from '../params.js';
 import { defaultTriggerId } from '../trigger-ids.js';
 import { compareDistroVersions, satisfies } from './distro.js';
-import { pythonMatcher } from './files.js';
+import { pythonMatcher } from '../../util/python-regex.js';
 
 const GATE = 'metadata';
 

@@ -1,17 +1,63 @@
-import type { EvaluationContext, Fired } from '../evaluation-context.js';
+import type { EvaluationContext, Fired, TriggerParams } from '../evaluation-context.js';
 import type { GateDefinition } from '../gate-types.js';
-import { anyString, commaDelimitedNumbers, commaDelimitedStrings } from '../params.js';
+import { anyString, commaDelimitedNumbers, commaDelimitedStrings, listOf } from '../params.js';
 import { defaultTriggerId } from '../trigger-ids.js';
 
 const GATE = 'passwd_file';
+const PASSWD = '/etc/passwd';
 
-/**
- * content_not_available: the analysis does not store file contents, so the content of /etc/passwd is never
- * available and this trigger always fires.
- */
-async function evaluateContentNotAvailable(_ctx: EvaluationContext): Promise<Fired[]> {
-  const message = 'The content of /etc/passwd is not stored by this analysis';
-  return [{ triggerId: defaultTriggerId(GATE, 'content_not_available', message), message }];
+function fired(trigger: string, message: string): Fired {
+  return { triggerId: defaultTriggerId(GATE, trigger, message), message };
+}
+
+/** One line of /etc/passwd: `name:password:uid:gid:gecos:home:shell`. */
+export interface PasswdEntry {
+  line: string;
+  name: string;
+  uid: string;
+  gid: string;
+  shell: string;
+}
+
+/** The entries of an /etc/passwd file; comments, blank and malformed lines are skipped. */
+export function parsePasswdFile(text: string): PasswdEntry[] {
+  const entries: PasswdEntry[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\r$/, '');
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    const fields = line.split(':');
+    if (fields.length < 7) continue;
+    entries.push({ line, name: fields[0], uid: fields[2], gid: fields[3], shell: fields.slice(6).join(':') });
+  }
+  return entries;
+}
+
+/** The image's /etc/passwd entries, or undefined when analysis did not retrieve the file. */
+async function passwdEntries(ctx: EvaluationContext): Promise<PasswdEntry[] | undefined> {
+  const content = (await ctx.retrievedFiles())?.get(PASSWD);
+  return content && parsePasswdFile(content.toString('utf8'));
+}
+
+async function evaluateContentNotAvailable(ctx: EvaluationContext): Promise<Fired[]> {
+  if (await passwdEntries(ctx)) return [];
+  return [fired('content_not_available', `${PASSWD} was not found in the image, or analysis did not retrieve it`)];
+}
+
+/** A trigger firing once per entry whose `field` is one of the listed values. */
+function listedField(trigger: string, param: string, field: 'name' | 'uid' | 'gid' | 'shell', what: string) {
+  return async (ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> => {
+    const listed = new Set(listOf(params[param] ?? ''));
+    const entries = (await passwdEntries(ctx)) ?? [];
+    return entries
+      .filter((e) => listed.has(e[field]))
+      .map((e) => fired(trigger, `${what} ${e[field]} is listed in ${PASSWD}: ${e.line}`));
+  };
+}
+
+async function evaluateFullEntry(ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
+  const entry = (params.entry ?? '').trim();
+  const entries = (await passwdEntries(ctx)) ?? [];
+  return entries.some((e) => e.line.trim() === entry) ? [fired('blacklist_full_entry', `The entry ${entry} is in ${PASSWD}`)] : [];
 }
 
 export const passwdFileGate: GateDefinition = {
@@ -19,8 +65,7 @@ export const passwdFileGate: GateDefinition = {
   description:
     "Checks the content of the image's /etc/passwd: user names, user and group ids, login shells or whole entries.",
   state: 'active',
-  // Only content_not_available has an evaluate: the other triggers read the content of /etc/passwd, which the
-  // analysis does not store yet, so they cannot be evaluated (the engine reports rules using them as not evaluable).
+  // The triggers read the copy of /etc/passwd that analysis retrieves (VIGIL_RETRIEVE_FILES includes it by default).
   triggers: [
     {
       name: 'content_not_available',
@@ -41,6 +86,7 @@ export const passwdFileGate: GateDefinition = {
           validator: commaDelimitedStrings,
         },
       ],
+      evaluate: listedField('blacklist_usernames', 'user_names', 'name', 'User name'),
     },
     {
       name: 'blacklist_userids',
@@ -55,6 +101,7 @@ export const passwdFileGate: GateDefinition = {
           validator: commaDelimitedNumbers,
         },
       ],
+      evaluate: listedField('blacklist_userids', 'user_ids', 'uid', 'User id'),
     },
     {
       name: 'blacklist_groupids',
@@ -68,6 +115,7 @@ export const passwdFileGate: GateDefinition = {
           validator: commaDelimitedNumbers,
         },
       ],
+      evaluate: listedField('blacklist_groupids', 'group_ids', 'gid', 'Group id'),
     },
     {
       name: 'blacklist_shells',
@@ -81,6 +129,7 @@ export const passwdFileGate: GateDefinition = {
           validator: commaDelimitedStrings,
         },
       ],
+      evaluate: listedField('blacklist_shells', 'shells', 'shell', 'Login shell'),
     },
     {
       name: 'blacklist_full_entry',
@@ -94,6 +143,7 @@ export const passwdFileGate: GateDefinition = {
           validator: anyString,
         },
       ],
+      evaluate: evaluateFullEntry,
     },
   ],
 };

@@ -2,16 +2,36 @@ import type { EvaluationContext, Fired, TriggerParams } from '../evaluation-cont
 import type { GateDefinition, ParamDefinition } from '../gate-types.js';
 import { anyString, enumString, regexString } from '../params.js';
 import { defaultTriggerId } from '../trigger-ids.js';
+import { pythonMatcher } from '../../util/python-regex.js';
 
 const GATE = 'retrieved_files';
 
+function fired(trigger: string, message: string): Fired {
+  return { triggerId: defaultTriggerId(GATE, trigger, message), message };
+}
+
+async function evaluateContentNotAvailable(ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
+  const path = params.path ?? '';
+  if ((await ctx.retrievedFiles())?.has(path)) return [];
+  return [fired('content_not_available', `${path} was not retrieved from the image (it is missing, too large, or not configured for retrieval)`)];
+}
+
 /**
- * content_not_available: the analysis does not retrieve or store file contents, so no file's content is available
- * and this trigger always fires.
+ * content_regex: the regex is tried at the start of each line of the retrieved file, as the analyser's searches
+ * do. `match` fires on the first matching line; `no_match` fires when no line matches. A file that was not
+ * retrieved fires neither (content_not_available covers that).
  */
-async function evaluateContentNotAvailable(_ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
-  const message = `The content of ${params.path ?? '(no path given)'} is not stored by this analysis`;
-  return [{ triggerId: defaultTriggerId(GATE, 'content_not_available', message), message }];
+async function evaluateContentRegex(ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
+  const path = params.path ?? '';
+  const regex = params.regex ?? '';
+  const content = (await ctx.retrievedFiles())?.get(path);
+  if (!content) return [];
+  const matches = pythonMatcher(regex);
+  const lines = content.toString('utf8').split('\n');
+  const at = lines.findIndex((line) => matches(line.replace(/\r$/, '')));
+  if (params.check === 'no_match')
+    return at < 0 ? [fired('content_regex', `No line of ${path} matches the regex ${regex}`)] : [];
+  return at >= 0 ? [fired('content_regex', `${path} has content matching the regex ${regex}`)] : [];
 }
 
 const path: ParamDefinition = {
@@ -35,8 +55,6 @@ export const retrievedFilesGate: GateDefinition = {
       evaluate: evaluateContentNotAvailable,
     },
     {
-      // No evaluate: the analysis does not store file contents yet, so there is nothing to apply the regex to; the
-      // engine reports rules using this trigger as not evaluable.
       name: 'content_regex',
       description: 'Applies a regular expression to the content of a retrieved file and fires on a match or on no match.',
       params: [
@@ -56,6 +74,7 @@ export const retrievedFilesGate: GateDefinition = {
           validator: regexString,
         },
       ],
+      evaluate: evaluateContentRegex,
     },
   ],
 };

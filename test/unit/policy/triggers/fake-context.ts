@@ -1,5 +1,6 @@
 /** A plain-object EvaluationContext for trigger tests, plus fixture builders for packages and findings. */
-import type { DistroInfo } from '../../../../src/images/model.js';
+import type { DistroInfo, FileRecord } from '../../../../src/images/model.js';
+import type { ContentSearchResult } from '../../../../src/images/scanners/index.js';
 import type { PackageRow } from '../../../../src/images/store.js';
 import type { EvaluationContext, FeedGroupState, Fired, TriggerParams } from '../../../../src/policy/evaluation-context.js';
 import type { GateDefinition } from '../../../../src/policy/gate-types.js';
@@ -20,6 +21,11 @@ export interface FakeData {
   distro?: DistroInfo;
   previous?: PackageRow[];
   now?: Date;
+  files?: FileRecord[];
+  /** Retrieved file contents by path; undefined means the analysis retrieved nothing. */
+  retrieved?: Record<string, string>;
+  secretSearch?: ContentSearchResult[];
+  contentSearch?: ContentSearchResult[];
 }
 
 export function fakeContext(data: FakeData = {}): EvaluationContext {
@@ -37,7 +43,10 @@ export function fakeContext(data: FakeData = {}): EvaluationContext {
     },
     now: data.now ?? NOW,
     packages: async () => data.packages ?? [],
-    files: async () => [],
+    files: async () => data.files ?? [],
+    retrievedFiles: async () => data.retrieved && new Map(Object.entries(data.retrieved).map(([path, text]) => [path, Buffer.from(text)])),
+    secretSearch: async () => data.secretSearch,
+    contentSearch: async () => data.contentSearch,
     vulnerabilities: async () => data.vulnerabilities ?? [],
     feedGroups: async () => data.feedGroups ?? [],
     distroNamespace: () => data.namespace,

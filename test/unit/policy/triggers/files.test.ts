@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FileRecord } from '../../../../src/images/model.js';
-import type { EvaluationContext, TriggerParams } from '../../../../src/policy/evaluation-context.js';
-import { filesGate, pythonMatcher } from '../../../../src/policy/gates/files.js';
+import { type EvaluationContext, type TriggerParams, TriggerNotEvaluableError } from '../../../../src/policy/evaluation-context.js';
+import { filesGate } from '../../../../src/policy/gates/files.js';
+import { pythonMatcher } from '../../../../src/util/python-regex.js';
 import { defaultTriggerId } from '../../../../src/policy/trigger-ids.js';
 import { fakeContext, run } from './fake-context.js';
 
@@ -148,7 +149,30 @@ describe('files/attribute_match', () => {
 });
 
 describe('files/content_regex_match', () => {
-  it('has no evaluate: the analysis stores no file contents', () => {
-    expect(filesGate.triggers.find((t) => t.name === 'content_regex_match')?.evaluate).toBeUndefined();
+  const contentSearch = [
+    { path: '/app/config.ini', matches: [{ name: 'PASSWORD', regex: '.*password=.*', lines: [4, 9] }, { name: 'TOKEN', regex: '.*token:.*', lines: [1] }] },
+    { path: '/etc/app.env', matches: [{ name: 'PASSWORD', regex: '.*password=.*', lines: [2] }] },
+  ];
+  const ctx = () => fakeContext({ contentSearch });
+
+  it('fires once per file and expression the content search matched', async () => {
+    const fired = await run(filesGate, 'content_regex_match', ctx());
+    expect(fired.map((f) => f.message)).toEqual([
+      'File /app/config.ini has content matching the expression PASSWORD (.*password=.*)',
+      'File /app/config.ini has content matching the expression TOKEN (.*token:.*)',
+      'File /etc/app.env has content matching the expression PASSWORD (.*password=.*)',
+    ]);
+    expect(fired[0].triggerId).toBe(defaultTriggerId('files', 'content_regex_match', fired[0].message));
+  });
+
+  it('regex_name narrows to one expression, named by its name or by the expression itself', async () => {
+    expect(await run(filesGate, 'content_regex_match', ctx(), { regex_name: 'TOKEN' })).toHaveLength(1);
+    expect(await run(filesGate, 'content_regex_match', ctx(), { regex_name: '.*password=.*' })).toHaveLength(2);
+    expect(await run(filesGate, 'content_regex_match', ctx(), { regex_name: 'SSN' })).toEqual([]);
+  });
+
+  it('fires nothing when the search found nothing, and is not evaluable when it did not run', async () => {
+    expect(await run(filesGate, 'content_regex_match', fakeContext({ contentSearch: [] }))).toEqual([]);
+    await expect(run(filesGate, 'content_regex_match', fakeContext())).rejects.toBeInstanceOf(TriggerNotEvaluableError);
   });
 });
