@@ -374,6 +374,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/images/{image_digest}/ancestors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the image's ancestors (analyzed images it was built on)
+         * @description The analyzed images of this account whose whole layer stack is the bottom of this image's stack, nearest first. The chosen base image is the nearest ancestor annotated `anchore.user/marked_base_image: "true"` when there is one, otherwise the nearest ancestor. The ancestry policy gate reads the same list. An image with no analyzed ancestor answers an empty list.
+         */
+        get: operations["get_image_ancestors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/images/{image_digest}/artifacts/file-content-search": {
         parameters: {
             query?: never;
@@ -2012,6 +2034,20 @@ export interface components {
             image_type?: "docker";
             source: components["schemas"]["ImageSource"];
         };
+        ImageAncestor: {
+            /** @description This ancestor is the image's base image. */
+            chosen_base_image: boolean;
+            image_digest: string;
+            /** @description The ancestor's layer digests, bottom first. */
+            layers: string[];
+            /** @description The manifest list the ancestor was added through, if any. */
+            parent_digest: string | null;
+            /** @description The ancestor's current tags. */
+            tags: string[];
+            /** @description The ancestor was added with the annotation anchore.user/marked_base_image set to "true". */
+            user_marked_base: boolean;
+        };
+        ImageAncestry: components["schemas"]["ImageAncestor"][];
         ImageContentMetadata: {
             arch?: string;
             distro?: string;
@@ -3939,6 +3975,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeleteImageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_ancestors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ancestors, nearest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageAncestry"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -63,6 +63,7 @@ export const operationTable = {
   get_credentials: {"operationId":"get_credentials","method":"get","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_event: {"operationId":"get_event","method":"get","path":"/events/{event_id}","tag":"Events","authzAction":"getEvent","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image: {"operationId":"get_image","method":"get","path":"/images/{image_digest}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_ancestors: {"operationId":"get_image_ancestors","method":"get","path":"/images/{image_digest}/ancestors","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_by_type: {"operationId":"get_image_content_by_type","method":"get","path":"/images/{image_digest}/content/{content_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_by_type_files: {"operationId":"get_image_content_by_type_files","method":"get","path":"/images/{image_digest}/content/files","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_by_type_java_package: {"operationId":"get_image_content_by_type_java_package","method":"get","path":"/images/{image_digest}/content/java","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -450,6 +451,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_image']['responses'][200]['content']['application/json'] };
+  };
+  get_image_ancestors: {
+    path: operations['get_image_ancestors']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_ancestors']['responses'][200]['content']['application/json'] };
   };
   get_image_content_by_type: {
     path: operations['get_image_content_by_type']['parameters']['path'];

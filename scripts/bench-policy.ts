@@ -629,6 +629,7 @@ function memoryContext(packages: PackageRow[], items: PackageVulnerabilityItem[]
     retrievedFiles: async () => new Map(),
     secretSearch: async () => [],
     contentSearch: async () => [],
+    ancestors: async () => [],
     vulnerabilities: () => vulns,
     feedGroups: async () => groups,
     distroNamespace: () => 'debian:12',

@@ -2,6 +2,7 @@
 import type { FileRecord } from '../images/model.js';
 import { toCycloneDx, toNativeSbom, toSpdx } from '../images/sbom/index.js';
 import { sbomInputOf } from '../images/sbom-export.js';
+import { imageAncestors } from '../images/ancestry.js';
 import type { ContentSearchResult, RetrievedFile } from '../images/scanners/index.js';
 import * as store from '../images/store.js';
 import type { RequestContext } from '../server/context.js';
@@ -18,6 +19,7 @@ type ContentOps =
   | 'get_image_sbom_native_json'
   | 'get_image_sbom_cyclonedx_json'
   | 'get_image_sbom_spdx_json'
+  | 'get_image_ancestors'
   | 'list_retrieved_files'
   | 'list_file_content_search_results'
   | 'list_secret_search_results';
@@ -126,6 +128,10 @@ export const imageContentHandlers: HandlerGroup<ContentOps> = {
     const kind = { manifest: 'manifest', docker_history: 'history', dockerfile: 'dockerfile' } as const;
     const metadata = await store.readDocument(ctx.db, ctx.account.name, image.image_digest, kind[params.metadata_type]);
     return { status: 200, body: { image_digest: image.image_digest, metadata_type: params.metadata_type, metadata: metadata ?? null } };
+  },
+  async get_image_ancestors(ctx, { params }) {
+    const image = await analyzedImage(ctx, params.image_digest);
+    return { status: 200, body: await imageAncestors(ctx.db, ctx.account.name, image.image_digest) };
   },
   async list_retrieved_files(ctx, { params }) {
     const image = await analyzedImage(ctx, params.image_digest);

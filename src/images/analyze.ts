@@ -29,6 +29,7 @@ import { resolveImageReference } from './sources/registry.js';
 import type { ResolvedImage } from './sources/resolved-image.js';
 import { parsePlatform } from './sources/platforms.js';
 import { analyzeImport } from './analyze-import.js';
+import { topChainId } from './ancestry-chain.js';
 import { findImage, saveAnalysis, transitionAnalysis, type ImageRecord, type ImageSourceRecord } from './store.js';
 
 export const ANALYZE_IMAGE_JOB = 'analyze_image';
@@ -115,6 +116,7 @@ async function analyze(services: Services, image: ImageRecord, log: Logger, sign
       dockerfileMode: image.dockerfile ? 'Actual' : 'Guessed',
       imageSize: resolved.layers.reduce((n, l) => n + l.size, 0),
       layerCount: resolved.layers.length,
+      chainId: topChainId(resolved.layers.map((l) => l.diffId)),
       packages: finalizePackages(walk.packagesByCataloger, distro),
       documents: {
         files,

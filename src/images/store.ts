@@ -241,6 +241,8 @@ export interface AnalysisResult {
   dockerfileMode: 'Actual' | 'Guessed' | null;
   imageSize: number;
   layerCount: number;
+  /** OCI ChainID of the layer stack (see ancestry-chain.ts); null when the layers are unknown. */
+  chainId?: string | null;
   packages: CatalogedPackage[];
   documents: Partial<Record<DocumentKind, unknown>>;
 }
@@ -291,6 +293,7 @@ export async function saveAnalysis(
       dockerfile_mode: result.dockerfileMode,
       image_size: result.imageSize,
       layer_count: result.layerCount,
+      chain_id: result.chainId ?? null,
       analysis_status: 'analyzed',
       analyzed_at: now,
       last_updated: now,

@@ -53,6 +53,8 @@ export interface EvaluationContext {
   secretSearch(): Promise<ContentSearchResult[] | undefined>;
   /** Matches of the content search; undefined when it did not run for this image. */
   contentSearch(): Promise<ContentSearchResult[] | undefined>;
+  /** Analyzed images this one was built on, nearest first; one of them is flagged as the chosen base image. */
+  ancestors(): Promise<{ digest: string; chosenBase: boolean }[]>;
   /** The packages of the image the tag pointed at before this one, if there was one. */
   previousImagePackages(): Promise<{ digest: string; packages: PackageRow[] } | undefined>;
 }

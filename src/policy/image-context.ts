@@ -4,6 +4,7 @@
  */
 import type { Db } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
+import { imageAncestors } from '../images/ancestry.js';
 import type { FileRecord } from '../images/model.js';
 import type { ContentSearchResult, RetrievedFile } from '../images/scanners/index.js';
 import { getAnalyzedImage, packagesOf, readDocument, type PackageRow } from '../images/store.js';
@@ -68,6 +69,7 @@ export async function imageEvaluationContext(db: Db, accountName: string, digest
     }),
     secretSearch: once(() => readDocument<ContentSearchResult[]>(db, accountName, digest, 'secret_search')),
     contentSearch: once(() => readDocument<ContentSearchResult[]>(db, accountName, digest, 'content_search')),
+    ancestors: once(async () => (await imageAncestors(db, accountName, digest)).map((a) => ({ digest: a.image_digest, chosenBase: a.chosen_base_image }))),
     distroNamespace: () => namespace,
     previousImagePackages: once(async () => {
       // The tag's history, newest first: the image it pointed at before this one.

@@ -25,7 +25,7 @@ import { EPSS_CSV, KEV_CATALOG, initialRecords, writeRecords } from '../vulns/fi
 // ---------------------------------------------------------------------------------------------------------------
 // Images
 
-type ImageKey = 'rich' | 'plain' | 'actual' | 'driftV1' | 'driftV2';
+type ImageKey = 'rich' | 'richBase' | 'plain' | 'actual' | 'driftV1' | 'driftV2';
 
 interface ImageDef {
   /** Repository tag. For an image with an actual Dockerfile: `repository:tag` in the test registry. */
@@ -73,7 +73,25 @@ const DRIFT_TAG = 'registry.example.com/gates/drift:latest';
 const LIBC6 = dpkgStanza('libc6', '2.36-9+deb12u4', 'glibc');
 const LIBSSL3_FIXED = dpkgStanza('libssl3', '3.0.13-1~deb12u1', 'openssl');
 
+/** rich's bottom layer, which is also the whole of richBase: richBase is rich's base image. */
+const RICH_BASE_LAYER: FileSpec[] = [
+  { path: 'etc/os-release', content: DEBIAN_OS_RELEASE },
+  { path: 'var/lib/dpkg/status', content: DPKG_STATUS },
+  { path: 'var/lib/dpkg/status.d/libssl3', content: STATUS_D_LIBSSL3 },
+  { path: 'usr/bin/su', content: 'ELF su', mode: 0o4755 },
+  { path: 'usr/bin/wall', content: 'ELF wall', mode: 0o2755, gid: 5 },
+  { path: 'etc/app.conf', content: APP_CONF.rich, mode: 0o666 },
+  { path: 'etc/passwd', content: PASSWD.rich },
+];
+const RICH_BASE_HISTORY = ['ADD file:5d6b639e8b6bcc011fb0ed4b8c0b2f0b in /', 'CMD ["bash"]'];
+
 const IMAGES: Record<ImageKey, ImageDef> = {
+  /** The Debian base rich was built FROM (rich's bottom layer alone); the ancestry gate finds it by its layers. */
+  richBase: {
+    tag: 'registry.example.com/gates/debian-base:12',
+    layers: [RICH_BASE_LAYER],
+    history: RICH_BASE_HISTORY,
+  },
   /**
    * Debian 12 with everything the triggers look for: a critical KEV vulnerability with a fix (libssl3), an unfixed
    * one (libc6), non-OS vulnerable packages (requests, lodash, log4j-core), a GPL-licensed npm package, setuid and
@@ -83,15 +101,7 @@ const IMAGES: Record<ImageKey, ImageDef> = {
   rich: {
     tag: 'registry.example.com/gates/rich:1',
     layers: [
-      [
-        { path: 'etc/os-release', content: DEBIAN_OS_RELEASE },
-        { path: 'var/lib/dpkg/status', content: DPKG_STATUS },
-        { path: 'var/lib/dpkg/status.d/libssl3', content: STATUS_D_LIBSSL3 },
-        { path: 'usr/bin/su', content: 'ELF su', mode: 0o4755 },
-        { path: 'usr/bin/wall', content: 'ELF wall', mode: 0o2755, gid: 5 },
-        { path: 'etc/app.conf', content: APP_CONF.rich, mode: 0o666 },
-        { path: 'etc/passwd', content: PASSWD.rich },
-      ],
+      RICH_BASE_LAYER,
       [
         { path: `${DIST_PACKAGES}/requests-2.28.1.dist-info/METADATA`, content: requestsMetadata('2.28.1') },
         { path: 'app/node_modules/lodash/package.json', content: JSON.stringify({ name: 'lodash', version: '4.17.20', license: 'MIT' }) },
@@ -103,7 +113,7 @@ const IMAGES: Record<ImageKey, ImageDef> = {
         { path: 'etc/ssl/private/server.pem', content: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n', mode: 0o600 },
       ],
     ],
-    history: ['ADD file:5d6b639e8b6bcc011fb0ed4b8c0b2f0b in /', 'CMD ["bash"]', 'COPY dir:3f1c0e2a in /', 'USER root', 'EXPOSE 22 443', 'CMD ["/app/start"]'],
+    history: [...RICH_BASE_HISTORY, 'COPY dir:3f1c0e2a in /', 'USER root', 'EXPOSE 22 443', 'CMD ["/app/start"]'],
     runtime: { User: 'root', ExposedPorts: { '22/tcp': {}, '443/tcp': {} }, Cmd: ['/app/start'] },
   },
   /**
@@ -175,7 +185,7 @@ const IMAGES: Record<ImageKey, ImageDef> = {
 };
 
 /** Uploaded in this order, each upload finished before the next starts (the drift builds must be in tag order). */
-const UPLOAD_ORDER: ImageKey[] = ['rich', 'plain', 'actual', 'driftV1', 'driftV2'];
+const UPLOAD_ORDER: ImageKey[] = ['richBase', 'rich', 'plain', 'actual', 'driftV1', 'driftV2'];
 
 /** The image with its config history replaced (digests of config and manifest recomputed). */
 function withHistory(image: BuiltImage, lines: string[]): BuiltImage {
@@ -202,7 +212,7 @@ interface GateCase {
   params?: Record<string, string>;
   /** The image the rule must fire on. */
   fires: ImageKey;
-  /** The image it must not fire on (left out only for always/always, which fires on every image). */
+  /** The image it must not fire on (left out only where another case shows the quiet side). */
   quiet?: ImageKey;
   /** A finding on `fires` has this message (with `triggerId`: the finding with that id). */
   message?: RegExp;
@@ -381,6 +391,12 @@ const CASES: GateCase[] = [
   { gate: 'files', trigger: 'content_regex_match', fires: 'rich', quiet: 'plain', message: /^File \/etc\/app\.conf has content matching the expression DEBUG_LOGGING/, count: 1 },
   { gate: 'files', trigger: 'content_regex_match', params: { regex_name: 'DEBUG_LOGGING' }, fires: 'rich', quiet: 'plain', count: 1 },
 
+  // ancestry: richBase is rich's base image; plain has no analyzed ancestor. `{{digest:key}}` is that image's digest.
+  { gate: 'ancestry', trigger: 'allowed_base_image_digest', params: { base_digest: '{{digest:richBase}}' }, fires: 'plain', quiet: 'rich', message: /^No base image was found/, count: 1 },
+  // (the case above shows rich quiet when its base is approved)
+  { gate: 'ancestry', trigger: 'allowed_base_image_digest', params: { base_digest: '{{digest:plain}}' }, fires: 'rich', message: /^Base image sha256:[0-9a-f]{64} is not one of the approved/, count: 1 },
+  { gate: 'ancestry', trigger: 'denylist_ancestor_image_digest', params: { ancestor_digest: '{{digest:richBase}},{{digest:plain}}' }, fires: 'rich', quiet: 'plain', message: /^Ancestor image sha256:[0-9a-f]{64} is denylisted$/, count: 1 },
+
   // tag_drift: driftV2 replaced driftV1 under DRIFT_TAG; driftV1 has no previous image.
   { gate: 'tag_drift', trigger: 'packages_added', fires: 'driftV2', quiet: 'driftV1', message: /^Package added since the previous image: curl \(dpkg\) 7\.88\.1-10\+deb12u5$/, count: 1 },
   { gate: 'tag_drift', trigger: 'packages_removed', fires: 'driftV2', quiet: 'driftV1', message: /^Package removed since the previous image: zlib1g \(dpkg\) 1:1\.2\.13\.dfsg-1$/, count: 1 },
@@ -459,7 +475,8 @@ interface Problem {
 }
 
 function policyFor(id: string, c: GateCase) {
-  const params = Object.entries(c.params ?? {}).map(([name, value]) => ({ name, value }));
+  const digestOf = (_: string, key: string) => analyzed[key as ImageKey].digest;
+  const params = Object.entries(c.params ?? {}).map(([name, value]) => ({ name, value: value.replace(/\{\{digest:(\w+)\}\}/g, digestOf) }));
   return {
     id,
     name: id,

@@ -8,6 +8,7 @@ import * as m006 from './006_vulnerabilities.js';
 import * as m007 from './007_findings.js';
 import * as m008 from './008_policies.js';
 import * as m009 from './009_policy_evaluations.js';
+import * as m010 from './010_image_ancestry.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '007_findings': m007,
   '008_policies': m008,
   '009_policy_evaluations': m009,
+  '010_image_ancestry': m010,
 };

@@ -14,6 +14,7 @@ function context(tag = { registry: 'docker.io', repo: 'library/nginx', tag: '1.2
     retrievedFiles: async () => undefined,
     secretSearch: async () => undefined,
     contentSearch: async () => undefined,
+    ancestors: async () => [],
     vulnerabilities: async () => [],
     feedGroups: async () => [],
     distroNamespace: () => undefined,

@@ -26,6 +26,7 @@ export interface FakeData {
   retrieved?: Record<string, string>;
   secretSearch?: ContentSearchResult[];
   contentSearch?: ContentSearchResult[];
+  ancestors?: { digest: string; chosenBase: boolean }[];
 }
 
 export function fakeContext(data: FakeData = {}): EvaluationContext {
@@ -47,6 +48,7 @@ export function fakeContext(data: FakeData = {}): EvaluationContext {
     retrievedFiles: async () => data.retrieved && new Map(Object.entries(data.retrieved).map(([path, text]) => [path, Buffer.from(text)])),
     secretSearch: async () => data.secretSearch,
     contentSearch: async () => data.contentSearch,
+    ancestors: async () => data.ancestors ?? [],
     vulnerabilities: async () => data.vulnerabilities ?? [],
     feedGroups: async () => data.feedGroups ?? [],
     distroNamespace: () => data.namespace,
