@@ -105,6 +105,36 @@ describe('policy check', () => {
     expect((await check('&policy_id=deny-image')).json.evaluations[0]).toMatchObject({ final_action: 'stop', final_action_reason: 'denylisted', image_denylisted: true, image_allowlisted: false });
   });
 
+  it('ignores expired allowlist items, and selects mappings by regexp: patterns, first match winning', async () => {
+    const withItem = (id: string, expiresOn: string) =>
+      policy(id, {
+        allowlists: [{ id: 'al', name: 'Accepted risks', version: '2', items: [{ id: 'accept-openssl', gate: 'vulnerabilities', trigger_id: 'DSA-9001-1+libssl3', expires_on: expiresOn }] }],
+        mappings: [{ ...policy('x').mappings[0], allowlist_ids: ['al'] }],
+      });
+    const ssl = (evaluation: { details: { findings: { trigger_id: string; allowlisted: boolean }[] } }) =>
+      evaluation.details.findings.find((f) => f.trigger_id === 'DSA-9001-1+libssl3');
+    expect((await json(server.url, 'POST', '/v2/policies', withItem('expired-item', '2020-01-01T00:00:00Z'))).status).toBe(200);
+    const expired = (await check('&policy_id=expired-item')).json.evaluations[0];
+    expect(ssl(expired)).toMatchObject({ allowlisted: false });
+    expect(expired).toMatchObject({ status: 'fail', final_action: 'stop' });
+    expect((await json(server.url, 'POST', '/v2/policies', withItem('current-item', '2999-01-01T00:00:00Z'))).status).toBe(200);
+    expect(ssl((await check('&policy_id=current-item')).json.evaluations[0])).toMatchObject({ allowlisted: true });
+
+    // Two mappings match; the first one (by regexp:) wins, so the image gets only its rule set (always WARN).
+    const warnOnly = { id: 'warn-only', name: 'warn only', version: '2', rules: [{ id: 'w', gate: 'always', trigger: 'always', action: 'WARN', params: [] }] };
+    const mapped = policy('regexp-mapping', {
+      rule_sets: [...policy('x').rule_sets, warnOnly],
+      mappings: [
+        { id: 'by-regexp', name: 'by regexp', registry: 'regexp:registry\\.example\\.(com|org)', repository: 'regexp:team/che.+', image: { type: 'tag', value: 'regexp:[0-9]+\\.[0-9]+' }, rule_set_ids: ['warn-only'], allowlist_ids: [] },
+        policy('x').mappings[0],
+      ],
+    });
+    expect((await json(server.url, 'POST', '/v2/policies', mapped)).status).toBe(200);
+    const evaluation = (await check('&policy_id=regexp-mapping')).json.evaluations[0];
+    expect(evaluation).toMatchObject({ final_action: 'warn', status: 'pass', image_mapped_to_rule: true });
+    expect(evaluation.details.findings.map((f: { rule_id: string }) => f.rule_id)).toEqual(['w']);
+  });
+
   it('stores evaluations with history; interactive ones are not stored; detail=false leaves out the findings', async () => {
     await check('&policy_id=team');
     const withHistory = (await check('&policy_id=team&history=true')).json.evaluations;
