@@ -885,6 +885,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/imports/images/{operation_id}/content-searches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        /** List the digests of the content search parts uploaded to an import */
+        get: operations["list_import_content_searches"];
+        put?: never;
+        /**
+         * Upload the content search part of an import
+         * @description Content search results in the same shape as the secret search; the files gate's content_regex_match reads them. Answers the digest to name in source.import.contents.
+         */
+        post: operations["import_content_searches"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/imports/images/{operation_id}/dockerfile": {
         parameters: {
             query?: never;
@@ -902,6 +925,29 @@ export interface paths {
          * @description The Dockerfile, as plain text. Answers the digest to name in source.import.contents.
          */
         post: operations["import_image_dockerfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/images/{operation_id}/file-contents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        /** List the digests of the file contents parts uploaded to an import */
+        get: operations["list_import_file_contents"];
+        put?: never;
+        /**
+         * Upload the file contents part of an import
+         * @description Copies of files from the image (base64), e.g. /etc/passwd for the passwd_file gate; they become its retrieved files. Answers the digest to name in source.import.contents.
+         */
+        post: operations["import_file_contents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -994,6 +1040,29 @@ export interface paths {
          * @description The index or manifest list the image was chosen from, as JSON. Answers the digest to name in source.import.contents.
          */
         post: operations["import_image_parent_manifest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/images/{operation_id}/secret-searches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        /** List the digests of the secret search parts uploaded to an import */
+        get: operations["list_import_secret_searches"];
+        put?: never;
+        /**
+         * Upload the secret search part of an import
+         * @description Where a secret scanner (such as syft's) found secrets: per file, the classification (the expression's name, which the secret_scans gate's content_regex_name refers to) and line numbers. Without this part, the secret_scans gate cannot be evaluated for the image. Answers the digest to name in source.import.contents.
+         */
+        post: operations["import_secret_searches"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2088,15 +2157,29 @@ export interface components {
             created_at: string;
             digest: string;
         };
+        ImageImportContentSearch: {
+            content_searches: components["schemas"]["ImportContentSearchElement"][];
+            location: components["schemas"]["ImportPackageLocation"];
+        };
+        ImageImportContentSearchList: components["schemas"]["ImageImportContentSearch"][];
+        ImageImportFileContent: {
+            /** @description The file's content, base64-encoded. */
+            contents: string;
+            location: components["schemas"]["ImportPackageLocation"];
+        };
+        ImageImportFileContentList: components["schemas"]["ImageImportFileContent"][];
         ImageImportManifest: {
             contents: {
+                content_searches?: string;
                 dockerfile?: string;
+                file_contents?: string;
                 /** @description Optional in Vigil, as manifest. */
                 image_config?: string;
                 /** @description Optional in Vigil, so SBOMs from other tools can be imported without the image's manifest. */
                 manifest?: string;
                 packages: string;
                 parent_manifest?: string;
+                secret_searches?: string;
             };
             /** @description The image's manifest digest. */
             digest: string;
@@ -2146,6 +2229,18 @@ export interface components {
             tag?: components["schemas"]["RegistryTagSource"];
         };
         ImportContentDigestList: string[];
+        ImportContentSearchElement: {
+            /** @description The name of the expression that matched. */
+            classification: string;
+            length: number;
+            line_number: number;
+            line_offset: number;
+            seek_position: number;
+        };
+        ImportPackageLocation: {
+            layerID?: string;
+            path: string;
+        };
         JavaPackageContent: {
             cpes: string[];
             "implementation-version"?: string;
@@ -2938,6 +3033,11 @@ export interface components {
         AccessCredential: {
             content: {
                 "application/json": components["schemas"]["AccessCredential"];
+            };
+        };
+        ImageImportContentSearchList: {
+            content: {
+                "application/json": components["schemas"]["ImageImportContentSearchList"];
             };
         };
         Policy: {
@@ -4965,6 +5065,71 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    list_import_content_searches: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Digests of the uploaded parts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportContentDigestList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    import_content_searches: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImageImportContentSearchList"];
+        responses: {
+            /** @description The stored part's digest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageImportContentResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     list_import_dockerfiles: {
         parameters: {
             query?: never;
@@ -5011,6 +5176,75 @@ export interface operations {
         requestBody: {
             content: {
                 "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description The stored part's digest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageImportContentResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_import_file_contents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Digests of the uploaded parts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportContentDigestList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    import_file_contents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImageImportFileContentList"];
             };
         };
         responses: {
@@ -5273,6 +5507,71 @@ export interface operations {
             cookie?: never;
         };
         requestBody: components["requestBodies"]["vulnerability_scan_sbomSbom"];
+        responses: {
+            /** @description The stored part's digest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageImportContentResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_import_secret_searches: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Digests of the uploaded parts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportContentDigestList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    import_secret_searches: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImageImportContentSearchList"];
         responses: {
             /** @description The stored part's digest. */
             200: {

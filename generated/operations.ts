@@ -93,11 +93,14 @@ export const operationTable = {
   get_user_api_key: {"operationId":"get_user_api_key","method":"get","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"getApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_users_account: {"operationId":"get_users_account","method":"get","path":"/account","tag":"Identity","authzAction":"getAccount","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   health_check: {"operationId":"health_check","method":"get","path":"/health","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  import_content_searches: {"operationId":"import_content_searches","method":"post","path":"/imports/images/{operation_id}/content-searches","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  import_file_contents: {"operationId":"import_file_contents","method":"post","path":"/imports/images/{operation_id}/file-contents","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_image_config: {"operationId":"import_image_config","method":"post","path":"/imports/images/{operation_id}/image-config","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_image_dockerfile: {"operationId":"import_image_dockerfile","method":"post","path":"/imports/images/{operation_id}/dockerfile","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["text/plain"],"produces":["application/json"],"successStatuses":[200]},
   import_image_manifest: {"operationId":"import_image_manifest","method":"post","path":"/imports/images/{operation_id}/manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_image_packages: {"operationId":"import_image_packages","method":"post","path":"/imports/images/{operation_id}/packages","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_image_parent_manifest: {"operationId":"import_image_parent_manifest","method":"post","path":"/imports/images/{operation_id}/parent-manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  import_secret_searches: {"operationId":"import_secret_searches","method":"post","path":"/imports/images/{operation_id}/secret-searches","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   invalidate_operation: {"operationId":"invalidate_operation","method":"delete","path":"/imports/images/{operation_id}","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_accounts: {"operationId":"list_accounts","method":"get","path":"/accounts","tag":"User Management","authzAction":"listAccounts","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_all_system_users: {"operationId":"list_all_system_users","method":"get","path":"/accounts/users","tag":"User Management","authzAction":"listAllUsers","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -109,11 +112,14 @@ export const operationTable = {
   list_image_metadata: {"operationId":"list_image_metadata","method":"get","path":"/images/{image_digest}/metadata","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_image_vuln_annotations: {"operationId":"list_image_vuln_annotations","method":"get","path":"/images/{image_digest}/vuln-annotations","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_images: {"operationId":"list_images","method":"get","path":"/images","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_import_content_searches: {"operationId":"list_import_content_searches","method":"get","path":"/imports/images/{operation_id}/content-searches","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_dockerfiles: {"operationId":"list_import_dockerfiles","method":"get","path":"/imports/images/{operation_id}/dockerfile","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_import_file_contents: {"operationId":"list_import_file_contents","method":"get","path":"/imports/images/{operation_id}/file-contents","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_image_configs: {"operationId":"list_import_image_configs","method":"get","path":"/imports/images/{operation_id}/image-config","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_image_manifests: {"operationId":"list_import_image_manifests","method":"get","path":"/imports/images/{operation_id}/manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_packages: {"operationId":"list_import_packages","method":"get","path":"/imports/images/{operation_id}/packages","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_parent_manifests: {"operationId":"list_import_parent_manifests","method":"get","path":"/imports/images/{operation_id}/parent-manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_import_secret_searches: {"operationId":"list_import_secret_searches","method":"get","path":"/imports/images/{operation_id}/secret-searches","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_operations: {"operationId":"list_operations","method":"get","path":"/imports/images","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_policies: {"operationId":"list_policies","method":"get","path":"/policies","tag":"Policies","authzAction":"listPolicies","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_registries: {"operationId":"list_registries","method":"get","path":"/registries","tag":"Registries","authzAction":"listRegistries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -632,6 +638,18 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: undefined };
   };
+  import_content_searches: {
+    path: operations['import_content_searches']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['import_content_searches']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['import_content_searches']['responses'][200]['content']['application/json'] };
+  };
+  import_file_contents: {
+    path: operations['import_file_contents']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['import_file_contents']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['import_file_contents']['responses'][200]['content']['application/json'] };
+  };
   import_image_config: {
     path: operations['import_image_config']['parameters']['path'];
     query: Record<string, never>;
@@ -661,6 +679,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['import_image_parent_manifest']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['import_image_parent_manifest']['responses'][200]['content']['application/json'] };
+  };
+  import_secret_searches: {
+    path: operations['import_secret_searches']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['import_secret_searches']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['import_secret_searches']['responses'][200]['content']['application/json'] };
   };
   invalidate_operation: {
     path: operations['invalidate_operation']['parameters']['path'];
@@ -728,11 +752,23 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_images']['responses'][200]['content']['application/json'] };
   };
+  list_import_content_searches: {
+    path: operations['list_import_content_searches']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_import_content_searches']['responses'][200]['content']['application/json'] };
+  };
   list_import_dockerfiles: {
     path: operations['list_import_dockerfiles']['parameters']['path'];
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_import_dockerfiles']['responses'][200]['content']['application/json'] };
+  };
+  list_import_file_contents: {
+    path: operations['list_import_file_contents']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_import_file_contents']['responses'][200]['content']['application/json'] };
   };
   list_import_image_configs: {
     path: operations['list_import_image_configs']['parameters']['path'];
@@ -757,6 +793,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_import_parent_manifests']['responses'][200]['content']['application/json'] };
+  };
+  list_import_secret_searches: {
+    path: operations['list_import_secret_searches']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_import_secret_searches']['responses'][200]['content']['application/json'] };
   };
   list_operations: {
     path: Record<string, never>;

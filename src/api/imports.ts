@@ -16,7 +16,13 @@ type ImportOps =
   | 'import_image_parent_manifest'
   | 'list_import_parent_manifests'
   | 'import_image_dockerfile'
-  | 'list_import_dockerfiles';
+  | 'list_import_dockerfiles'
+  | 'import_secret_searches'
+  | 'list_import_secret_searches'
+  | 'import_content_searches'
+  | 'list_import_content_searches'
+  | 'import_file_contents'
+  | 'list_import_file_contents';
 
 const operationShape = (o: imports.ImportOperationRecord) => ({ uuid: o.uuid, status: o.status, created_at: o.created_at, expires_at: o.expires_at });
 
@@ -45,4 +51,7 @@ export const importHandlers: HandlerGroup<ImportOps> = {
   ...partHandlers('import_image_config', 'list_import_image_configs', 'image_config'),
   ...partHandlers('import_image_parent_manifest', 'list_import_parent_manifests', 'parent_manifest'),
   ...partHandlers('import_image_dockerfile', 'list_import_dockerfiles', 'dockerfile'),
+  ...partHandlers('import_secret_searches', 'list_import_secret_searches', 'secret_searches'),
+  ...partHandlers('import_content_searches', 'list_import_content_searches', 'content_searches'),
+  ...partHandlers('import_file_contents', 'list_import_file_contents', 'file_contents'),
 };

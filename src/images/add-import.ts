@@ -8,7 +8,7 @@ import * as store from './store.js';
 import { recordTag } from './tags.js';
 
 export interface ImportManifest {
-  contents: { packages: string; manifest?: string; image_config?: string; parent_manifest?: string; dockerfile?: string };
+  contents: Partial<Record<ImportPartKind, string>> & { packages: string };
   tags: string[];
   digest: string;
   parent_digest?: string;

@@ -10,6 +10,7 @@ import { guessDockerfile, historyOf } from './history.js';
 import { readPart, setOperationStatus } from './imports.js';
 import type { DistroInfo } from './model.js';
 import { readSbomPackages } from './sbom/index.js';
+import { type ImportedContentSearch, type ImportedFileContent, importedRetrievedFiles, importedSearchResults } from './scanners/imported.js';
 import type { ImageConfig } from './sources/image-config.js';
 import { saveAnalysis, type ImageRecord, type ImageSourceRecord } from './store.js';
 
@@ -27,6 +28,9 @@ export async function analyzeImport(services: Services, image: ImageRecord, sour
     const manifest = contents.manifest ? ((await readPart(services.db, uuid, 'manifest', contents.manifest)) as ManifestLike) : undefined;
     const config = contents.image_config ? ((await readPart(services.db, uuid, 'image_config', contents.image_config)) as ImageConfig) : undefined;
     const dockerfile = contents.dockerfile ? String(await readPart(services.db, uuid, 'dockerfile', contents.dockerfile)) : undefined;
+    const secrets = contents.secret_searches ? ((await readPart(services.db, uuid, 'secret_searches', contents.secret_searches)) as ImportedContentSearch[]) : undefined;
+    const searches = contents.content_searches ? ((await readPart(services.db, uuid, 'content_searches', contents.content_searches)) as ImportedContentSearch[]) : undefined;
+    const fileContents = contents.file_contents ? ((await readPart(services.db, uuid, 'file_contents', contents.file_contents)) as ImportedFileContent[]) : undefined;
     const history = config ? historyOf(config) : [];
     const distro: DistroInfo | undefined = read.distro ?? detectDistro(new Map());
     const layers = (manifest?.layers ?? []).map((l) => ({ digest: l.digest ?? '', size: l.size ?? 0, media_type: l.mediaType ?? '' }));
@@ -48,6 +52,10 @@ export async function analyzeImport(services: Services, image: ImageRecord, sour
         layers,
         files: [],
         warnings: read.warnings,
+        // Absent parts stay absent: the gates then know the search did not run, rather than found nothing.
+        ...(secrets ? { secret_search: importedSearchResults(secrets) } : {}),
+        ...(searches ? { content_search: importedSearchResults(searches) } : {}),
+        ...(fileContents ? { retrieved_files: importedRetrievedFiles(fileContents) } : {}),
       },
     }, {
       accountName: image.account_name,

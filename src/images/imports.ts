@@ -10,7 +10,15 @@ import { ConflictError, InvalidError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
 import { readSbomPackages } from './sbom/index.js';
 
-export type ImportPartKind = 'packages' | 'manifest' | 'image_config' | 'parent_manifest' | 'dockerfile';
+export type ImportPartKind =
+  | 'packages'
+  | 'manifest'
+  | 'image_config'
+  | 'parent_manifest'
+  | 'dockerfile'
+  | 'secret_searches'
+  | 'content_searches'
+  | 'file_contents';
 export type ImportStatus = 'pending' | 'queued' | 'processing' | 'complete' | 'failed' | 'expired';
 
 export interface ImportOperationRecord {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForAnalysis } from '../support/analysis.js';
+import { expectValidationError } from '../support/fixtures.js';
 import { client, json, raw } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -135,6 +136,56 @@ describe('SBOM import', () => {
     expect(npm.data?.content).toEqual([expect.objectContaining({ package: 'lodash', version: '4.17.20', licenses: ['MIT'] })]);
   });
 
+  it('imports secret searches, content searches and file contents, which the artifacts routes and the gates read', async () => {
+    const uuid = await newOperation();
+    const packages = await put(uuid, 'packages', SPDX);
+    const secretSearches = await put(uuid, 'secret-searches', [
+      { location: { path: '/root/.aws/credentials', layerID: `sha256:${'d'.repeat(64)}` }, content_searches: [
+        { classification: 'aws-access-key', line_number: 3, line_offset: 0, seek_position: 40, length: 20 },
+        { classification: 'aws-access-key', line_number: 2, line_offset: 0, seek_position: 10, length: 20 },
+      ] },
+    ]);
+    const contentSearches = await put(uuid, 'content-searches', [{ location: { path: 'etc/app.conf' }, content_searches: [{ classification: 'DEBUG', line_number: 1, line_offset: 0, seek_position: 0, length: 9 }] }]);
+    const passwd = 'root:x:0:0:root:/root:/bin/bash\n';
+    const fileContents = await put(uuid, 'file-contents', [{ location: { path: '/etc/passwd' }, contents: Buffer.from(passwd).toString('base64') }]);
+    expect((await raw(server.url, 'GET', `/v2/imports/images/${uuid}/secret-searches`)).json).toEqual([secretSearches]);
+
+    const imageDigest = `sha256:${'9'.repeat(64)}`;
+    const tag = 'registry.example.com/team/imported-secrets:1';
+    const contents = { packages, secret_searches: secretSearches, content_searches: contentSearches, file_contents: fileContents };
+    expect((await json(server.url, 'POST', '/v2/images', { source: { import: { operation_uuid: uuid, digest: imageDigest, tags: [tag], contents } } })).status).toBe(200);
+    expect(await waitForAnalysis(server, 'admin', imageDigest)).toBe('analyzed');
+
+    const artifact = async (kind: string) => (await raw(server.url, 'GET', `/v2/images/${imageDigest}/artifacts/${kind}`)).json;
+    expect(await artifact('secret-search')).toEqual([{ path: '/root/.aws/credentials', matches: [{ name: 'aws-access-key', regex: '', lines: [2, 3] }] }]);
+    expect(await artifact('file-content-search')).toEqual([{ path: '/etc/app.conf', matches: [{ name: 'DEBUG', regex: '', lines: [1] }] }]);
+    expect(await artifact('retrieved-files')).toEqual([{ path: '/etc/passwd', b64_content: Buffer.from(passwd).toString('base64') }]);
+
+    const rules = [
+      { id: 'secrets', gate: 'secret_scans', trigger: 'content_regex_checks', action: 'STOP', params: [{ name: 'content_regex_name', value: 'aws-access-key' }] },
+      { id: 'root-shell', gate: 'passwd_file', trigger: 'blacklist_shells', action: 'WARN', params: [{ name: 'shells', value: '/bin/bash' }] },
+    ];
+    const policy = {
+      id: 'imported-content', name: 'imported content', version: '2',
+      rule_sets: [{ id: 'rs', name: 'rs', version: '2', rules }],
+      mappings: [{ id: 'all', name: 'all', registry: '*', repository: '*', image: { type: 'tag', value: '*' }, rule_set_ids: ['rs'], allowlist_ids: [] }],
+    };
+    expect((await json(server.url, 'POST', '/v2/policies', policy)).status).toBe(200);
+    const check = async (digest: string, t: string) =>
+      (await raw(server.url, 'GET', `/v2/images/${digest}/check?tag=${encodeURIComponent(t)}&policy_id=imported-content`)).json.evaluations[0];
+    const evaluation = await check(imageDigest, tag);
+    expect(evaluation.details.findings.map((f: { rule_id: string; message: string }) => [f.rule_id, f.message])).toEqual([
+      ['secrets', 'The secret search found a match for aws-access-key in /root/.aws/credentials'],
+      ['root-shell', 'Login shell /bin/bash is listed in /etc/passwd: root:x:0:0:root:/root:/bin/bash'],
+    ]);
+    expect(evaluation).toMatchObject({ status: 'fail', evaluation_problems: [] });
+
+    // An import without a secret search part: the gate says it could not look, rather than that nothing was found.
+    const bare = await check(`sha256:${'f'.repeat(64)}`, 'docker.io/library/app:1');
+    expect(bare.details.findings).toEqual([]);
+    expect(bare.evaluation_problems).toEqual([expect.objectContaining({ severity: 'warn', problem_type: 'TriggerNotEvaluable', details: expect.stringMatching(/secret search did not run/) })]);
+  });
+
   it('round-trips: our own CycloneDX export imports back to the same packages', async () => {
     const source = `sha256:${'e'.repeat(64)}`;
     const cdx = await raw(server.url, 'GET', `/v2/images/${source}/sboms/cyclonedx-json`);
@@ -171,6 +222,16 @@ describe('SBOM import', () => {
     expect(badCdx.status).toBe(400);
     expect(badCdx.json.message).toMatch(/components/);
     expect((await raw(server.url, 'POST', `/v2/imports/images/${uuid}/dockerfile`, { headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(415);
+    expectValidationError(await json(server.url, 'POST', `/v2/imports/images/${uuid}/secret-searches`, [{ content_searches: [] }]), ['body.0.location']);
+    expectValidationError(
+      await json(server.url, 'POST', `/v2/imports/images/${uuid}/content-searches`, [{ location: { path: '/a' }, content_searches: [{ classification: 'x', line_number: -1, line_offset: 0, seek_position: 0, length: 1 }] }]),
+      ['body.0.content_searches.0.line_number'],
+    );
+    expectValidationError(await json(server.url, 'POST', `/v2/imports/images/${uuid}/file-contents`, [{ location: { path: '/etc/passwd' }, contents: 'not base64!' }]), ['body.0.contents']);
+    const missingSecrets = await json(server.url, 'POST', '/v2/images', {
+      source: { import: { operation_uuid: uuid, digest: `sha256:${'2'.repeat(64)}`, tags: ['x:1'], contents: { packages: `sha256:${'3'.repeat(64)}`, secret_searches: `sha256:${'4'.repeat(64)}` } } },
+    });
+    expect(missingSecrets.status).toBe(400);
     expect((await raw(server.url, 'GET', '/v2/imports/images/not-a-uuid')).status).toBe(400);
     expect((await raw(server.url, 'GET', `/v2/imports/images/${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}`)).status).toBe(404);
 
