@@ -2,7 +2,7 @@ import type { EvaluationContext, Fired, TriggerParams } from '../evaluation-cont
 import type { GateDefinition } from '../gate-types.js';
 import { anyString } from '../params.js';
 import { defaultTriggerId } from '../trigger-ids.js';
-import { orderComparison } from './common.js';
+import { orderComparison, satisfiesOrder } from './common.js';
 
 const GATE = 'distro';
 
@@ -38,25 +38,6 @@ export function compareDistroVersions(imageVersion: string, policyVersion: strin
   return 0;
 }
 
-/** Whether `cmp` (a comparison's sign) satisfies the order operator. */
-export function satisfies(cmp: number, operator: string): boolean {
-  switch (operator) {
-    case '=':
-      return cmp === 0;
-    case '!=':
-      return cmp !== 0;
-    case '<':
-      return cmp < 0;
-    case '>':
-      return cmp > 0;
-    case '<=':
-      return cmp <= 0;
-    case '>=':
-      return cmp >= 0;
-    default:
-      throw new Error(`check ${JSON.stringify(operator)} is not a comparison operator`);
-  }
-}
 
 /**
  * deny: fires when the image's distribution is the named one (case-insensitive) and, when a version is given, the
@@ -74,7 +55,7 @@ async function evaluateDeny(ctx: EvaluationContext, params: TriggerParams): Prom
   } else {
     const check = params.check ?? '=';
     const cmp = compareDistroVersions(distro.version ?? '', version);
-    if (cmp === undefined || !satisfies(cmp, check)) return [];
+    if (cmp === undefined || !satisfiesOrder(cmp, check)) return [];
     message = `Image distro ${image} is denied (${denied} ${check} ${version})`;
   }
   return [{ triggerId: defaultTriggerId(GATE, 'deny', message), message }];

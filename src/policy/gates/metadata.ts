@@ -2,7 +2,8 @@ import type { EvaluationContext, Fired, ImageFacts, TriggerParams } from '../eva
 import type { GateDefinition } from '../gate-types.js';
 import { anyString, enumString, listOf } from '../params.js';
 import { defaultTriggerId } from '../trigger-ids.js';
-import { compareDistroVersions, satisfies } from './distro.js';
+import { satisfiesOrder } from './common.js';
+import { compareDistroVersions } from './distro.js';
 import { pythonMatcher } from '../../util/python-regex.js';
 
 const GATE = 'metadata';
@@ -87,7 +88,7 @@ function checkPasses(attr: AttributeValues, check: string, value: string): boole
       if (!ORDER_CHECKS.has(check)) throw new Error(`check ${JSON.stringify(check)} is not a metadata check`);
       return values.some((v) => {
         const cmp = compareValues(kind, v, value);
-        return cmp !== undefined && satisfies(cmp, check);
+        return cmp !== undefined && satisfiesOrder(cmp, check);
       });
   }
 }

@@ -12,7 +12,7 @@ import type { EvaluationContext, Fired, TriggerEvaluator, TriggerParams } from '
 import type { GateDefinition, ParamDefinition } from '../gate-types.js';
 import { anyString, commaDelimitedStrings, enumString } from '../params.js';
 import { defaultTriggerId } from '../trigger-ids.js';
-import { orderComparison } from './common.js';
+import { orderComparison, satisfiesOrder } from './common.js';
 
 const GATE = 'packages';
 
@@ -34,25 +34,6 @@ function compareVersion(pkg: PackageRow, version: string): number {
   return (COMPARATORS[pkg.type.toLowerCase()] ?? semverComparator).compare(pkg.version, version);
 }
 
-/** Whether a comparison result (negative, zero, positive) satisfies an order operator. */
-function orderHolds(op: string, cmp: number): boolean {
-  switch (op) {
-    case '=':
-      return cmp === 0;
-    case '!=':
-      return cmp !== 0;
-    case '<':
-      return cmp < 0;
-    case '>':
-      return cmp > 0;
-    case '<=':
-      return cmp <= 0;
-    case '>=':
-      return cmp >= 0;
-    default:
-      throw new Error(`unknown comparison operator '${op}'`);
-  }
-}
 
 /** An optional string parameter; an empty value counts as not given. */
 function given(params: TriggerParams, name: string): string | undefined {
@@ -143,7 +124,7 @@ async function evaluateMetadata(ctx: EvaluationContext, params: TriggerParams): 
   const criteria = `name ${nameOp} ${name}` + (version === undefined ? '' : `, version ${versionOp} ${version}`);
   const nameMatches = nameTest(nameOp, name);
   const matches = (await ctx.packages()).filter(
-    (p) => nameMatches(p.name) && (version === undefined || orderHolds(versionOp, compareVersion(p, version))),
+    (p) => nameMatches(p.name) && (version === undefined || satisfiesOrder(compareVersion(p, version), versionOp)),
   );
   return distinct(matches.map((p) => fired('metadata', `Package ${p.name}-${p.version} (${p.type}) matches ${criteria}`)));
 }

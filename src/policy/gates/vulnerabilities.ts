@@ -3,7 +3,7 @@ import type { EvaluationContext, Fired, TriggerEvaluator, TriggerParams } from '
 import type { GateDefinition, ParamDefinition } from '../gate-types.js';
 import { booleanString, commaDelimitedStrings, enumString, floatString, integerString, isTrue, listOf, regexString } from '../params.js';
 import { defaultTriggerId } from '../trigger-ids.js';
-import { orderComparison } from './common.js';
+import { orderComparison, satisfiesOrder } from './common.js';
 
 const GATE = 'vulnerabilities';
 const DAY_MS = 86_400_000;
@@ -11,22 +11,7 @@ const SEVERITY_ORDER = ['unknown', 'negligible', 'low', 'medium', 'high', 'criti
 
 /** `a <op> b` for the order operators of the policy format. */
 function compareNumbers(op: string, a: number, b: number): boolean {
-  switch (op) {
-    case '=':
-      return a === b;
-    case '!=':
-      return a !== b;
-    case '<':
-      return a < b;
-    case '>':
-      return a > b;
-    case '<=':
-      return a <= b;
-    case '>=':
-      return a >= b;
-    default:
-      throw new Error(`unknown comparison operator '${op}'`);
-  }
+  return satisfiesOrder(a === b ? 0 : a < b ? -1 : a > b ? 1 : NaN, op);
 }
 
 /** The parameter as a number, or undefined when it is not given. */
