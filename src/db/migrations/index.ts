@@ -9,6 +9,7 @@ import * as m007 from './007_findings.js';
 import * as m008 from './008_policies.js';
 import * as m009 from './009_policy_evaluations.js';
 import * as m010 from './010_image_ancestry.js';
+import * as m011 from './011_reporting.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '008_policies': m008,
   '009_policy_evaluations': m009,
   '010_image_ancestry': m010,
+  '011_reporting': m011,
 };
