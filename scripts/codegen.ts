@@ -10,6 +10,7 @@
  *   openapi-types.ts   TypeScript types of paths, operations and schemas (openapi-typescript)
  *   operations.ts      the operation table: operationId -> method, path, authz metadata, and handler IO types
  *   client.ts          a typed fetch client over the same types (openapi-fetch)
+ *   graphql-types.ts   resolver and schema types of specs/reports.graphql (@graphql-codegen, configured in codegen.yml)
  */
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import yaml from 'js-yaml';
 import swagger2openapi from 'swagger2openapi';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { generate as generateGraphql } from '@graphql-codegen/cli';
 
 const root = resolve(import.meta.dirname, '..');
 const specPath = join(root, 'specs', 'openapi.yaml');
@@ -245,6 +247,24 @@ async function generate(outDir: string): Promise<void> {
   writeFileSync(join(outDir, 'openapi-types.ts'), HEADER + types);
   writeFileSync(join(outDir, 'operations.ts'), renderOperations(source, rows));
   writeFileSync(join(outDir, 'client.ts'), renderClient());
+  await generateGraphqlTypes(outDir);
+}
+
+/** Runs the codegen.yml targets, writing each `generated/<file>` into outDir instead. */
+async function generateGraphqlTypes(outDir: string): Promise<void> {
+  const config = yaml.load(readFileSync(join(root, 'codegen.yml'), 'utf8')) as Json;
+  const generates: Json = {};
+  for (const [target, options] of Object.entries<Json>(config.generates)) {
+    if (!target.startsWith('generated/')) fail(`codegen.yml target ${target} must be under generated/`);
+    generates[target] = options;
+  }
+  let outputs: { filename: string; content: string }[];
+  try {
+    outputs = await generateGraphql({ cwd: root, schema: join(root, config.schema), generates, silent: true }, false);
+  } catch (err) {
+    fail(`GraphQL code generation failed: ${(err as Error).message}`);
+  }
+  for (const o of outputs) writeFileSync(join(outDir, o.filename.replace(/^.*generated\//, '')), o.content);
 }
 
 function compareDirs(expected: string, actual: string): string[] {

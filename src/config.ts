@@ -39,6 +39,29 @@ export interface Config {
   /** How often watched tags and repositories are checked; 0 turns watching off. */
   watchIntervalSeconds: number;
   feeds: FeedConfig;
+  inventory: InventoryConfig;
+  reports: ReportsConfig;
+}
+
+export interface ReportsConfig {
+  /** How often the reporting read model applies logged changes: the bound on how stale GraphQL data is. */
+  refreshIntervalSeconds: number;
+  /** Serve the GraphiQL browser at /v2/reports/graphql. */
+  graphiql: boolean;
+  /** When the metrics collector samples; null turns collection off. */
+  metricsSchedule: string | null;
+  /** Run scheduled queries on this node. */
+  scheduler: boolean;
+}
+
+/** Runtime inventory (images reported running in Kubernetes and ECS clusters). */
+export interface InventoryConfig {
+  /** Items and cluster objects not seen in a report for this long are deleted. */
+  ttlSeconds: number;
+  /** Queue images seen running that the account has not analyzed yet. */
+  analyze: boolean;
+  /** At most this many images are queued per report, so a large cluster does not flood the queue. */
+  analyzeMaxPerReport: number;
 }
 
 /** A configured vulnerability data source: a path or http(s) URL to a file, directory or zip. */
@@ -292,6 +315,17 @@ export function loadConfig(env: Env = process.env): Config {
       syncOnStart: bool(env, 'VIGIL_FEED_SYNC_ON_START', true),
       maxDownloadBytes: size(env, 'VIGIL_FEED_MAX_DOWNLOAD', 4 * 1024 ** 3),
       downloadTimeoutMs: int(env, 'VIGIL_FEED_DOWNLOAD_TIMEOUT_SECONDS', 600, 1, 86400) * 1000,
+    },
+    inventory: {
+      ttlSeconds: int(env, 'VIGIL_INVENTORY_TTL_SECONDS', 86400, 1, 365 * 86400),
+      analyze: bool(env, 'VIGIL_INVENTORY_ANALYZE', true),
+      analyzeMaxPerReport: int(env, 'VIGIL_INVENTORY_ANALYZE_MAX_PER_REPORT', 50, 1, 10000),
+    },
+    reports: {
+      refreshIntervalSeconds: int(env, 'VIGIL_REPORTS_REFRESH_SECONDS', 2, 1, 3600),
+      graphiql: bool(env, 'VIGIL_GRAPHIQL', true),
+      metricsSchedule: cronSchedule(env, 'VIGIL_METRICS_SCHEDULE', '*/15 * * * *'),
+      scheduler: bool(env, 'VIGIL_SCHEDULED_QUERIES', true),
     },
   };
 }

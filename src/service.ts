@@ -18,6 +18,9 @@ import { JobWorker } from './jobs/worker.js';
 import { SecretBox } from './util/secret-box.js';
 import type { FeedSyncProgress } from './vulns/feeds.js';
 import { packageVersion } from './util/project.js';
+import { PageTokens } from './reports/paging.js';
+import { ReportRefresher } from './reports/refresher.js';
+import { REPORT_ACTIONS } from './reports/actions.js';
 
 export interface Services {
   config: Config;
@@ -35,6 +38,11 @@ export interface Services {
   startedAt: string;
   /** What this process's feed sync is doing, for the feeds listing. */
   feedProgress: FeedSyncProgress;
+  reports: {
+    /** Signs and checks the keyset page tokens of report queries. */
+    tokens: PageTokens;
+    refresher: ReportRefresher;
+  };
 }
 
 
@@ -42,7 +50,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const db = createDb(config);
   try {
     await migrateToLatest(db);
-    await seedBuiltinRoles(db, authzActions);
+    await seedBuiltinRoles(db, [...authzActions, ...REPORT_ACTIONS]);
     const hasher = new PasswordHasher({ ...config.argon2, cacheSeconds: config.auth.passwordCacheSeconds });
     const tokens = await TokenService.create(db, config);
     const throttle = new LoginThrottle(config.auth);
@@ -75,6 +83,10 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       hostId: hostname(),
       startedAt: new Date().toISOString(),
       feedProgress: { running: false },
+      reports: {
+        tokens: new PageTokens(secretBox.deriveKey('report-page-tokens')),
+        refresher: new ReportRefresher(db, log.child({ component: 'reports' }), `${hostname()}:${process.pid}`, config.reports.refreshIntervalSeconds * 1000),
+      },
     };
   } catch (err) {
     await db.destroy();

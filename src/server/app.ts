@@ -9,6 +9,7 @@ import { docsRouter } from './docs.js';
 import { sendError } from './error-response.js';
 import type { Handlers } from './handler-types.js';
 import { createPipeline } from './pipeline.js';
+import { reportsRouter } from '../reports/graphql/http.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -74,6 +75,9 @@ export async function createApp(services: Services, handlers: Handlers): Promise
   app.use(bodyErrors);
 
   app.use('/v2/docs', docsRouter());
+
+  // GraphQL reporting (not part of the REST contract); paths it does not serve fall through to the pipeline.
+  app.use('/v2/reports', reportsRouter(services));
 
   const pipeline = await createPipeline(services, handlers);
   app.use('/v2', (req, res, next) => pipeline.handle(req, res, next));

@@ -9,12 +9,13 @@ import type { Ajv } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import { OpenAPIBackend, type Request as OabRequest } from 'openapi-backend';
 import { operationTable, type OperationId, type OperationMeta } from '../../generated/operations.js';
-import { findAccount, type AccountRecord } from '../auth/accounts.js';
+import type { AccountRecord } from '../auth/accounts.js';
 import type { Principal } from '../auth/principal.js';
-import { authorize, denied, hasAnyRole } from '../auth/rbac.js';
-import { AppError, ForbiddenError, InvalidError, NotFoundError } from '../errors.js';
+import { authorize } from '../auth/rbac.js';
+import { AppError, InvalidError, NotFoundError } from '../errors.js';
 import type { Services } from '../service.js';
 import { readProjectJson } from '../util/project.js';
+import { resolveTargetAccount, SERVICE_ACCOUNT_HEADER } from './account-scope.js';
 import { createAuthenticate } from './auth-strategies.js';
 import { RequestContext } from './context.js';
 import { sendError } from './error-response.js';
@@ -22,7 +23,6 @@ import type { Handlers } from './handler-types.js';
 
 const API_ROOT = '/v2';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-const SERVICE_ACCOUNT_HEADER = 'x-service-account';
 /** Bodies of these types are streamed to the handler, never buffered or parsed here. */
 const STREAMED_MEDIA_TYPES = new Set(['application/x-tar', 'application/gzip', 'application/octet-stream', 'application/zip', 'multipart/form-data']);
 
@@ -65,7 +65,7 @@ function mediaType(req: Request): string {
   return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 }
 
-function firstString(...values: unknown[]): string | undefined {
+export function firstString(...values: unknown[]): string | undefined {
   for (const v of values) if (typeof v === 'string' && v !== '') return v;
   return undefined;
 }
@@ -105,36 +105,6 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
 
   function allowedMethods(request: OabRequest): string[] {
     return METHODS.filter((method) => api.router.matchOperation({ ...request, method }, false)).map((m) => m.toUpperCase());
-  }
-
-  /** Which account the request acts on; checks the caller may act there at all (the action is checked next). */
-  async function resolveTargetAccount(
-    principal: Principal,
-    meta: OperationMeta,
-    input: { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown },
-    headerAccount: string | undefined,
-  ): Promise<AccountRecord> {
-    const body = (input.body && typeof input.body === 'object' ? input.body : {}) as Record<string, unknown>;
-    const named = firstString(...meta.accountParams.flatMap((p) => [input.params[p], input.query[p], body[p]]));
-    const fromHeader = !named && meta.scoped ? headerAccount : undefined;
-    const name = named ?? fromHeader ?? principal.accountName;
-    const account = name === principal.accountName ? principal.account : await findAccount(services.db, name);
-    if (principal.isAdmin) {
-      if (!account)
-        throw new NotFoundError(
-          fromHeader ? `account '${name}' named in ${SERVICE_ACCOUNT_HEADER} does not exist` : `account '${name}' does not exist`,
-          { account_name: name },
-        );
-      return account;
-    }
-    if (name !== principal.accountName) {
-      // Another account: a caller without a role there gets the same answer whether or not it exists,
-      // so accounts cannot be enumerated; only role holders learn its state.
-      if (!account || !(await hasAnyRole(services.db, principal.username, name))) throw denied(principal, meta.authzAction, name);
-      if (account.state !== 'enabled') throw new ForbiddenError(`account '${name}' is ${account.state}`, { account_name: name });
-    }
-    if (!account) throw new NotFoundError(`account '${name}' does not exist`, { account_name: name });
-    return account;
   }
 
   async function handle(req: Request, res: Response): Promise<void> {
@@ -181,7 +151,9 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
       let account: AccountRecord | null = null;
       if (principal) {
         const header = firstString(req.headers[SERVICE_ACCOUNT_HEADER]);
-        account = await resolveTargetAccount(principal, meta, input, header);
+        const body = (input.body && typeof input.body === 'object' ? input.body : {}) as Record<string, unknown>;
+        const named = firstString(...meta.accountParams.flatMap((p) => [input.params[p], input.query[p], body[p]]));
+        account = await resolveTargetAccount(services.db, principal, meta.authzAction, { named, headerAccount: meta.scoped ? header : undefined });
         await authorize(services.db, services.permissions, principal, meta.authzAction, account.name);
       }
 

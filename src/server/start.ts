@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { handlers } from '../api/index.js';
 import type { Config } from '../config.js';
 import { startWatchScheduler } from '../images/watch.js';
+import { startInventoryExpiry } from '../inventory/expiry.js';
 import { registerJobs } from '../jobs/registry.js';
 import { createServices, type Services } from '../service.js';
 import { startFeedScheduler } from '../vulns/feeds.js';
@@ -39,6 +40,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   await services.worker.start();
   const stopWatching = config.watchIntervalSeconds > 0 ? startWatchScheduler(services, config.watchIntervalSeconds) : () => {};
   const stopFeedSchedule = startFeedScheduler(services);
+  const stopInventoryExpiry = startInventoryExpiry(services);
+  services.reports.refresher.start();
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${port}`;
@@ -56,6 +59,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       });
       stopWatching();
       stopFeedSchedule();
+      stopInventoryExpiry();
+      await services.reports.refresher.stop();
       // Running analyses are interrupted, not lost: their jobs stay claimed and resume at the next start.
       await services.worker.stop();
       await services.db.destroy();

@@ -3,7 +3,7 @@
  * a key from VIGIL_ENCRYPTION_KEY, or one generated once into `<data dir>/encryption.key` (mode 0600).
  * Nodes sharing a database must share the key, so multi-node deployments set VIGIL_ENCRYPTION_KEY.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -20,6 +20,11 @@ export class SecretBox {
       writeFileSync(path, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
     }
     return new SecretBox(Buffer.from(readFileSync(path, 'utf8').trim(), 'base64'));
+  }
+
+  /** A key for another purpose (signing page tokens, ...), derived so the master key itself is never reused. */
+  deriveKey(purpose: string): Buffer {
+    return createHmac('sha256', this.key).update(`vigil:${purpose}`).digest();
   }
 
   seal(plaintext: string): string {

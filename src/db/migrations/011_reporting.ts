@@ -38,6 +38,10 @@ export async function up(knex: Knex): Promise<void> {
     t.string('ref', 200).notNullable();
   });
   await createChangeTriggers(knex, REPORT_CHANGE_SOURCES);
+  // Data that exists before this migration reaches the read model through the first refresh like any change.
+  await knex.raw(`INSERT INTO report_changes (kind, account_name, ref) SELECT 'vulnerability', '', feed || ' ' || id FROM vulnerabilities`);
+  await knex.raw(`INSERT INTO report_changes (kind, account_name, ref) SELECT 'image', account_name, image_digest FROM images`);
+  await knex.raw(`INSERT INTO report_changes (kind, account_name, ref) SELECT DISTINCT 'policy', account_name, '' FROM policies`);
 
   await knex.schema.createTable('report_images', (t) => {
     t.string('account_name', 128).notNullable();

@@ -10,6 +10,7 @@ import * as m008 from './008_policies.js';
 import * as m009 from './009_policy_evaluations.js';
 import * as m010 from './010_image_ancestry.js';
 import * as m011 from './011_reporting.js';
+import * as m012 from './012_runtime_inventory.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '009_policy_evaluations': m009,
   '010_image_ancestry': m010,
   '011_reporting': m011,
+  '012_runtime_inventory': m012,
 };
