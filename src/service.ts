@@ -20,7 +20,10 @@ import type { FeedSyncProgress } from './vulns/feeds.js';
 import { packageVersion } from './util/project.js';
 import { PageTokens } from './reports/paging.js';
 import { ReportRefresher } from './reports/refresher.js';
+import { MetricsScheduler } from './reports/metrics/scheduler.js';
 import { REPORT_ACTIONS } from './reports/actions.js';
+import { executeStoredQuery } from './reports/scheduled/execute.js';
+import { ScheduledQueryScheduler } from './reports/scheduled/scheduler.js';
 
 export interface Services {
   config: Config;
@@ -42,6 +45,10 @@ export interface Services {
     /** Signs and checks the keyset page tokens of report queries. */
     tokens: PageTokens;
     refresher: ReportRefresher;
+    /** Metrics collection on VIGIL_METRICS_SCHEDULE; `collectNow()` collects at once (tests, operators). */
+    metrics: MetricsScheduler;
+    /** Runs scheduled queries: on their cron once started, and manual runs at any time. */
+    scheduler: ScheduledQueryScheduler;
   };
 }
 
@@ -50,7 +57,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const db = createDb(config);
   try {
     await migrateToLatest(db);
-    await seedBuiltinRoles(db, [...authzActions, ...REPORT_ACTIONS]);
+    await seedBuiltinRoles(db, [...new Set([...authzActions, ...REPORT_ACTIONS])]);
     const hasher = new PasswordHasher({ ...config.argon2, cacheSeconds: config.auth.passwordCacheSeconds });
     const tokens = await TokenService.create(db, config);
     const throttle = new LoginThrottle(config.auth);
@@ -68,7 +75,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     const secretBox = SecretBox.fromConfig(config.encryptionKey, config.dataDir);
     const jobs = new JobQueue(db);
     const worker = new JobWorker(jobs, log.child({ component: 'worker' }), config.worker);
-    return {
+    const services: Services = {
       config,
       db,
       log,
@@ -86,8 +93,21 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       reports: {
         tokens: new PageTokens(secretBox.deriveKey('report-page-tokens')),
         refresher: new ReportRefresher(db, log.child({ component: 'reports' }), `${hostname()}:${process.pid}`, config.reports.refreshIntervalSeconds * 1000),
+        metrics: new MetricsScheduler(db, log.child({ component: 'metrics' }), {
+          schedule: config.reports.metricsSchedule,
+          retentionDays: config.reports.metricsRetentionDays,
+        }),
+        // A run is a report request in its owner's scope and needs the whole bundle, hence the closure over it.
+        scheduler: new ScheduledQueryScheduler({
+          db,
+          log: log.child({ component: 'scheduled-queries' }),
+          jobs,
+          worker,
+          run: (query, execution) => executeStoredQuery(services, query, execution),
+        }),
       },
     };
+    return services;
   } catch (err) {
     await db.destroy();
     throw err;
