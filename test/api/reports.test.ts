@@ -3,82 +3,38 @@
  * evaluated with policies, copied into the read model by the refresh. Covers every vulnerability and policy
  * query with each filter, paging, the account/global scopes, transport forms and bad input.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForAnalysis } from '../support/analysis.js';
 import { createUserWithRole, type TestUser } from '../support/auth-fixtures.js';
-import { DEBIAN_OS_RELEASE } from '../support/ecosystem-fixtures.js';
 import { gql, refreshReports } from '../support/graphql.js';
 import { adminAuth, authHeader, json, raw, type Auth } from '../support/http.js';
-import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
-import { startTestServer, type TestServer } from '../support/server.js';
-import { CRITICAL_V3, MEDIUM_V3, osvRecord, writeRecords } from '../vulns/fixture-feed.js';
+import { API, FETCHER, FETCHER_LATEST, startReportServer, type ReportFixture } from '../support/report-fixtures.js';
+import type { TestServer } from '../support/server.js';
 
-const FETCHER = 'registry.example.com/team/fetcher:2.0';
-const FETCHER_LATEST = 'registry.example.com/team/fetcher:latest';
-const API = 'registry.example.com/team/api:1.0';
-const dpkg = (name: string, version: string) => `Package: ${name}\nStatus: install ok installed\nArchitecture: amd64\nSource: ${name}\nVersion: ${version}\nDescription: ${name}\n`;
-const CURL = dpkg('curl', '7.88.1-10+deb12u5');
-const SSL = dpkg('libssl3', '3.0.11-1~deb12u2');
-
+let fixture: ReportFixture;
 let server: TestServer;
-let work: string;
 let reader: TestUser;
 let readerAuth: Auth;
-/** fetcher: curl + libssl3; oldApi: libssl3, once api:1.0 (now historic); newApi: curl, api:1.0 now. */
-const digests = { fetcher: '', oldApi: '', newApi: '', theirs: '' };
-
-async function addArchive(status: string, tags: string[], auth?: Auth, salt = ''): Promise<string> {
-  const image = await buildImage({ layers: [[{ path: 'etc/os-release', content: DEBIAN_OS_RELEASE }, { path: 'var/lib/dpkg/status', content: status }, { path: 'salt', content: salt }]] });
-  const res = await raw(server.url, 'POST', '/v2/images/archives', {
-    auth,
-    headers: { 'content-type': 'application/x-tar' },
-    body: await dockerArchiveTar(image, { repoTags: tags }),
-  });
-  expect(res.status).toBe(200);
-  return res.json.image_digest;
-}
+let digests: ReportFixture['digests'];
 
 const check = (digest: string, tag: string, policy?: string) =>
   raw(server.url, 'GET', `/v2/images/${digest}/check?tag=${encodeURIComponent(tag)}${policy ? `&policy_id=${policy}` : ''}`);
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'vigil-reports-'));
-  writeRecords(join(work, 'osv'), {
-    'DSA-9100-1': osvRecord('DSA-9100-1', 'Debian:12', 'curl', [{ introduced: '0' }, { fixed: '7.88.1-10+deb12u6' }], {
-      aliases: ['CVE-2099-9100'],
-      severity: [{ type: 'CVSS_V3', score: CRITICAL_V3 }],
-    }),
-    'DSA-9200-1': osvRecord('DSA-9200-1', 'Debian:12', 'openssl', [{ introduced: '0' }], { aliases: ['CVE-2099-9200'], severity: [{ type: 'CVSS_V3', score: MEDIUM_V3 }] }),
-  });
-  server = await startTestServer({ VIGIL_FEED_SOURCES: `osv=${join(work, 'osv')}`, VIGIL_REPORTS_REFRESH_SECONDS: '3600' });
-  expect((await raw(server.url, 'POST', '/v2/system/feeds?wait=true')).json.status).toBe('done');
-  reader = await createUserWithRole(server.url, { role: 'read-write' });
-  readerAuth = { basic: [reader.username, reader.password] };
-
-  digests.fetcher = await addArchive(`${CURL}\n${SSL.replace('Source: libssl3', 'Source: openssl')}`, [FETCHER, FETCHER_LATEST]);
-  digests.oldApi = await addArchive(SSL.replace('Source: libssl3', 'Source: openssl'), [API]);
-  for (const d of [digests.fetcher, digests.oldApi]) expect(await waitForAnalysis(server, 'admin', d)).toBe('analyzed');
-  digests.newApi = await addArchive(CURL, [API], undefined, 'new');
-  digests.theirs = await addArchive(CURL, ['registry.example.com/other/app:1'], readerAuth, 'theirs');
-  expect(await waitForAnalysis(server, 'admin', digests.newApi)).toBe('analyzed');
-  expect(await waitForAnalysis(server, reader.account, digests.theirs)).toBe('analyzed');
+  fixture = await startReportServer();
+  ({ server, reader, readerAuth, digests } = fixture);
 
   // Two evaluations of fetcher:2.0 under the active policy (the first becomes history), one under another policy.
   expect((await check(digests.fetcher, FETCHER)).status).toBe(200);
   expect((await check(digests.fetcher, FETCHER)).status).toBe(200);
-  const strict = { id: 'lenient', name: 'lenient', version: '2', rule_sets: [], allowlists: [], mappings: [] };
-  expect((await json(server.url, 'POST', '/v2/policies', strict)).status).toBe(200);
+  const lenient = { id: 'lenient', name: 'lenient', version: '2', rule_sets: [], allowlists: [], mappings: [] };
+  expect((await json(server.url, 'POST', '/v2/policies', lenient)).status).toBe(200);
   expect((await check(digests.fetcher, FETCHER, 'lenient')).status).toBe(200);
   expect((await check(digests.newApi, API)).status).toBe(200);
   await refreshReports(server);
 }, 120_000);
 
 afterAll(async () => {
-  await server?.close();
-  rmSync(work, { recursive: true, force: true });
+  await fixture?.close();
 });
 
 const IMAGES = `query($filter: VulnerabilityQueryFilter, $limit: Int, $nextToken: String) {
