@@ -16,7 +16,7 @@ import { acquireLease, readState, releaseLease, writeState } from './state.js';
 const CHANGE_BATCH = 5000;
 const IMAGES_PER_TRANSACTION = 25;
 const INSERT_CHUNK = 200;
-const LEASE_SECONDS = 120;
+const LEASE_SECONDS = 60;
 
 export interface RefreshOutcome {
   /** False when another node holds the refresh lease. */
