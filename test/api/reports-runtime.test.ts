@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gql, refreshReports } from '../support/graphql.js';
+import { gql, refreshReports, type GqlResponse } from '../support/graphql.js';
 import { json, raw, type Auth } from '../support/http.js';
 import { API, FETCHER, THEIRS, startReportServer, type ReportFixture } from '../support/report-fixtures.js';
 
@@ -125,7 +125,7 @@ describe('runtimeInventoryImagesByVulnerability', () => {
     const seen: Result[] = [];
     let nextToken: string | null = null;
     do {
-      const res = await gql(fixture.server, QUERY, { variables: { limit: 1, nextToken } });
+      const res: GqlResponse = await gql(fixture.server, QUERY, { variables: { limit: 1, nextToken } });
       seen.push(...res.data.runtimeInventoryImagesByVulnerability.results);
       nextToken = res.data.runtimeInventoryImagesByVulnerability.pageInfo.nextToken;
     } while (nextToken && seen.length < 10);

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserWithRole, type TestUser } from '../support/auth-fixtures.js';
-import { gql, refreshReports } from '../support/graphql.js';
+import { gql, refreshReports, type GqlResponse } from '../support/graphql.js';
 import { adminAuth, authHeader, json, raw, type Auth } from '../support/http.js';
 import { API, FETCHER, FETCHER_LATEST, startReportServer, type ReportFixture } from '../support/report-fixtures.js';
 import type { TestServer } from '../support/server.js';
@@ -227,9 +227,9 @@ describe('paging', () => {
     const seen: unknown[] = [];
     let nextToken: string | null = null;
     for (let pages = 0; pages < 50; pages++) {
-      const res = await gql(server, query, { variables: { ...variables, limit, nextToken } });
+      const res: GqlResponse = await gql(server, query, { variables: { ...variables, limit, nextToken } });
       expect(res.errors).toBeUndefined();
-      const page = res.data[field];
+      const page: { pageInfo: { count: number; nextToken: string | null }; results: unknown[] } = res.data[field];
       expect(page.pageInfo.count).toBe(page.results.length);
       seen.push(...page.results);
       nextToken = page.pageInfo.nextToken;

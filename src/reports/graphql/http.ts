@@ -14,7 +14,7 @@ import { sendError } from '../../server/error-response.js';
 import type { Services } from '../../service.js';
 import { VIEW_REPORTS } from '../actions.js';
 import { ReportInputError } from '../errors.js';
-import { graphiqlAssets, renderGraphiqlPage, wantsGraphiql } from '../graphiql.js';
+import { graphiqlAssets, sendGraphiqlPage, wantsGraphiql } from '../graphiql.js';
 import type { ReportContext } from './context.js';
 import { queryLimits, timestampArguments } from './limits.js';
 import { createReportSchema } from './schema.js';
@@ -92,7 +92,7 @@ export function reportsRouter(services: Services): Router {
   function endpoint(scope: Scope, path: string) {
     return async (req: Request, res: Response, next: NextFunction) => {
       if (services.config.reports.graphiql && wantsGraphiql(req)) {
-        res.type('html').send(renderGraphiqlPage({ endpoint: `/v2/reports${path}`, assets: '/v2/reports/graphiql' }));
+        sendGraphiqlPage(res, { endpoint: `/v2/reports${path}`, assets: '/v2/reports/graphiql' });
         return;
       }
       try {
