@@ -254,6 +254,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ecs-containers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the ECS containers inventoried for this account */
+        get: operations["get_ecs_containers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ecs-inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report what runs in an Amazon ECS cluster
+         * @description The report is a snapshot of one cluster at `timestamp`: it replaces the services, tasks and containers
+         *     stored for `cluster_arn`, and records each image it names in the inventory (context: the cluster ARN) as
+         *     last seen at `timestamp`. A container's `task_arn` and a task's `service_arn` must name a task or service
+         *     of the same report. The stale-report (409), clock (400) and analysis rules are those of
+         *     `POST /kubernetes-inventory`.
+         */
+        post: operations["post_ecs_inventory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ecs-services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the ECS services inventoried for this account */
+        get: operations["get_ecs_services"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ecs-tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the ECS tasks inventoried for this account */
+        get: operations["get_ecs_tasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/event-types": {
         parameters: {
             query?: never;
@@ -1069,6 +1144,189 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inventories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the images seen running, per context
+         * @description Items not seen for `VIGIL_INVENTORY_TTL_SECONDS` have expired and are not listed.
+         */
+        get: operations["get_image_inventory"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete the inventory items of a context (optionally only one image digest)
+         * @description Removes image inventory items only; the cluster's next report records what still runs. 404 when nothing matched.
+         */
+        delete: operations["delete_inventory"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kubernetes-containers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the Kubernetes containers inventoried for this account */
+        get: operations["get_kubernetes_containers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kubernetes-inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report what runs in a Kubernetes cluster
+         * @description The report is a snapshot of one cluster at `timestamp`: it replaces the namespaces, nodes, pods and
+         *     containers stored for `cluster_name`, and records each image it names in the inventory (context
+         *     `<cluster_name>/<namespace name>`) as last seen at `timestamp`. Pods name their namespace by
+         *     `namespace_uid` (and their node by `node_uid`), containers their pod by `pod_uid`; each must be in the same
+         *     report (400 naming the reference otherwise). A report older than the last one stored for the cluster is
+         *     refused with 409 and changes nothing; a `timestamp` more than 15 minutes ahead of the server's clock is a
+         *     400. Images the account has not analyzed yet are queued for analysis (`VIGIL_INVENTORY_ANALYZE`). A report
+         *     may hold up to 50,000 containers; the body may be up to `VIGIL_INVENTORY_MAX_REPORT_BYTES` (default 64 MiB).
+         */
+        post: operations["post_kubernetes_inventory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kubernetes-namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the Kubernetes namespaces inventoried for this account */
+        get: operations["get_kubernetes_namespaces"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a Kubernetes cluster's inventory
+         * @description Removes the cluster's namespaces, nodes, pods, containers and image inventory items, and forgets its last report time (so any report is accepted next). 404 when the cluster has no inventory.
+         */
+        delete: operations["delete_kubernetes_namespaces"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kubernetes-namespaces/{namespace_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The namespace's uid. */
+                namespace_id: string;
+            };
+            cookie?: never;
+        };
+        /** Get an inventoried Kubernetes namespace */
+        get: operations["get_kubernetes_namespace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kubernetes-nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the Kubernetes nodes inventoried for this account */
+        get: operations["get_kubernetes_nodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kubernetes-nodes/{node_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The node's uid. */
+                node_id: string;
+            };
+            cookie?: never;
+        };
+        /** Get an inventoried Kubernetes node */
+        get: operations["get_kubernetes_node"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kubernetes-pods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the Kubernetes pods inventoried for this account */
+        get: operations["get_kubernetes_pods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kubernetes-pods/{pod_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pod's uid. */
+                pod_id: string;
+            };
+            cookie?: never;
+        };
+        /** Get an inventoried Kubernetes pod */
+        get: operations["get_kubernetes_pod"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/revoke": {
         parameters: {
             query?: never;
@@ -1375,6 +1633,58 @@ export interface paths {
         post?: never;
         /** Delete a registry's configuration */
         delete: operations["delete_registry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reporting/reports/global/scheduled-query-results/{result_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The uuid of a scheduled query execution (`ScheduledQueryExecution.uuid` in GraphQL). */
+                result_uuid: components["parameters"]["ScheduledQueryResultUuid"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a page of the stored result of a global scheduled query execution (administrators)
+         * @description As `GET /reporting/scheduled-query-results/{result_uuid}`, for the executions of global scheduled
+         *     queries (created through `/v2/reports/global/graphql`, reading every account's data). Administrators
+         *     only; others get 403.
+         */
+        get: operations["get_global_query_result"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reporting/scheduled-query-results/{result_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The uuid of a scheduled query execution (`ScheduledQueryExecution.uuid` in GraphQL). */
+                result_uuid: components["parameters"]["ScheduledQueryResultUuid"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a page of the stored result of a scheduled query execution
+         * @description The result of one execution of a scheduled query of the account (created through
+         *     `/v2/reports/graphql`), stored when the execution completed, as pages of up to 1000 result elements.
+         *     An execution of another account, or of a global query, is not found. An execution that has not
+         *     completed (queued, running or failed) has no result: 409. A page beyond the last answers no results
+         *     and `next_page: false`.
+         */
+        get: operations["get_query_result"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1880,6 +2190,7 @@ export interface components {
         ApiKeyList: {
             items: components["schemas"]["UserApiKey"][];
         };
+        AwsArn: string;
         ContentFilesResponse: {
             content: components["schemas"]["FilesContent"][];
             content_type: string;
@@ -1922,6 +2233,75 @@ export interface components {
         };
         DeleteImageResponseList: {
             items: components["schemas"]["DeleteImageResponse"][];
+        };
+        ECSContainer: components["schemas"]["InventoryObjectTimes"] & {
+            account_name: string;
+            arn: string;
+            cluster_arn: string;
+            /** @description The cluster ARN. */
+            context: string;
+            /** @description Empty when the reporter did not know the digest. */
+            image_digest: string;
+            image_tag: string;
+            task_arn?: string;
+        };
+        ECSContainers: components["schemas"]["InventoryPage"] & {
+            items: components["schemas"]["ECSContainer"][];
+        };
+        /** @description A snapshot of one Amazon ECS cluster, as an inventory agent reports it. */
+        ECSInventory: {
+            cluster_arn: components["schemas"]["AwsArn"];
+            containers?: components["schemas"]["ECSInventoryContainer"][];
+            services?: components["schemas"]["ECSInventoryService"][] | null;
+            tasks?: components["schemas"]["ECSInventoryTask"][] | null;
+            /**
+             * Format: date-time
+             * @description When the snapshot was taken.
+             */
+            timestamp: string;
+        };
+        ECSInventoryContainer: {
+            arn: components["schemas"]["AwsArn"];
+            image_digest?: string;
+            image_tag: string;
+            task_arn?: components["schemas"]["AwsArn"];
+        };
+        ECSInventoryService: {
+            arn: components["schemas"]["AwsArn"];
+            tags?: components["schemas"]["ECSTags"];
+        };
+        ECSInventoryTask: {
+            arn: components["schemas"]["AwsArn"];
+            service_arn?: components["schemas"]["AwsArn"];
+            tags?: components["schemas"]["ECSTags"];
+            task_definition_arn?: components["schemas"]["AwsArn"];
+        };
+        ECSService: components["schemas"]["InventoryObjectTimes"] & {
+            account_name: string;
+            arn: string;
+            cluster_arn: string;
+            tags: {
+                [key: string]: string;
+            };
+        };
+        ECSServices: components["schemas"]["InventoryPage"] & {
+            items: components["schemas"]["ECSService"][];
+        };
+        ECSTags: {
+            [key: string]: string;
+        };
+        ECSTask: components["schemas"]["InventoryObjectTimes"] & {
+            account_name: string;
+            arn: string;
+            cluster_arn: string;
+            service_arn?: string;
+            tags: {
+                [key: string]: string;
+            };
+            task_definition_arn?: string;
+        };
+        ECSTasks: components["schemas"]["InventoryPage"] & {
+            items: components["schemas"]["ECSTask"][];
         };
         Event: {
             details?: {
@@ -2241,6 +2621,57 @@ export interface components {
             layerID?: string;
             path: string;
         };
+        /** @description An image seen running in a context. */
+        InventoryItem: {
+            /** @description `<cluster name>/<namespace>` (Kubernetes) or the cluster ARN (ECS). */
+            context: string;
+            /**
+             * Format: date-time
+             * @description When Vigil first recorded the item.
+             */
+            created_at: string;
+            /** @description Empty when the reporter did not know the digest. */
+            image_digest: string;
+            image_tag: string;
+            /** @enum {string} */
+            inventory_type: "kubernetes" | "ecs";
+            /**
+             * Format: date-time
+             * @description The timestamp of the latest report that named it.
+             */
+            last_seen: string;
+            /** Format: date-time */
+            last_updated: string;
+        };
+        InventoryItems: {
+            items: components["schemas"]["InventoryItem"][];
+        };
+        InventoryObjectTimes: {
+            /**
+             * Format: date-time
+             * @description When Vigil first recorded the object.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The timestamp of the latest report that named it.
+             */
+            last_seen: string;
+            /**
+             * Format: date-time
+             * @description When a report last wrote it.
+             */
+            last_updated: string;
+        };
+        /** @description Paging of the runtime inventory lists. */
+        InventoryPage: {
+            /** @description True when a later page holds more items. */
+            next_page: boolean;
+            page: number;
+            page_size: number;
+            /** @description The number of items across all pages. */
+            total_count: number;
+        };
         JavaPackageContent: {
             cpes: string[];
             "implementation-version"?: string;
@@ -2253,6 +2684,152 @@ export interface components {
             "specification-version"?: string;
             type: string;
             version: string;
+        };
+        KubernetesAnnotations: {
+            [key: string]: string;
+        };
+        KubernetesContainer: components["schemas"]["InventoryObjectTimes"] & {
+            account_name: string;
+            cluster_name: string;
+            /** @description `<cluster name>/<namespace>`. */
+            context: string;
+            id: string;
+            /** @description Empty when the reporter did not know the digest. */
+            image_digest: string;
+            image_tag: string;
+            name: string;
+            pod_id: string;
+        };
+        KubernetesContainers: components["schemas"]["InventoryPage"] & {
+            items: components["schemas"]["KubernetesContainer"][];
+        };
+        /** @description A snapshot of one Kubernetes cluster, as an inventory agent reports it. */
+        KubernetesInventory: {
+            /** @description The cluster's name as the agent is configured with it (an EKS cluster ARN works too). */
+            cluster_name: string;
+            containers?: components["schemas"]["KubernetesInventoryContainer"][];
+            namespaces?: components["schemas"]["KubernetesInventoryNamespace"][];
+            nodes?: components["schemas"]["KubernetesInventoryNode"][];
+            pods?: components["schemas"]["KubernetesInventoryPod"][];
+            /**
+             * Format: date-time
+             * @description When the snapshot was taken.
+             */
+            timestamp: string;
+        };
+        KubernetesInventoryContainer: {
+            /** @description The container runtime's id (e.g. `containerd://<hex>`). */
+            id: string;
+            /** @description The digest the container runs, when known. */
+            image_digest?: string;
+            /** @description The image as the pod names it (`nginx:1.25`, `registry.example.com/team/app:1.4`). */
+            image_tag: string;
+            name: string;
+            /**
+             * Format: uuid
+             * @description The uid of a pod in the same report.
+             */
+            pod_uid: string;
+        };
+        KubernetesInventoryNamespace: {
+            annotations?: components["schemas"]["KubernetesAnnotations"];
+            labels?: components["schemas"]["KubernetesLabels"];
+            name: string;
+            /** Format: uuid */
+            uid: string;
+        };
+        KubernetesInventoryNode: {
+            annotations?: components["schemas"]["KubernetesAnnotations"];
+            arch?: string;
+            container_runtime_version?: string;
+            kernel_version?: string;
+            kube_proxy_version?: string;
+            kubelet_version?: string;
+            kubernetes_version?: string;
+            labels?: components["schemas"]["KubernetesLabels"];
+            name: string;
+            operating_system?: string;
+            /** Format: uuid */
+            uid: string;
+        };
+        KubernetesInventoryPod: {
+            annotations?: components["schemas"]["KubernetesAnnotations"];
+            labels?: components["schemas"]["KubernetesLabels"];
+            name: string;
+            /**
+             * Format: uuid
+             * @description The uid of a namespace in the same report.
+             */
+            namespace_uid: string;
+            /**
+             * Format: uuid
+             * @description The uid of a node in the same report.
+             */
+            node_uid?: string;
+            /** Format: uuid */
+            uid: string;
+        };
+        KubernetesLabels: {
+            [key: string]: string;
+        };
+        KubernetesNamespace: components["schemas"]["InventoryObjectTimes"] & {
+            account_name: string;
+            annotations: {
+                [key: string]: string;
+            };
+            cluster_name: string;
+            /** @description The namespace's uid. */
+            id: string;
+            labels: {
+                [key: string]: string;
+            };
+            name: string;
+        };
+        KubernetesNamespaces: components["schemas"]["InventoryPage"] & {
+            items: components["schemas"]["KubernetesNamespace"][];
+        };
+        KubernetesNode: components["schemas"]["InventoryObjectTimes"] & {
+            account_name: string;
+            annotations: {
+                [key: string]: string;
+            };
+            arch?: string;
+            cluster_name: string;
+            container_runtime_version?: string;
+            /** @description The node's uid. */
+            id: string;
+            kernel_version?: string;
+            kube_proxy_version?: string;
+            kubelet_version?: string;
+            kubernetes_version?: string;
+            labels: {
+                [key: string]: string;
+            };
+            name: string;
+            operating_system?: string;
+        };
+        KubernetesNodes: components["schemas"]["InventoryPage"] & {
+            items: components["schemas"]["KubernetesNode"][];
+        };
+        KubernetesPod: components["schemas"]["InventoryObjectTimes"] & {
+            account_name: string;
+            annotations: {
+                [key: string]: string;
+            };
+            cluster_name: string;
+            /** @description `<cluster name>/<namespace>`. */
+            context: string;
+            /** @description The pod's uid. */
+            id: string;
+            labels: {
+                [key: string]: string;
+            };
+            name: string;
+            namespace_id: string;
+            node_id?: string;
+        };
+        KubernetesPods: components["schemas"]["InventoryPage"] & {
+            items: components["schemas"]["KubernetesPod"][];
         };
         MappingRule: {
             allowlist_ids?: string[];
@@ -2651,6 +3228,10 @@ export interface components {
             /** @description An image reference with a tag, e.g. `nginx:1.25` (Docker Hub names are normalised) or `registry.example.com:5000/team/app:v1`. */
             pull_string: string;
         };
+        /** @description A page of result elements of a report, as the GraphQL report type describes them (see the schema served by `/v2/reports/graphql`). */
+        ReportResults: {
+            results: Record<string, never>[];
+        };
         RetrievedFile: {
             /**
              * Format: byte
@@ -2676,6 +3257,46 @@ export interface components {
             /** @description A digest of the submitted document. */
             sbom_id: string;
             vulnerabilities: components["schemas"]["PackageVulnerability"][];
+        };
+        /**
+         * @description One page of the stored result of a scheduled query execution. The result is keyed by its report kind —
+         *     the GraphQL report field the stored query selects, e.g. `tagsByVulnerability` — whose `results` holds the
+         *     page's result elements exactly as the GraphQL query returned them: the fields the query selected, named in
+         *     GraphQL's camelCase (the paging fields and `execution` are REST fields, in snake_case). Exactly one report
+         *     kind is present. Pages hold up to 1000 elements, in the report's order.
+         */
+        ScheduledQueryResult: {
+            artifactsByVulnerability?: components["schemas"]["ReportResults"];
+            execution: components["schemas"]["ScheduledQueryResultExecution"];
+            imagesByVulnerability?: components["schemas"]["ReportResults"];
+            metricData?: components["schemas"]["ReportResults"];
+            metrics?: components["schemas"]["ReportResults"];
+            /** @description Whether a later page holds more results. */
+            next_page: boolean;
+            /** @description The page returned, from 1. */
+            page: number;
+            policyEvaluationsByTag?: components["schemas"]["ReportResults"];
+            /** @description Result elements on this page. */
+            returned_count: number;
+            runtimeInventoryImagesByVulnerability?: components["schemas"]["ReportResults"];
+            tagsByVulnerability?: components["schemas"]["TagsByVulnerabilityResults"];
+            /** @description Result elements of the whole execution, across all pages. */
+            total_count: number;
+        };
+        /** @description The execution the result belongs to. */
+        ScheduledQueryResultExecution: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string;
+            /** @description The scheduled query that ran. */
+            query_uuid: string;
+            /**
+             * @description Only complete executions have a result.
+             * @enum {string}
+             */
+            status: "complete";
+            uuid: string;
         };
         SecretSearchList: components["schemas"]["SecretSearchResult"][];
         SecretSearchResult: {
@@ -2761,6 +3382,57 @@ export interface components {
         };
         SystemStatusResponse: {
             service_states: components["schemas"]["Service"][];
+        };
+        /** @description A package of the image affected by the vulnerability. */
+        TagsByVulnerabilityArtifact: {
+            /** @description Where in the image the package was found. */
+            artifactLocation?: string | null;
+            artifactName?: string;
+            artifactType?: string;
+            artifactVersion?: string;
+            /** @description Versions that fix it, comma-separated; null when there is no fix. */
+            fixedIn?: string | null;
+            /** @description When a fix was first seen (UTC `YYYY-MM-DDThh:mm:ss`); null while there is none. */
+            fixObservedAt?: string | null;
+            /** @description The feed group the match came from (debian:12, pypi, ...). */
+            namespace?: string;
+            /** @enum {string} */
+            severity?: "Critical" | "High" | "Medium" | "Low" | "Negligible" | "Unknown";
+        };
+        TagsByVulnerabilityImage: {
+            artifacts?: components["schemas"]["TagsByVulnerabilityArtifact"][];
+            digest?: string;
+            /** @description The image's REST resource. */
+            link?: string;
+        };
+        TagsByVulnerabilityRegistry: {
+            registryName?: string;
+            repositories?: components["schemas"]["TagsByVulnerabilityRepository"][];
+        };
+        TagsByVulnerabilityRepository: {
+            repositoryName?: string;
+            tags?: components["schemas"]["TagsByVulnerabilityTag"][];
+        };
+        /**
+         * @description One vulnerability with the registry, repository and tag hierarchy of the images it affects. Every level
+         *     carries the fields the stored query selected (the ones below and any other field of the GraphQL type).
+         */
+        TagsByVulnerabilityResult: {
+            /** @description The CVE id of the vulnerability (its own id or a CVE alias); null when it has none. */
+            cve?: string | null;
+            registries?: components["schemas"]["TagsByVulnerabilityRegistry"][];
+            vulnerabilityId?: string;
+        };
+        TagsByVulnerabilityResults: {
+            results: components["schemas"]["TagsByVulnerabilityResult"][];
+        };
+        TagsByVulnerabilityTag: {
+            /** @description Whether the tag maps to this image now (false for historic mappings). */
+            current?: boolean;
+            /** @description When the tag was mapped to the image; UTC `YYYY-MM-DDThh:mm:ss` as in GraphQL. */
+            detectedAt?: string;
+            image?: components["schemas"]["TagsByVulnerabilityImage"];
+            tagName?: string;
         };
         TokenResponse: {
             access_token: string;
@@ -3019,10 +3691,17 @@ export interface components {
         FeedGroupName: string;
         FeedName: string;
         ImageDigest: string;
+        /** @description The page to return, from 1. */
+        InventoryPage: number;
+        InventoryPageSize: number;
         KeyName: string;
         OperationId: string;
         PolicyId: string;
         RoleName: string;
+        /** @description The page of the result to return, from 1. */
+        ScheduledQueryResultPage: number;
+        /** @description The uuid of a scheduled query execution (`ScheduledQueryExecution.uuid` in GraphQL). */
+        ScheduledQueryResultUuid: string;
         /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
         ServiceAccount: string;
         Username: string;
@@ -3724,6 +4403,139 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_ecs_containers: {
+        parameters: {
+            query: {
+                /** @description The page to return, from 1. */
+                page: components["parameters"]["InventoryPage"];
+                page_size?: components["parameters"]["InventoryPageSize"];
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of containers, by cluster and ARN. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ECSContainers"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    post_ecs_inventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ECSInventory"];
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_ecs_services: {
+        parameters: {
+            query: {
+                /** @description The page to return, from 1. */
+                page: components["parameters"]["InventoryPage"];
+                page_size?: components["parameters"]["InventoryPageSize"];
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of services, by cluster and ARN. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ECSServices"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_ecs_tasks: {
+        parameters: {
+            query: {
+                /** @description The page to return, from 1. */
+                page: components["parameters"]["InventoryPage"];
+                page_size?: components["parameters"]["InventoryPageSize"];
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks, by cluster and ARN. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ECSTasks"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5593,6 +6405,362 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    get_image_inventory: {
+        parameters: {
+            query?: {
+                /** @description `<cluster name>/<namespace>` (Kubernetes) or the cluster ARN (ECS). */
+                context?: string;
+                image_digest?: string;
+                inventory_type?: "kubernetes" | "ecs";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inventory items, by type, context, tag and digest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItems"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_inventory: {
+        parameters: {
+            query: {
+                context: string;
+                image_digest?: string;
+                inventory_type: "kubernetes" | "ecs";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_kubernetes_containers: {
+        parameters: {
+            query: {
+                /** @description The page to return, from 1. */
+                page: components["parameters"]["InventoryPage"];
+                page_size?: components["parameters"]["InventoryPageSize"];
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of containers, by cluster, namespace, pod and name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubernetesContainers"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    post_kubernetes_inventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KubernetesInventory"];
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_kubernetes_namespaces: {
+        parameters: {
+            query: {
+                /** @description The page to return, from 1. */
+                page: components["parameters"]["InventoryPage"];
+                page_size?: components["parameters"]["InventoryPageSize"];
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of namespaces, by cluster and name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubernetesNamespaces"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_kubernetes_namespaces: {
+        parameters: {
+            query: {
+                cluster_name: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_kubernetes_namespace: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The namespace's uid. */
+                namespace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The namespace (when two clusters report the same uid, the most recently seen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubernetesNamespace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_kubernetes_nodes: {
+        parameters: {
+            query: {
+                /** @description The page to return, from 1. */
+                page: components["parameters"]["InventoryPage"];
+                page_size?: components["parameters"]["InventoryPageSize"];
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of nodes, by cluster and name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubernetesNodes"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_kubernetes_node: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The node's uid. */
+                node_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The node (when two clusters report the same uid, the most recently seen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubernetesNode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_kubernetes_pods: {
+        parameters: {
+            query: {
+                /** @description The page to return, from 1. */
+                page: components["parameters"]["InventoryPage"];
+                page_size?: components["parameters"]["InventoryPageSize"];
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of pods, by cluster, namespace and name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubernetesPods"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_kubernetes_pod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The pod's uid. */
+                pod_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pod (when two clusters report the same uid, the most recently seen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubernetesPod"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     revoke_oauth_token: {
         parameters: {
             query?: never;
@@ -6352,6 +7520,75 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_global_query_result: {
+        parameters: {
+            query?: {
+                /** @description The page of the result to return, from 1. */
+                page?: components["parameters"]["ScheduledQueryResultPage"];
+            };
+            header?: never;
+            path: {
+                /** @description The uuid of a scheduled query execution (`ScheduledQueryExecution.uuid` in GraphQL). */
+                result_uuid: components["parameters"]["ScheduledQueryResultUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the result, keyed by the report kind. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledQueryResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_query_result: {
+        parameters: {
+            query?: {
+                /** @description The page of the result to return, from 1. */
+                page?: components["parameters"]["ScheduledQueryResultPage"];
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The uuid of a scheduled query execution (`ScheduledQueryExecution.uuid` in GraphQL). */
+                result_uuid: components["parameters"]["ScheduledQueryResultUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the result, keyed by the report kind. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledQueryResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -48,6 +48,8 @@ export const operationTable = {
   delete_image: {"operationId":"delete_image","method":"delete","path":"/images/{image_digest}","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_image_vuln_annotation: {"operationId":"delete_image_vuln_annotation","method":"delete","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"deleteVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_images_async: {"operationId":"delete_images_async","method":"delete","path":"/images","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_inventory: {"operationId":"delete_inventory","method":"delete","path":"/inventories","tag":"Inventories","authzAction":"deleteInventory","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_kubernetes_namespaces: {"operationId":"delete_kubernetes_namespaces","method":"delete","path":"/kubernetes-namespaces","tag":"Inventories","authzAction":"deleteKubernetesNamespaces","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_policy: {"operationId":"delete_policy","method":"delete","path":"/policies/{policy_id}","tag":"Policies","authzAction":"deletePolicy","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_registry: {"operationId":"delete_registry","method":"delete","path":"/registries/{registry}","tag":"Registries","authzAction":"deleteRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_role_user: {"operationId":"delete_role_user","method":"delete","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"deleteRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
@@ -61,7 +63,11 @@ export const operationTable = {
   get_account_user: {"operationId":"get_account_user","method":"get","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_api_key: {"operationId":"get_api_key","method":"get","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfGetApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_credentials: {"operationId":"get_credentials","method":"get","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_ecs_containers: {"operationId":"get_ecs_containers","method":"get","path":"/ecs-containers","tag":"Inventories","authzAction":"getECSContainers","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_ecs_services: {"operationId":"get_ecs_services","method":"get","path":"/ecs-services","tag":"Inventories","authzAction":"getECSServices","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_ecs_tasks: {"operationId":"get_ecs_tasks","method":"get","path":"/ecs-tasks","tag":"Inventories","authzAction":"getECSTasks","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_event: {"operationId":"get_event","method":"get","path":"/events/{event_id}","tag":"Events","authzAction":"getEvent","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_global_query_result: {"operationId":"get_global_query_result","method":"get","path":"/reporting/reports/global/scheduled-query-results/{result_uuid}","tag":"Reports","authzAction":"viewReports","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image: {"operationId":"get_image","method":"get","path":"/images/{image_digest}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_ancestors: {"operationId":"get_image_ancestors","method":"get","path":"/images/{image_digest}/ancestors","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_by_type: {"operationId":"get_image_content_by_type","method":"get","path":"/images/{image_digest}/content/{content_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -69,6 +75,7 @@ export const operationTable = {
   get_image_content_by_type_java_package: {"operationId":"get_image_content_by_type_java_package","method":"get","path":"/images/{image_digest}/content/java","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_summary: {"operationId":"get_image_content_summary","method":"get","path":"/images/{image_digest}/content-summary","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_cyclonedx_json: {"operationId":"get_image_cyclonedx_json","method":"get","path":"/images/{image_digest}/vex/cyclonedx-json","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_inventory: {"operationId":"get_image_inventory","method":"get","path":"/inventories","tag":"Inventories","authzAction":"listRuntimeInventories","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_metadata_by_type: {"operationId":"get_image_metadata_by_type","method":"get","path":"/images/{image_digest}/metadata/{metadata_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_openvex: {"operationId":"get_image_openvex","method":"get","path":"/images/{image_digest}/vex/openvex","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_policy_check_by_digest: {"operationId":"get_image_policy_check_by_digest","method":"get","path":"/images/{image_digest}/check","tag":"Images","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -78,10 +85,18 @@ export const operationTable = {
   get_image_vuln_annotation: {"operationId":"get_image_vuln_annotation","method":"get","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"getVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_vulnerabilities_by_digest: {"operationId":"get_image_vulnerabilities_by_digest","method":"get","path":"/images/{image_digest}/vuln/{vuln_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_vulnerability_types: {"operationId":"get_image_vulnerability_types","method":"get","path":"/images/{image_digest}/vuln","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_kubernetes_containers: {"operationId":"get_kubernetes_containers","method":"get","path":"/kubernetes-containers","tag":"Inventories","authzAction":"getKubernetesContainers","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_kubernetes_namespace: {"operationId":"get_kubernetes_namespace","method":"get","path":"/kubernetes-namespaces/{namespace_id}","tag":"Inventories","authzAction":"getKubernetesNamespaces","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_kubernetes_namespaces: {"operationId":"get_kubernetes_namespaces","method":"get","path":"/kubernetes-namespaces","tag":"Inventories","authzAction":"getKubernetesNamespaces","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_kubernetes_node: {"operationId":"get_kubernetes_node","method":"get","path":"/kubernetes-nodes/{node_id}","tag":"Inventories","authzAction":"getKubernetesNodes","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_kubernetes_nodes: {"operationId":"get_kubernetes_nodes","method":"get","path":"/kubernetes-nodes","tag":"Inventories","authzAction":"getKubernetesNodes","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_kubernetes_pod: {"operationId":"get_kubernetes_pod","method":"get","path":"/kubernetes-pods/{pod_id}","tag":"Inventories","authzAction":"getKubernetesPods","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_kubernetes_pods: {"operationId":"get_kubernetes_pods","method":"get","path":"/kubernetes-pods","tag":"Inventories","authzAction":"getKubernetesPods","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_oauth_token: {"operationId":"get_oauth_token","method":"post","path":"/oauth/token","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
   get_openapi_spec: {"operationId":"get_openapi_spec","method":"get","path":"/openapi.json","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_operation: {"operationId":"get_operation","method":"get","path":"/imports/images/{operation_id}","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_policy: {"operationId":"get_policy","method":"get","path":"/policies/{policy_id}","tag":"Policies","authzAction":"getPolicy","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_query_result: {"operationId":"get_query_result","method":"get","path":"/reporting/scheduled-query-results/{result_uuid}","tag":"Reports","authzAction":"viewReports","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_registry: {"operationId":"get_registry","method":"get","path":"/registries/{registry}","tag":"Registries","authzAction":"getRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_role: {"operationId":"get_role","method":"get","path":"/rbac-manager/roles/{role_name}","tag":"RBAC","authzAction":"getRole","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_service_detail: {"operationId":"get_service_detail","method":"get","path":"/system","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -136,6 +151,8 @@ export const operationTable = {
   patch_api_key: {"operationId":"patch_api_key","method":"patch","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfUpdateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   patch_user_api_key: {"operationId":"patch_user_api_key","method":"patch","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"updateApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   ping: {"operationId":"ping","method":"get","path":"/","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["text/plain"],"successStatuses":[200]},
+  post_ecs_inventory: {"operationId":"post_ecs_inventory","method":"post","path":"/ecs-inventory","tag":"Inventories","authzAction":"syncInventory","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[204]},
+  post_kubernetes_inventory: {"operationId":"post_kubernetes_inventory","method":"post","path":"/kubernetes-inventory","tag":"Inventories","authzAction":"syncInventory","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   post_system_feeds: {"operationId":"post_system_feeds","method":"post","path":"/system/feeds","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   query_images_by_package: {"operationId":"query_images_by_package","method":"get","path":"/query/images/by-package","tag":"Query","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   query_vulnerabilities: {"operationId":"query_vulnerabilities","method":"get","path":"/query/vulnerabilities","tag":"Query","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -174,6 +191,8 @@ export const authzActions = [
   "deleteApiKey",
   "deleteEvents",
   "deleteImage",
+  "deleteInventory",
+  "deleteKubernetesNamespaces",
   "deletePolicy",
   "deleteRegistry",
   "deleteRoleMember",
@@ -182,9 +201,16 @@ export const authzActions = [
   "deleteVulnAnnotation",
   "getAccount",
   "getApiKey",
+  "getECSContainers",
+  "getECSServices",
+  "getECSTasks",
   "getEvent",
   "getImage",
   "getImageEvaluation",
+  "getKubernetesContainers",
+  "getKubernetesNamespaces",
+  "getKubernetesNodes",
+  "getKubernetesPods",
   "getPolicy",
   "getRegistry",
   "getRole",
@@ -202,6 +228,7 @@ export const authzActions = [
   "listRegistries",
   "listRoleMembers",
   "listRoles",
+  "listRuntimeInventories",
   "listSubscriptions",
   "listUsers",
   "listVulnAnnotations",
@@ -210,6 +237,7 @@ export const authzActions = [
   "selfGetApiKey",
   "selfListApiKeys",
   "selfUpdateApiKey",
+  "syncInventory",
   "updateAccount",
   "updateApiKey",
   "updateFeeds",
@@ -217,7 +245,8 @@ export const authzActions = [
   "updateRegistry",
   "updateSubscription",
   "updateUser",
-  "updateVulnAnnotation"
+  "updateVulnAnnotation",
+  "viewReports"
 ] as const;
 
 export type AuthzAction = (typeof authzActions)[number];
@@ -368,6 +397,18 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['delete_images_async']['responses'][200]['content']['application/json'] };
   };
+  delete_inventory: {
+    path: Record<string, never>;
+    query: NonNullable<operations['delete_inventory']['parameters']['query']>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_kubernetes_namespaces: {
+    path: Record<string, never>;
+    query: NonNullable<operations['delete_kubernetes_namespaces']['parameters']['query']>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
   delete_policy: {
     path: operations['delete_policy']['parameters']['path'];
     query: Record<string, never>;
@@ -446,11 +487,35 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_credentials']['responses'][200]['content']['application/json'] };
   };
+  get_ecs_containers: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_ecs_containers']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_ecs_containers']['responses'][200]['content']['application/json'] };
+  };
+  get_ecs_services: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_ecs_services']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_ecs_services']['responses'][200]['content']['application/json'] };
+  };
+  get_ecs_tasks: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_ecs_tasks']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_ecs_tasks']['responses'][200]['content']['application/json'] };
+  };
   get_event: {
     path: operations['get_event']['parameters']['path'];
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_event']['responses'][200]['content']['application/json'] };
+  };
+  get_global_query_result: {
+    path: operations['get_global_query_result']['parameters']['path'];
+    query: NonNullable<operations['get_global_query_result']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_global_query_result']['responses'][200]['content']['application/json'] };
   };
   get_image: {
     path: operations['get_image']['parameters']['path'];
@@ -493,6 +558,12 @@ export interface OperationIO {
     query: NonNullable<operations['get_image_cyclonedx_json']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['get_image_cyclonedx_json']['responses'][200]['content']['application/json'] };
+  };
+  get_image_inventory: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_image_inventory']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_image_inventory']['responses'][200]['content']['application/json'] };
   };
   get_image_metadata_by_type: {
     path: operations['get_image_metadata_by_type']['parameters']['path'];
@@ -548,6 +619,48 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_image_vulnerability_types']['responses'][200]['content']['application/json'] };
   };
+  get_kubernetes_containers: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_kubernetes_containers']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_kubernetes_containers']['responses'][200]['content']['application/json'] };
+  };
+  get_kubernetes_namespace: {
+    path: operations['get_kubernetes_namespace']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_kubernetes_namespace']['responses'][200]['content']['application/json'] };
+  };
+  get_kubernetes_namespaces: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_kubernetes_namespaces']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_kubernetes_namespaces']['responses'][200]['content']['application/json'] };
+  };
+  get_kubernetes_node: {
+    path: operations['get_kubernetes_node']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_kubernetes_node']['responses'][200]['content']['application/json'] };
+  };
+  get_kubernetes_nodes: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_kubernetes_nodes']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_kubernetes_nodes']['responses'][200]['content']['application/json'] };
+  };
+  get_kubernetes_pod: {
+    path: operations['get_kubernetes_pod']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_kubernetes_pod']['responses'][200]['content']['application/json'] };
+  };
+  get_kubernetes_pods: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_kubernetes_pods']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_kubernetes_pods']['responses'][200]['content']['application/json'] };
+  };
   get_oauth_token: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -571,6 +684,12 @@ export interface OperationIO {
     query: NonNullable<operations['get_policy']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['get_policy']['responses'][200]['content']['application/json'] };
+  };
+  get_query_result: {
+    path: operations['get_query_result']['parameters']['path'];
+    query: NonNullable<operations['get_query_result']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_query_result']['responses'][200]['content']['application/json'] };
   };
   get_registry: {
     path: operations['get_registry']['parameters']['path'];
@@ -895,6 +1014,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['ping']['responses'][200]['content']['text/plain'] };
+  };
+  post_ecs_inventory: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['post_ecs_inventory']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 204: undefined };
+  };
+  post_kubernetes_inventory: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['post_kubernetes_inventory']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 201: undefined };
   };
   post_system_feeds: {
     path: Record<string, never>;

@@ -50,6 +50,8 @@ export interface ReportsConfig {
   graphiql: boolean;
   /** When the metrics collector samples; null turns collection off. */
   metricsSchedule: string | null;
+  /** Collected metric values older than this many days are deleted. */
+  metricsRetentionDays: number;
   /** Run scheduled queries on this node. */
   scheduler: boolean;
 }
@@ -62,6 +64,8 @@ export interface InventoryConfig {
   analyze: boolean;
   /** At most this many images are queued per report, so a large cluster does not flood the queue. */
   analyzeMaxPerReport: number;
+  /** Largest inventory report body: reports of large clusters run to megabytes, far above the general body limit. */
+  maxReportBytes: number;
 }
 
 /** A configured vulnerability data source: a path or http(s) URL to a file, directory or zip. */
@@ -320,11 +324,13 @@ export function loadConfig(env: Env = process.env): Config {
       ttlSeconds: int(env, 'VIGIL_INVENTORY_TTL_SECONDS', 86400, 1, 365 * 86400),
       analyze: bool(env, 'VIGIL_INVENTORY_ANALYZE', true),
       analyzeMaxPerReport: int(env, 'VIGIL_INVENTORY_ANALYZE_MAX_PER_REPORT', 50, 1, 10000),
+      maxReportBytes: size(env, 'VIGIL_INVENTORY_MAX_REPORT_BYTES', 64 * 1024 ** 2),
     },
     reports: {
       refreshIntervalSeconds: int(env, 'VIGIL_REPORTS_REFRESH_SECONDS', 2, 1, 3600),
       graphiql: bool(env, 'VIGIL_GRAPHIQL', true),
       metricsSchedule: cronSchedule(env, 'VIGIL_METRICS_SCHEDULE', '*/15 * * * *'),
+      metricsRetentionDays: int(env, 'VIGIL_METRICS_RETENTION_DAYS', 400, 1, 36500),
       scheduler: bool(env, 'VIGIL_SCHEDULED_QUERIES', true),
     },
   };

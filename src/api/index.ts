@@ -5,10 +5,12 @@ import { feedHandlers } from './feeds.js';
 import { identityHandlers } from './identity.js';
 import { imageContentHandlers } from './image-content.js';
 import { importHandlers } from './imports.js';
+import { inventoryHandlers } from './inventories.js';
 import { imageHandlers } from './images.js';
 import { policyHandlers } from './policies.js';
 import { rbacHandlers } from './rbac.js';
 import { registryHandlers } from './registries.js';
+import { reportHandlers } from './reports.js';
 import { subscriptionHandlers } from './subscriptions.js';
 import { summaryHandlers } from './summaries.js';
 import { systemHandlers } from './system.js';
@@ -30,4 +32,6 @@ export const handlers: Handlers = {
   ...feedHandlers,
   ...vulnerabilityHandlers,
   ...policyHandlers,
+  ...inventoryHandlers,
+  ...reportHandlers,
 };

@@ -1,9 +1,11 @@
 /** Registers every job kind with the worker; workers call the same domain modules the handlers call. */
 import { ANALYZE_IMAGE_JOB, analyzeImageJob, failInterruptedAnalysis } from '../images/analyze.js';
+import { ANALYZE_RUNNING_IMAGES_JOB, analyzeRunningImagesJob } from '../inventory/analysis-queue.js';
 import type { Services } from '../service.js';
 import { VULN_REMATCH_JOB, vulnRematchJob } from '../vulns/feed-admin.js';
 import { FEED_SYNC_JOB, feedSyncJob, reevaluateQuietly } from '../vulns/feeds.js';
 import { POLICY_REEVALUATE_JOB, reevaluateAccount } from '../policy/reevaluate.js';
+import { failInterruptedRun, SCHEDULED_QUERY_JOB, scheduledQueryJob } from '../reports/scheduled/job.js';
 
 export function registerJobs(services: Services): void {
   services.worker.register(
@@ -20,4 +22,6 @@ export function registerJobs(services: Services): void {
     const outcome = await reevaluateAccount(services.db, payload.accountName);
     services.log.info({ account: payload.accountName, ...outcome }, 're-evaluated the account\'s images with its active policy');
   });
+  services.worker.register(ANALYZE_RUNNING_IMAGES_JOB, analyzeRunningImagesJob(services));
+  services.worker.register(SCHEDULED_QUERY_JOB, scheduledQueryJob(services), failInterruptedRun(services));
 }

@@ -69,6 +69,9 @@ export async function createApp(services: Services, handlers: Handlers): Promise
   });
 
   const limit = services.config.bodyLimitBytes;
+  // Runtime inventory reports of large clusters are megabytes of JSON; they get their own limit. The general
+  // parser below leaves a body parsed here alone.
+  app.use(['/v2/kubernetes-inventory', '/v2/ecs-inventory'], express.json({ limit: services.config.inventory.maxReportBytes, type: ['application/json'] }));
   app.use(express.json({ limit, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit, extended: false, parameterLimit: 100 }));
   app.use(express.text({ limit, type: 'text/plain' }));

@@ -42,6 +42,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const stopFeedSchedule = startFeedScheduler(services);
   const stopInventoryExpiry = startInventoryExpiry(services);
   services.reports.refresher.start();
+  if (config.reports.scheduler) services.reports.scheduler.start();
+  services.reports.metrics.start();
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${port}`;
@@ -61,6 +63,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       stopFeedSchedule();
       stopInventoryExpiry();
       await services.reports.refresher.stop();
+      await services.reports.scheduler.stop();
+      await services.reports.metrics.stop();
       // Running analyses are interrupted, not lost: their jobs stay claimed and resume at the next start.
       await services.worker.stop();
       await services.db.destroy();

@@ -32,6 +32,16 @@ describe('loadConfig', () => {
     expect(c.databaseUrl).toBe('postgres://u:p@h:5432/d');
   });
 
+  it('reads the runtime inventory settings: TTL, analysis of running images and its bound per report', () => {
+    expect(loadConfig({}).inventory).toEqual({ ttlSeconds: 86400, analyze: true, analyzeMaxPerReport: 50, maxReportBytes: 64 * 1024 ** 2 });
+    const c = loadConfig({ VIGIL_INVENTORY_TTL_SECONDS: '600', VIGIL_INVENTORY_ANALYZE: 'false', VIGIL_INVENTORY_ANALYZE_MAX_PER_REPORT: '5', VIGIL_INVENTORY_MAX_REPORT_BYTES: '8mb' });
+    expect(c.inventory).toEqual({ ttlSeconds: 600, analyze: false, analyzeMaxPerReport: 5, maxReportBytes: 8 * 1024 ** 2 });
+    expect(errorOf({ VIGIL_INVENTORY_MAX_REPORT_BYTES: 'huge' }).variable).toBe('VIGIL_INVENTORY_MAX_REPORT_BYTES');
+    expect(errorOf({ VIGIL_INVENTORY_TTL_SECONDS: '0' }).variable).toBe('VIGIL_INVENTORY_TTL_SECONDS');
+    expect(errorOf({ VIGIL_INVENTORY_ANALYZE: 'sometimes' }).variable).toBe('VIGIL_INVENTORY_ANALYZE');
+    expect(errorOf({ VIGIL_INVENTORY_ANALYZE_MAX_PER_REPORT: '0' }).variable).toBe('VIGIL_INVENTORY_ANALYZE_MAX_PER_REPORT');
+  });
+
   it.each([
     [{ VIGIL_PORT: 'abc' }, 'VIGIL_PORT', /whole number/],
     [{ VIGIL_PORT: '70000' }, 'VIGIL_PORT', /0 to 65535/],
