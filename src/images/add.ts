@@ -8,7 +8,7 @@ import { recordEvent } from '../events/events.js';
 import type { Services } from '../service.js';
 import { ANALYZE_IMAGE_JOB, type AnalyzeImagePayload } from './analyze.js';
 import { accessFor } from './registry-credentials.js';
-import { fullTag, parseImageReference, type ImageReference } from './sources/references.js';
+import { formatImageReference, fullTag, parseImageReference, type ImageReference } from './sources/references.js';
 import { parsePlatform } from './sources/platforms.js';
 import { resolveImageReference } from './sources/registry.js';
 import * as store from './store.js';
@@ -25,7 +25,11 @@ function invalid(location: string, message: string): InvalidError {
   return new InvalidError(`${location} ${message}`, { errors: [{ location, message }] });
 }
 
-async function resolveDigest(services: Services, accountName: string, ref: ImageReference, platform: string | undefined) {
+/**
+ * The manifest digest a reference resolves to (an index is resolved to the platform's manifest), and the index
+ * digest when there was one. A failed lookup is recorded as an event on the account, then rethrown.
+ */
+export async function resolveManifestDigest(services: Services, accountName: string, ref: ImageReference, platform?: string) {
   const access = await accessFor(services.db, services.secretBox, accountName, ref.registry, ref.repository);
   try {
     const resolved = await resolveImageReference(ref, {
@@ -41,8 +45,8 @@ async function resolveDigest(services: Services, accountName: string, ref: Image
       accountName,
       type: 'system.image_analysis.registry_lookup_failed',
       resourceType: 'image_reference',
-      resourceId: fullTag(ref),
-      message: `Looking up ${fullTag(ref)} failed: ${err instanceof Error ? err.message : String(err)}`,
+      resourceId: formatImageReference(ref),
+      message: `Looking up ${formatImageReference(ref)} failed: ${err instanceof Error ? err.message : String(err)}`,
     });
     throw err;
   }
@@ -57,7 +61,7 @@ export async function addImageFromRegistry(services: Services, accountName: stri
   if (input.tag) {
     tagRef = parseImageReference(input.tag.pull_string);
     if (tagRef.digest) throw invalid('body.source.tag.pull_string', 'names a digest; use source.digest with a tag instead');
-    ({ digest, parentDigest } = await resolveDigest(services, accountName, tagRef, input.tag.platform));
+    ({ digest, parentDigest } = await resolveManifestDigest(services, accountName, tagRef, input.tag.platform));
   } else {
     const byDigest = parseImageReference(input.digest!.pull_string);
     if (!byDigest.digest) throw invalid('body.source.digest.pull_string', 'must name a digest (name@sha256:...)');

@@ -6,11 +6,8 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/index.js';
-import { recordEvent } from '../events/events.js';
-import { addImageFromRegistry } from '../images/add.js';
-import { accessFor } from '../images/registry-credentials.js';
+import { addImageFromRegistry, resolveManifestDigest } from '../images/add.js';
 import { fullName, fullTag, parseImageReference } from '../images/sources/references.js';
-import { resolveImageReference } from '../images/sources/registry.js';
 import type { JobContext } from '../jobs/worker.js';
 import type { Services } from '../service.js';
 import type { RunningImage } from './model.js';
@@ -111,33 +108,6 @@ export async function queueUnanalyzedImages(services: Services, accountName: str
   }
 }
 
-/**
- * The digest to analyze for a running digest. Kubernetes reports the digest it pulled, which for a
- * multi-platform image is the index's; Vigil analyzes the platform's manifest (as adding by tag does).
- */
-async function manifestDigestOf(services: Services, accountName: string, image: PullableImage & { digest: string }): Promise<string> {
-  const ref = { ...parseImageReference(image.tag), digest: image.digest };
-  const access = await accessFor(services.db, services.secretBox, accountName, ref.registry, ref.repository);
-  try {
-    const resolved = await resolveImageReference(ref, {
-      credentials: access.credentials,
-      verifyTls: access.verifyTls,
-      insecure: !access.verifyTls,
-      timeoutMs: services.config.analysis.registryTimeoutMs,
-    });
-    return resolved.manifestDigest;
-  } catch (err) {
-    await recordEvent(services.db, {
-      accountName,
-      type: 'system.image_analysis.registry_lookup_failed',
-      resourceType: 'image_reference',
-      resourceId: `${fullName(ref)}@${image.digest}`,
-      message: `Looking up ${fullName(ref)}@${image.digest} (seen running as ${image.tag}) failed: ${err instanceof Error ? err.message : String(err)}`,
-    });
-    throw err;
-  }
-}
-
 /** Adds one running image unless it became known since the report; by tag and digest when the digest is known. */
 async function addRunningImage(services: Services, accountName: string, image: PullableImage): Promise<boolean> {
   if ((await unknownImages(services.db, accountName, [image])).length === 0) return false;
@@ -146,7 +116,9 @@ async function addRunningImage(services: Services, accountName: string, image: P
     await addImageFromRegistry(services, accountName, { ...add, tag: { pull_string: image.tag } });
     return true;
   }
-  const manifest = await manifestDigestOf(services, accountName, { ...image, digest: image.digest });
+  // Kubernetes reports the digest it pulled, for a multi-platform image the index's; Vigil analyzes the
+  // platform's manifest (as adding by tag does).
+  const { digest: manifest } = await resolveManifestDigest(services, accountName, { ...parseImageReference(image.tag), digest: image.digest });
   if (manifest !== image.digest && (await unknownImages(services.db, accountName, [{ ...image, digest: manifest }])).length === 0) return false;
   const pullString = `${fullName(parseImageReference(image.tag))}@${manifest}`;
   await addImageFromRegistry(services, accountName, { ...add, digest: { pull_string: pullString, tag: image.tag } });
