@@ -113,6 +113,8 @@ async function refreshImages(db: Db, accountName: string, digests: string[], ref
         .select('id', 'image_digest', 'tag', 'policy_id', 'policy_digest', 'status', 'latest', 'evaluation_time', db.raw('substr(result, 1, 4000) as head'))
     : [];
   const severity = await severities(db, findings.map((f) => ({ feed: f.feed, vuln_id: f.vuln_id })));
+  const tagState = new Map<string, number>();
+  for (const t of tags) tagState.set(t.image_digest, Math.max(tagState.get(t.image_digest) ?? 0, toBool(t.current) ? 2 : 1));
 
   await db.transaction(async (trx) => {
     for (const table of ['report_tags', 'report_findings', 'report_policy_evaluations', 'report_images'])
@@ -161,6 +163,7 @@ async function refreshImages(db: Db, accountName: string, digests: string[], ref
         fixed_in: fixedInOf(f.fix_state, f.fixed_in),
         fix_observed_at: f.fix_observed_at,
         detected_at: f.detected_at,
+        tag_state: tagState.get(f.image_digest) ?? 0,
       })),
     );
     await insertChunked(

@@ -263,7 +263,7 @@ describe('paging', () => {
     // A finding that sorts before the cursor appears between the two page requests.
     await db('report_findings').insert({
       account_name: 'admin', image_digest: digests.fetcher, vuln_id: 'AAA-0000-1', feed: 'osv', severity: 'Low', package_name: 'x', package_version: '1',
-      package_type: 'dpkg', package_path: null, namespace: 'debian:12', fixed_in: null, fix_observed_at: null, detected_at: new Date().toISOString(),
+      package_type: 'dpkg', package_path: null, namespace: 'debian:12', fixed_in: null, fix_observed_at: null, detected_at: new Date().toISOString(), tag_state: 2,
     });
     try {
       const second = await gql(server, IMAGES, { variables: { limit: 1, nextToken: first.data.imagesByVulnerability.pageInfo.nextToken } });

@@ -64,6 +64,8 @@ export function whereTag(q: Knex.QueryBuilder, c: Pick<FindingCriteria, 'tag' | 
 /** Findings of images that have at least one tag mapping passing the tag filters. */
 export function whereTaggedFinding(db: Db, q: Knex.QueryBuilder, scope: ReportScope, c: FindingCriteria): Knex.QueryBuilder {
   whereFinding(q, scope, c);
+  // Without name filters only currency matters, and the finding carries its image's tag state.
+  if (!c.tag?.name && !c.registry?.name && !c.repository?.name) return q.where('f.tag_state', '>=', c.tag?.currentOnly === false ? 1 : 2);
   return q.whereExists(
     whereTag(db('report_tags as t').select(db.raw('1')).whereRaw('t.account_name = f.account_name').whereRaw('t.image_digest = f.image_digest'), c),
   );
