@@ -16,6 +16,7 @@ import { VIEW_REPORTS } from '../actions.js';
 import { ReportInputError } from '../errors.js';
 import { graphiqlAssets, sendGraphiqlPage, wantsGraphiql } from '../graphiql.js';
 import type { ReportContext } from './context.js';
+import { createJitExecute } from './jit-execute.js';
 import { queryLimits, timestampArguments } from './limits.js';
 import { createReportSchema } from './schema.js';
 
@@ -52,6 +53,7 @@ export function reportsRouter(services: Services): Router {
   const handler = createHandler<ReportContext>({
     schema,
     context: (req) => (req.raw as WithContext)[CONTEXT]!,
+    execute: createJitExecute() as never,
     validationRules: [...specifiedRules, queryLimits(), timestampArguments],
     formatError: formatError(services),
     // Upstream clients POST with the query in the query string and no body; accept that as well.
