@@ -135,6 +135,18 @@ describe('artifactsByVulnerability and tagsByVulnerability', () => {
     ]);
   });
 
+  it('returns the same artifacts whether or not fixedIn is selected, also through fragments', async () => {
+    const lean = await gql(server, `{ artifactsByVulnerability { results { vulnerabilityId artifacts { artifactName artifactVersion namespace images { digest } } } } }`);
+    const full = await gql(
+      server,
+      `query { artifactsByVulnerability { results { vulnerabilityId artifacts { ...Fix artifactName artifactVersion namespace images { digest } } } } } fragment Fix on AffectedArtifact { fixedIn }`,
+    );
+    const strip = (results: { artifacts: Record<string, unknown>[] }[]) => results.map((r) => ({ ...r, artifacts: r.artifacts.map(({ fixedIn: _f, ...a }) => a) }));
+    expect(strip(full.data.artifactsByVulnerability.results)).toEqual(lean.data.artifactsByVulnerability.results);
+    const curl = full.data.artifactsByVulnerability.results.find((r: { vulnerabilityId: string }) => r.vulnerabilityId === 'DSA-9100-1');
+    expect(curl.artifacts[0].fixedIn).toBe('7.88.1-10+deb12u6');
+  });
+
   it('nests registry, repository, tag, image and artifact', async () => {
     const res = await gql(
       server,

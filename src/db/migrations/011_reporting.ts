@@ -90,8 +90,12 @@ export async function up(knex: Knex): Promise<void> {
      */
     t.smallint('tag_state').notNullable();
     // Keyset scans by vulnerability (all severities) and by severity then vulnerability. They cover what the
-    // image reports read (image, severity, tag state), so a page of those is read from the index alone.
-    t.index(['account_name', 'vuln_id', 'image_digest', 'severity', 'tag_state'], 'report_findings_by_vuln');
+    // image reports read (image, severity, tag state), and by vulnerability also what the artifact report reads
+    // (package name, version, type, namespace), so a page of those is read from the index alone.
+    t.index(
+      ['account_name', 'vuln_id', 'image_digest', 'severity', 'tag_state', 'package_name', 'package_version', 'package_type', 'namespace'],
+      'report_findings_by_vuln',
+    );
     t.index(['account_name', 'severity', 'vuln_id', 'image_digest', 'tag_state'], 'report_findings_by_severity');
     t.index(['account_name', 'image_digest'], 'report_findings_by_image');
     t.index(['feed', 'vuln_id'], 'report_findings_by_record');
