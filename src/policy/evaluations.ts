@@ -44,6 +44,7 @@ export async function checkImage(db: Db, accountName: string, digest: string, o:
         policy_digest: policyDigest,
         status: result.status,
         final_action: result.final_action,
+        final_action_reason: result.final_action_reason,
         latest: true,
         result: JSON.stringify(current),
         evaluation_time: result.evaluation_time,

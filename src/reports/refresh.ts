@@ -17,6 +17,7 @@ const CHANGE_BATCH = 5000;
 const IMAGES_PER_TRANSACTION = 25;
 const INSERT_CHUNK = 200;
 const LEASE_SECONDS = 60;
+const ANALYZE_AFTER_CHANGES = 20_000;
 
 export interface RefreshOutcome {
   /** False when another node holds the refresh lease. */
@@ -98,8 +99,6 @@ function fixedInOf(fixState: string, fixedIn: string): string | null {
   return versions.length ? versions.join(',') : null;
 }
 
-const REASON = /"final_action_reason"\s*:\s*"(\w+)"/;
-
 /** Rewrites the report rows of some images of one account from the source tables, in one transaction. */
 async function refreshImages(db: Db, accountName: string, digests: string[], refreshedAt: string): Promise<void> {
   const images = await db('images').where({ account_name: accountName }).whereIn('image_digest', digests);
@@ -110,7 +109,7 @@ async function refreshImages(db: Db, accountName: string, digests: string[], ref
     ? await db('policy_evaluations')
         .where({ account_name: accountName })
         .whereIn('image_digest', present)
-        .select('id', 'image_digest', 'tag', 'policy_id', 'policy_digest', 'status', 'latest', 'evaluation_time', db.raw('substr(result, 1, 4000) as head'))
+        .select('id', 'image_digest', 'tag', 'policy_id', 'policy_digest', 'status', 'latest', 'evaluation_time', 'final_action_reason')
     : [];
   const severity = await severities(db, findings.map((f) => ({ feed: f.feed, vuln_id: f.vuln_id })));
   const tagState = new Map<string, number>();
@@ -177,7 +176,7 @@ async function refreshImages(db: Db, accountName: string, digests: string[], ref
         policy_id: e.policy_id,
         policy_digest: e.policy_digest,
         result: e.status,
-        reason: REASON.exec(String(e.head))?.[1] ?? 'policy_evaluation',
+        reason: e.final_action_reason ?? 'policy_evaluation',
         evaluated_at: e.evaluation_time,
         latest: toBool(e.latest),
       })),
@@ -288,6 +287,9 @@ export async function refreshReadModel(db: Db, holder: string): Promise<RefreshO
   outcome.ran = true;
   try {
     while ((await applyBatch(db, outcome)) > 0) await acquireLease(db, 'refresh', holder, LEASE_SECONDS);
+    // After a bulk change Postgres's planner statistics are stale (it then scans whole tables for IN lists).
+    if (outcome.changesApplied >= ANALYZE_AFTER_CHANGES && databaseKind(db) === 'postgres')
+      await db.raw('ANALYZE report_images, report_tags, report_findings, report_vulnerabilities, report_policy_evaluations, report_inventory');
     await writeState(db, 'refreshed_at', nowIso());
   } finally {
     await releaseLease(db, 'refresh', holder);

@@ -30,6 +30,12 @@ beforeAll(async () => {
   expect((await json(server.url, 'POST', '/v2/policies', lenient)).status).toBe(200);
   expect((await check(digests.fetcher, FETCHER, 'lenient')).status).toBe(200);
   expect((await check(digests.newApi, API)).status).toBe(200);
+  // The default rules plus a denylist entry for fetcher: findings in the details, yet denylisted.
+  const base = (await raw(server.url, 'GET', '/v2/policies/vigil-default')).json.policy;
+  const deny = { ...base, id: 'deny-fetcher', name: 'deny fetcher', denylisted_images: [{ id: 'd', name: 'fetcher', registry: '*', repository: 'team/fetcher', image: { type: 'digest', value: digests.fetcher } }] };
+  expect((await json(server.url, 'POST', '/v2/policies', deny)).status).toBe(200);
+  const denied = await check(digests.fetcher, FETCHER, 'deny-fetcher');
+  expect(denied.json.evaluations[0]).toMatchObject({ final_action_reason: 'denylisted' });
   await refreshReports(server);
 }, 120_000);
 
@@ -214,10 +220,16 @@ describe('policyEvaluationsByTag', () => {
     const all = await policyTags({ policyEvaluation: { latestOnly: false }, policyBundle: { active: false }, tag: { name: '2.0' } });
     const [fetcher] = Object.values(all);
     // The evaluation at analysis, two checks under the active policy, one under another policy.
-    expect(fetcher.evaluations.map((e) => `${e.policyBundle.bundleId}:${e.latest}`).sort()).toEqual(['lenient:true', 'vigil-default:false', 'vigil-default:false', 'vigil-default:true']);
+    expect(fetcher.evaluations.map((e) => `${e.policyBundle.bundleId}:${e.latest}`).sort()).toEqual(['deny-fetcher:true', 'lenient:true', 'vigil-default:false', 'vigil-default:false', 'vigil-default:true']);
     const lenient = await policyTags({ policyBundle: { active: false, id: 'lenient' } });
     expect(Object.keys(lenient)).toHaveLength(1);
     expect(Object.values(lenient)[0].evaluations).toEqual([expect.objectContaining({ result: 'Pass', policyBundle: expect.objectContaining({ bundleId: 'lenient', active: false }) })]);
+  });
+
+  it('reports and filters by the reason of the evaluation', async () => {
+    const denied = await policyTags({ policyEvaluation: { reason: 'denylisted' }, policyBundle: { active: false } });
+    expect(Object.keys(denied).map((k) => k.split('@')[0])).toEqual(['registry.example.com/team/fetcher:2.0']);
+    expect(Object.values(denied)[0].evaluations.find((e) => e.policyBundle.bundleId === 'deny-fetcher')).toMatchObject({ result: 'Fail', reason: 'denylisted' });
   });
 
   it('filters by result, repository, registry, tag and currency', async () => {

@@ -27,6 +27,21 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['last_seen']);
   });
 
+  // The reason of an evaluation (allowlisted, denylisted or the rules) in its own column: reports filter on it,
+  // and it cannot be read reliably from the stored result (details come first and can be megabytes).
+  await knex.schema.alterTable('policy_evaluations', (t) => t.string('final_action_reason', 32).nullable());
+  for (let after = 0; ; ) {
+    const rows: { id: number; result: string }[] = await knex('policy_evaluations').where('id', '>', after).orderBy('id').limit(500).select('id', 'result');
+    if (!rows.length) break;
+    for (const r of rows) {
+      const reason = (JSON.parse(r.result) as { final_action_reason?: string }).final_action_reason ?? 'policy_evaluation';
+      await knex('policy_evaluations').where({ id: r.id }).update({ final_action_reason: reason });
+    }
+    after = rows[rows.length - 1].id;
+  }
+  // The refresh reads an image's tag mappings; without this it read all of the account's.
+  await knex.schema.alterTable('image_tags', (t) => t.index(['account_name', 'image_digest'], 'image_tags_by_image'));
+
   // Every change to a source table appends (kind, account, ref) here through triggers, so no write path can
   // forget to tell the reporting refresh; the refresh consumes and deletes the rows it has applied.
   await knex.schema.createTable('report_changes', (t) => {
@@ -208,6 +223,8 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await dropChangeTriggers(knex, REPORT_CHANGE_SOURCES);
+  await knex.schema.alterTable('image_tags', (t) => t.dropIndex(['account_name', 'image_digest'], 'image_tags_by_image'));
+  await knex.schema.alterTable('policy_evaluations', (t) => t.dropColumn('final_action_reason'));
   for (const table of [
     'scheduled_query_result_pages',
     'scheduled_query_executions',
