@@ -499,6 +499,7 @@ class Generator {
           policy_digest: this.policy.digest,
           status: final === 'stop' ? 'fail' : 'pass',
           final_action: final,
+          final_action_reason: reason,
           latest,
           result: this.result(blocking, action, final, reason, time, t.full_tag),
           evaluation_time: time,
