@@ -65,7 +65,7 @@ import { readOsvPath } from '../src/vulns/osv/archive.js';
 import type { OsvRecord } from '../src/vulns/osv/types.js';
 import { matchKeyId, type MatchKey } from '../src/vulns/records.js';
 import { rematchImages } from '../src/vulns/rematch.js';
-import { loadAverage, machine, median, percentile, phaseProfiler, table, thousands, verdict } from './bench-support.js';
+import { loadAverage, machine, median, numberOptions, percentile, phaseProfiler, table, thousands, verdict } from './bench-support.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Options
@@ -93,13 +93,7 @@ const { values: flags } = parseArgs({
   strict: true,
 });
 
-function numberOption(name: keyof typeof flags, envName: string, fallback: number, min: number, max = Infinity): number {
-  const raw = (flags[name] as string | undefined) ?? process.env[envName];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${envName} / --${name}: expected a number in [${min}, ${max}], got "${raw}"`);
-  return n;
-}
+const numberOption = numberOptions(flags);
 
 const opts = {
   records: Math.floor(numberOption('records', 'BENCH_RECORDS', 500_000, 1)),

@@ -78,7 +78,7 @@ import type { FixState } from '../src/vulns/match-package.js';
 import { parseOsvRecord } from '../src/vulns/osv/record.js';
 import { feedGroupName } from '../src/vulns/records.js';
 import { detailsOf, type Enrichment } from '../src/vulns/vuln-details.js';
-import { loadAverage, machine, percentile, phaseProfiler, table, thousands, verdict } from './bench-support.js';
+import { loadAverage, machine, numberOptions, percentile, phaseProfiler, table, thousands, verdict } from './bench-support.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Options
@@ -104,13 +104,7 @@ const { values: flags } = parseArgs({
   strict: true,
 });
 
-function numberOption(name: keyof typeof flags, envName: string, fallback: number, min: number, max = Infinity): number {
-  const raw = (flags[name] as string | undefined) ?? process.env[envName];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${envName} / --${name}: expected a number in [${min}, ${max}], got "${raw}"`);
-  return n;
-}
+const numberOption = numberOptions(flags);
 
 const opts = {
   packages: Math.floor(numberOption('packages', 'BENCH_PACKAGES', 1000, 50)),

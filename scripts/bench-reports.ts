@@ -90,7 +90,7 @@ import type { OsvRecord } from '../src/vulns/osv/types.js';
 import { encodeRecord, feedGroupName } from '../src/vulns/records.js';
 import { SEVERITY_ORDER, severityOf, type SeverityLabel } from '../src/vulns/vuln-details.js';
 import { buildImage, dockerArchiveTar } from '../test/support/image-builder.js';
-import { basic, loadAverage, machine, percentile, phaseProfiler, table, thousands, verdict } from './bench-support.js';
+import { basic, loadAverage, machine, numberOptions, percentile, phaseProfiler, table, thousands, verdict } from './bench-support.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Options
@@ -119,13 +119,7 @@ const { values: flags } = parseArgs({
   strict: true,
 });
 
-function numberOption(name: keyof typeof flags, envName: string, fallback: number, min: number, max = Infinity): number {
-  const raw = (flags[name] as string | undefined) ?? process.env[envName];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${envName} / --${name}: expected a number in [${min}, ${max}], got "${raw}"`);
-  return n;
-}
+const numberOption = numberOptions(flags);
 
 const opts = {
   images: Math.floor(numberOption('images', 'BENCH_IMAGES', 10_000, 20)),

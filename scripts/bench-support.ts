@@ -285,3 +285,17 @@ export function percentile(xs: number[], p: number): number {
 }
 
 export const thousands = (n: number) => Math.round(n).toLocaleString('en-US').replace(/,/g, ' ');
+
+/**
+ * Reads numeric options: the parsed `--name` flag, else the environment variable, else the default; a value
+ * outside [min, max] stops the benchmark with a message naming both spellings.
+ */
+export function numberOptions<F extends Record<string, unknown>>(flags: F) {
+  return (name: keyof F & string, envName: string, fallback: number, min: number, max = Infinity): number => {
+    const raw = (flags[name] as string | undefined) ?? process.env[envName];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${envName} / --${name}: expected a number in [${min}, ${max}], got "${raw}"`);
+    return n;
+  };
+}
