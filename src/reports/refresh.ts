@@ -68,27 +68,28 @@ async function refreshVulnerabilityRecords(db: Db, keys: { feed: string; id: str
     }
 }
 
-/** Severity per (feed, id) for findings being copied, computing records the read model has not seen yet. */
-async function severities(db: Db, keys: { feed: string; vuln_id: string }[]): Promise<Map<string, string>> {
-  const key = (feed: string, id: string) => `${feed} ${id}`;
-  const out = new Map<string, string>();
-  const wanted = [...new Map(keys.map((k) => [key(k.feed, k.vuln_id), k])).values()];
-  for (let i = 0; i < wanted.length; i += 400) {
-    const chunk = wanted.slice(i, i + 400);
+type FindingRecordKey = { feed: string; vuln_id: string };
+const recordKey = (k: FindingRecordKey) => `${k.feed} ${k.vuln_id}`;
+
+/** Adds the read model's severity of each record to `out`, keyed by recordKey. */
+async function readSeverities(db: Db, keys: FindingRecordKey[], out: Map<string, string>): Promise<void> {
+  for (let i = 0; i < keys.length; i += 400) {
     const rows: { feed: string; vuln_id: string; severity: string }[] = await db('report_vulnerabilities')
-      .whereIn('vuln_id', [...new Set(chunk.map((k) => k.vuln_id))])
+      .whereIn('vuln_id', [...new Set(keys.slice(i, i + 400).map((k) => k.vuln_id))])
       .select('feed', 'vuln_id', 'severity');
-    for (const r of rows) out.set(key(r.feed, r.vuln_id), r.severity);
+    for (const r of rows) out.set(recordKey(r), r.severity);
   }
-  const missing = wanted.filter((k) => !out.has(key(k.feed, k.vuln_id)));
+}
+
+/** Severity per (feed, id) for findings being copied, computing records the read model has not seen yet. */
+async function severities(db: Db, keys: FindingRecordKey[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const wanted = [...new Map(keys.map((k) => [recordKey(k), k])).values()];
+  await readSeverities(db, wanted, out);
+  const missing = wanted.filter((k) => !out.has(recordKey(k)));
   if (missing.length) {
     await refreshVulnerabilityRecords(db, missing.map((k) => ({ feed: k.feed, id: k.vuln_id })));
-    for (let i = 0; i < missing.length; i += 400) {
-      const rows: { feed: string; vuln_id: string; severity: string }[] = await db('report_vulnerabilities')
-        .whereIn('vuln_id', [...new Set(missing.slice(i, i + 400).map((k) => k.vuln_id))])
-        .select('feed', 'vuln_id', 'severity');
-      for (const r of rows) out.set(key(r.feed, r.vuln_id), r.severity);
-    }
+    await readSeverities(db, missing, out);
   }
   return out;
 }
