@@ -1327,6 +1327,1046 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/notifications/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the notification endpoint kinds and whether each is enabled */
+        get: operations["list_endpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: "webhook" | "slack" | "teams" | "smtp";
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Enable or disable an endpoint kind for every account
+         * @description Administrators only. While a kind is disabled no new notifications are queued for its configurations and queued ones wait; they are delivered when it is enabled again.
+         */
+        put: operations["update_endpoint_status"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/slack/configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's Slack configurations */
+        get: operations["list_slack_configurations"];
+        put?: never;
+        /** Add a Slack configuration */
+        post: operations["add_slack_configuration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a notification queued for a Slack configuration
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["get_slack_delivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List every attempt to deliver a notification to a Slack configuration, oldest first
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["list_slack_delivery_receipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a failed or past notification to a Slack configuration again
+         * @description Vigil extension (not in the upstream API). The notification keeps its id, so receivers that de-duplicate see a replay of one they already have as a duplicate; its tries start again from zero. A notification still queued or being delivered cannot be replayed (409).
+         */
+        post: operations["replay_slack_delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/slack/configurations/{configuration_uuid}/selectors/{selector_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a selector of a Slack configuration */
+        get: operations["get_slack_selector"];
+        /** Replace a selector of a Slack configuration */
+        put: operations["update_slack_selector"];
+        post?: never;
+        /** Delete a selector of a Slack configuration */
+        delete: operations["delete_slack_selector"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/slack/configurations/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a Slack configuration */
+        get: operations["get_slack_configuration"];
+        /**
+         * Replace a Slack configuration
+         * @description Secret fields left out (or sent back in the redacted form a GET shows) keep their stored values.
+         */
+        put: operations["update_slack_configuration"];
+        post?: never;
+        /** Delete a Slack configuration with its selectors and delivery history */
+        delete: operations["delete_slack_configuration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/slack/configurations/{uuid}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List the notifications queued for a Slack configuration, newest first
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["list_slack_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/slack/configurations/{uuid}/selectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** List the selectors of a Slack configuration */
+        get: operations["list_slack_selectors"];
+        put?: never;
+        /** Add a selector choosing which events a Slack configuration is sent */
+        post: operations["add_slack_selector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/slack/configurations/{uuid}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Operational status of a Slack configuration, from its latest delivery attempt */
+        get: operations["get_slack_configuration_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/slack/configurations/{uuid}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Send a sample notification to a stored Slack configuration now
+         * @description The answer says whether the receiver accepted it; the configuration's operational status is updated.
+         */
+        get: operations["test_stored_slack_configuration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/slack/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a sample notification to a Slack configuration without storing it */
+        post: operations["test_slack_configuration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/smtp/configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's SMTP (e-mail) configurations */
+        get: operations["list_smtp_configurations"];
+        put?: never;
+        /** Add a SMTP (e-mail) configuration */
+        post: operations["add_smtp_configuration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/smtp/configurations/{configuration_uuid}/deliveries/{notification_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a notification queued for a SMTP (e-mail) configuration
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["get_smtp_delivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/smtp/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List every attempt to deliver a notification to a SMTP (e-mail) configuration, oldest first
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["list_smtp_delivery_receipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/smtp/configurations/{configuration_uuid}/deliveries/{notification_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a failed or past notification to a SMTP (e-mail) configuration again
+         * @description Vigil extension (not in the upstream API). The notification keeps its id, so receivers that de-duplicate see a replay of one they already have as a duplicate; its tries start again from zero. A notification still queued or being delivered cannot be replayed (409).
+         */
+        post: operations["replay_smtp_delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/smtp/configurations/{configuration_uuid}/selectors/{selector_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a selector of a SMTP (e-mail) configuration */
+        get: operations["get_smtp_selector"];
+        /** Replace a selector of a SMTP (e-mail) configuration */
+        put: operations["update_smtp_selector"];
+        post?: never;
+        /** Delete a selector of a SMTP (e-mail) configuration */
+        delete: operations["delete_smtp_selector"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/smtp/configurations/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a SMTP (e-mail) configuration */
+        get: operations["get_smtp_configuration"];
+        /**
+         * Replace a SMTP (e-mail) configuration
+         * @description Secret fields left out (or sent back in the redacted form a GET shows) keep their stored values.
+         */
+        put: operations["update_smtp_configuration"];
+        post?: never;
+        /** Delete a SMTP (e-mail) configuration with its selectors and delivery history */
+        delete: operations["delete_smtp_configuration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/smtp/configurations/{uuid}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List the notifications queued for a SMTP (e-mail) configuration, newest first
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["list_smtp_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/smtp/configurations/{uuid}/selectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** List the selectors of a SMTP (e-mail) configuration */
+        get: operations["list_smtp_selectors"];
+        put?: never;
+        /** Add a selector choosing which events a SMTP (e-mail) configuration is sent */
+        post: operations["add_smtp_selector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/smtp/configurations/{uuid}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Operational status of a SMTP (e-mail) configuration, from its latest delivery attempt */
+        get: operations["get_smtp_configuration_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/smtp/configurations/{uuid}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Send a sample notification to a stored SMTP (e-mail) configuration now
+         * @description The answer says whether the receiver accepted it; the configuration's operational status is updated.
+         */
+        get: operations["test_stored_smtp_configuration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/smtp/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a sample notification to a SMTP (e-mail) configuration without storing it */
+        post: operations["test_smtp_configuration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/teams/configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's Microsoft Teams configurations */
+        get: operations["list_teams_configurations"];
+        put?: never;
+        /** Add a Microsoft Teams configuration */
+        post: operations["add_teams_configuration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a notification queued for a Microsoft Teams configuration
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["get_teams_delivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List every attempt to deliver a notification to a Microsoft Teams configuration, oldest first
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["list_teams_delivery_receipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a failed or past notification to a Microsoft Teams configuration again
+         * @description Vigil extension (not in the upstream API). The notification keeps its id, so receivers that de-duplicate see a replay of one they already have as a duplicate; its tries start again from zero. A notification still queued or being delivered cannot be replayed (409).
+         */
+        post: operations["replay_teams_delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/teams/configurations/{configuration_uuid}/selectors/{selector_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a selector of a Microsoft Teams configuration */
+        get: operations["get_teams_selector"];
+        /** Replace a selector of a Microsoft Teams configuration */
+        put: operations["update_teams_selector"];
+        post?: never;
+        /** Delete a selector of a Microsoft Teams configuration */
+        delete: operations["delete_teams_selector"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/teams/configurations/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a Microsoft Teams configuration */
+        get: operations["get_teams_configuration"];
+        /**
+         * Replace a Microsoft Teams configuration
+         * @description Secret fields left out (or sent back in the redacted form a GET shows) keep their stored values.
+         */
+        put: operations["update_teams_configuration"];
+        post?: never;
+        /** Delete a Microsoft Teams configuration with its selectors and delivery history */
+        delete: operations["delete_teams_configuration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/teams/configurations/{uuid}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List the notifications queued for a Microsoft Teams configuration, newest first
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["list_teams_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/teams/configurations/{uuid}/selectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** List the selectors of a Microsoft Teams configuration */
+        get: operations["list_teams_selectors"];
+        put?: never;
+        /** Add a selector choosing which events a Microsoft Teams configuration is sent */
+        post: operations["add_teams_selector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/teams/configurations/{uuid}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Operational status of a Microsoft Teams configuration, from its latest delivery attempt */
+        get: operations["get_teams_configuration_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/teams/configurations/{uuid}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Send a sample notification to a stored Microsoft Teams configuration now
+         * @description The answer says whether the receiver accepted it; the configuration's operational status is updated.
+         */
+        get: operations["test_stored_teams_configuration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/teams/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a sample notification to a Microsoft Teams configuration without storing it */
+        post: operations["test_teams_configuration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/webhook/configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's webhook configurations */
+        get: operations["list_webhook_configurations"];
+        put?: never;
+        /** Add a webhook configuration */
+        post: operations["add_webhook_configuration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a notification queued for a webhook configuration
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["get_webhook_delivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List every attempt to deliver a notification to a webhook configuration, oldest first
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["list_webhook_delivery_receipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a failed or past notification to a webhook configuration again
+         * @description Vigil extension (not in the upstream API). The notification keeps its id, so receivers that de-duplicate see a replay of one they already have as a duplicate; its tries start again from zero. A notification still queued or being delivered cannot be replayed (409).
+         */
+        post: operations["replay_webhook_delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/webhook/configurations/{configuration_uuid}/selectors/{selector_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a selector of a webhook configuration */
+        get: operations["get_webhook_selector"];
+        /** Replace a selector of a webhook configuration */
+        put: operations["update_webhook_selector"];
+        post?: never;
+        /** Delete a selector of a webhook configuration */
+        delete: operations["delete_webhook_selector"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/webhook/configurations/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a webhook configuration */
+        get: operations["get_webhook_configuration"];
+        /**
+         * Replace a webhook configuration
+         * @description Secret fields left out (or sent back in the redacted form a GET shows) keep their stored values.
+         */
+        put: operations["update_webhook_configuration"];
+        post?: never;
+        /** Delete a webhook configuration with its selectors and delivery history */
+        delete: operations["delete_webhook_configuration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/webhook/configurations/{uuid}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List the notifications queued for a webhook configuration, newest first
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["list_webhook_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/webhook/configurations/{uuid}/selectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** List the selectors of a webhook configuration */
+        get: operations["list_webhook_selectors"];
+        put?: never;
+        /** Add a selector choosing which events a webhook configuration is sent */
+        post: operations["add_webhook_selector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/webhook/configurations/{uuid}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Operational status of a webhook configuration, from its latest delivery attempt */
+        get: operations["get_webhook_configuration_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/webhook/configurations/{uuid}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Send a sample notification to a stored webhook configuration now
+         * @description The answer says whether the receiver accepted it; the configuration's operational status is updated.
+         */
+        get: operations["test_stored_webhook_configuration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a sample notification to a webhook configuration without storing it */
+        post: operations["test_webhook_configuration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/selectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List every selector of the account's configurations, of all endpoint kinds */
+        get: operations["list_selectors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/revoke": {
         parameters: {
             query?: never;
@@ -2847,6 +3887,243 @@ export interface components {
             metadata: unknown;
             metadata_type: string;
         };
+        /** @description Vigil extension. A notification queued for one configuration, with where its delivery stands. */
+        NotificationDelivery: {
+            account_name: string;
+            configuration_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at?: string | null;
+            /** @enum {string} */
+            endpoint: "webhook" | "slack" | "teams" | "smtp";
+            /** @description The event the notification was made from. */
+            event_id?: string | null;
+            event_type?: string;
+            last_error?: string | null;
+            /** Format: date-time */
+            last_updated: string;
+            max_tries: number;
+            /** Format: date-time */
+            next_attempt_at?: string | null;
+            /** @description Unique and stable across retries and replays; sent as `X-Vigil-Notification-Id` and in the payload. */
+            notification_id: string;
+            /** @enum {string} */
+            notification_type: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "event";
+            /** @description The notification payload as delivered (for webhooks, the `data.notification_payload` of the body). */
+            payload?: Record<string, never>;
+            /** @description How many times it was replayed. */
+            replays?: number;
+            /**
+             * @description `pending` waits for its next try, `delivering` is being sent, `delivered` was accepted, `failed` used up its tries or cannot be delivered.
+             * @enum {string}
+             */
+            state: "pending" | "delivering" | "delivered" | "failed";
+            tries: number;
+        };
+        NotificationDeliveryList: {
+            items: components["schemas"]["NotificationDelivery"][];
+            next_page: boolean;
+            page: number;
+            returned_count: number;
+        };
+        /** @description An endpoint kind. */
+        NotificationEndpoint: {
+            enabled?: boolean;
+            /** Format: date-time */
+            last_updated?: string;
+            /** @enum {string} */
+            name?: "webhook" | "slack" | "teams" | "smtp";
+        };
+        NotificationEndpointEnabledStatus: {
+            enabled: boolean;
+        };
+        NotificationEndpointList: components["schemas"]["NotificationEndpoint"][];
+        /**
+         * @description Which events match. `level` is `*`, `info` or `error`. `resource_type` is `*` or an exact resource type
+         *     (`image_digest`, `image_tag`, `feed`, ...). `type` is an event type where `*` matches any run of characters
+         *     (`user.checks.*`, `*`, `user.image.analysis.failed`).
+         */
+        NotificationEventSelector: {
+            /** @enum {string} */
+            level: "*" | "info" | "error";
+            resource_type: string;
+            type: string;
+        };
+        /** @description `healthy` when the latest delivery attempt (or test) succeeded, `unhealthy` when it failed, `unknown` before any. */
+        NotificationOperationalStatus: {
+            /**
+             * Format: date-time
+             * @description Vigil extension. When the latest attempt was made.
+             */
+            last_attempt_at?: string | null;
+            /** @description Vigil extension. Why the latest attempt failed; null after a success. */
+            last_error?: string | null;
+            /** @enum {string} */
+            status?: "unknown" | "healthy" | "unhealthy";
+        };
+        /** @description Vigil extension. One attempt to deliver a notification. */
+        NotificationReceipt: {
+            /** @description The try number (tries restart at 1 after a replay). */
+            attempt: number;
+            /** Format: date-time */
+            attempted_at: string;
+            error?: string | null;
+            http_status?: number | null;
+            latency_ms: number;
+            notification_id: string;
+            receipt_id: string;
+            response: string;
+            smtp_response?: string | null;
+            success: boolean;
+        };
+        NotificationReceiptList: {
+            items: components["schemas"]["NotificationReceipt"][];
+        };
+        /**
+         * @description Chooses which events a configuration is sent. Scope `account` matches the events of the configuration's
+         *     account; `global` matches the events of every account and is for configurations of the admin account only.
+         */
+        NotificationSelector: {
+            readonly configuration_uuid?: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            event: components["schemas"]["NotificationEventSelector"];
+            /** Format: date-time */
+            readonly last_updated?: string;
+            /** @enum {string} */
+            scope: "account" | "global";
+            readonly uuid?: string;
+        };
+        NotificationSelectorList: components["schemas"]["NotificationSelector"][];
+        /** @description A Slack notification endpoint configuration of an account. */
+        NotificationSlackEndpointConfiguration: {
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description A name or description for people. */
+            description?: string;
+            /** Format: date-time */
+            readonly last_updated?: string;
+            /**
+             * @description Vigil extension. Give up on one delivery attempt after this many seconds.
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /** @description The Slack incoming-webhook URL (`https://hooks.slack.com/services/...`). Stored encrypted; responses show only its scheme and host followed by `/***`. */
+            url: string;
+            /** @description The configuration's id, assigned by the service. */
+            readonly uuid?: string;
+            /**
+             * @description Verify the receiver's TLS certificate.
+             * @default true
+             */
+            verify_tls?: boolean;
+        };
+        NotificationSlackEndpointConfigurationList: components["schemas"]["NotificationSlackEndpointConfiguration"][];
+        /** @description A SMTP (e-mail) notification endpoint configuration of an account. */
+        NotificationSMTPEndpointConfiguration: {
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description A name or description for people. */
+            description?: string;
+            /** @description The From address of the e-mails. */
+            from: string;
+            /** @description The SMTP server's host name or IP address. */
+            host: string;
+            /** Format: date-time */
+            readonly last_updated?: string;
+            /** @description Write-only; stored encrypted and never returned. */
+            password?: string;
+            port: number;
+            /**
+             * @description Vigil extension. Give up on one delivery attempt after this many seconds.
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /** @description Where the e-mails go; several addresses are separated by commas. */
+            to: string;
+            /**
+             * @description TLS from the first byte (usually port 465). When false the connection is upgraded with STARTTLS if the server offers it.
+             * @default true
+             */
+            use_tls?: boolean;
+            username?: string;
+            /** @description The configuration's id, assigned by the service. */
+            readonly uuid?: string;
+            /**
+             * @description Verify the receiver's TLS certificate.
+             * @default true
+             */
+            verify_tls?: boolean;
+        };
+        NotificationSMTPEndpointConfigurationList: components["schemas"]["NotificationSMTPEndpointConfiguration"][];
+        /** @description A Teams notification endpoint configuration of an account. */
+        NotificationTeamsEndpointConfiguration: {
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description A name or description for people. */
+            description?: string;
+            /** Format: date-time */
+            readonly last_updated?: string;
+            /**
+             * @description Vigil extension. Give up on one delivery attempt after this many seconds.
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /** @description The Microsoft Teams incoming-webhook or Workflows URL. Stored encrypted; responses show only its scheme and host followed by `/***`. */
+            url: string;
+            /** @description The configuration's id, assigned by the service. */
+            readonly uuid?: string;
+            /**
+             * @description Verify the receiver's TLS certificate.
+             * @default true
+             */
+            verify_tls?: boolean;
+        };
+        NotificationTeamsEndpointConfigurationList: components["schemas"]["NotificationTeamsEndpointConfiguration"][];
+        NotificationTestResult: {
+            /** @description What the receiver answered (HTTP status and the start of the body, or the SMTP reply), or why nothing was sent. */
+            response?: string;
+            /** @enum {string} */
+            status?: "success" | "failure";
+        };
+        /** @description A Webhook notification endpoint configuration of an account. */
+        NotificationWebhookEndpointConfiguration: {
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description A name or description for people. */
+            description?: string;
+            /** Format: date-time */
+            readonly last_updated?: string;
+            /** @description HTTP Basic password. Write-only; stored encrypted and never returned. */
+            password?: string;
+            /**
+             * @description Vigil extension. Key of the `X-Vigil-Signature` header (`sha256=` and the hex HMAC-SHA256 of the request
+             *     body) that lets receivers check a notification came from this service. Write-only and stored encrypted.
+             *     When a configuration is created without one, the service generates one and returns it in that response
+             *     only; send a new value in an update to rotate it.
+             */
+            signing_secret?: string;
+            /**
+             * @description Vigil extension. Give up on one delivery attempt after this many seconds.
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /** @description The http(s) URL notifications are POSTed to, query included. Stored encrypted; responses show only its scheme and host followed by `/***`. */
+            url: string;
+            /** @description HTTP Basic user name sent with each request. */
+            username?: string;
+            /** @description The configuration's id, assigned by the service. */
+            readonly uuid?: string;
+            /** @description Older name of verify_tls, accepted on input. */
+            verify_ssl?: boolean;
+            /**
+             * @description Verify the receiver's TLS certificate.
+             * @default true
+             */
+            verify_tls?: boolean;
+        };
+        NotificationWebhookEndpointConfigurationList: components["schemas"]["NotificationWebhookEndpointConfiguration"][];
         NvdDataObject: {
             cvss_v2?: components["schemas"]["CVSSV2Scores"];
             cvss_v3?: components["schemas"]["CVSSV3Scores"];
@@ -3717,6 +4994,31 @@ export interface components {
         ImageImportContentSearchList: {
             content: {
                 "application/json": components["schemas"]["ImageImportContentSearchList"];
+            };
+        };
+        NotificationSelector: {
+            content: {
+                "application/json": components["schemas"]["NotificationSelector"];
+            };
+        };
+        NotificationSlackEndpointConfiguration: {
+            content: {
+                "application/json": components["schemas"]["NotificationSlackEndpointConfiguration"];
+            };
+        };
+        NotificationSMTPEndpointConfiguration: {
+            content: {
+                "application/json": components["schemas"]["NotificationSMTPEndpointConfiguration"];
+            };
+        };
+        NotificationTeamsEndpointConfiguration: {
+            content: {
+                "application/json": components["schemas"]["NotificationTeamsEndpointConfiguration"];
+            };
+        };
+        NotificationWebhookEndpointConfiguration: {
+            content: {
+                "application/json": components["schemas"]["NotificationWebhookEndpointConfiguration"];
             };
         };
         Policy: {
@@ -6751,6 +8053,2386 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KubernetesPod"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_endpoints: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint kinds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationEndpointList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_endpoint_status: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                name: "webhook" | "slack" | "teams" | "smtp";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationEndpointEnabledStatus"];
+            };
+        };
+        responses: {
+            /** @description The new status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationEndpointEnabledStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_slack_configurations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configurations; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSlackEndpointConfigurationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_slack_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSlackEndpointConfiguration"];
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSlackEndpointConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_slack_delivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_slack_delivery_receipts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationReceiptList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replay_slack_delivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification, queued again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_slack_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_slack_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSelector"];
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_slack_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_slack_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSlackEndpointConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_slack_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSlackEndpointConfiguration"];
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSlackEndpointConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_slack_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_slack_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                state?: "pending" | "delivering" | "delivered" | "failed";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_slack_selectors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selectors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelectorList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_slack_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSelector"];
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_slack_configuration_status: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationOperationalStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_stored_slack_configuration: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_slack_configuration: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSlackEndpointConfiguration"];
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_smtp_configurations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configurations; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSMTPEndpointConfigurationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_smtp_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSMTPEndpointConfiguration"];
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSMTPEndpointConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_smtp_delivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_smtp_delivery_receipts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationReceiptList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replay_smtp_delivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification, queued again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_smtp_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_smtp_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSelector"];
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_smtp_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_smtp_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSMTPEndpointConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_smtp_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSMTPEndpointConfiguration"];
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSMTPEndpointConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_smtp_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_smtp_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                state?: "pending" | "delivering" | "delivered" | "failed";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_smtp_selectors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selectors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelectorList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_smtp_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSelector"];
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_smtp_configuration_status: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationOperationalStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_stored_smtp_configuration: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_smtp_configuration: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSMTPEndpointConfiguration"];
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_teams_configurations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configurations; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTeamsEndpointConfigurationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_teams_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationTeamsEndpointConfiguration"];
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTeamsEndpointConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_teams_delivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_teams_delivery_receipts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationReceiptList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replay_teams_delivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification, queued again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_teams_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_teams_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSelector"];
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_teams_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_teams_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTeamsEndpointConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_teams_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationTeamsEndpointConfiguration"];
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTeamsEndpointConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_teams_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_teams_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                state?: "pending" | "delivering" | "delivered" | "failed";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_teams_selectors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selectors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelectorList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_teams_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSelector"];
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_teams_configuration_status: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationOperationalStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_stored_teams_configuration: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_teams_configuration: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationTeamsEndpointConfiguration"];
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_webhook_configurations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configurations; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationWebhookEndpointConfigurationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_webhook_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationWebhookEndpointConfiguration"];
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationWebhookEndpointConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_webhook_delivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_webhook_delivery_receipts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationReceiptList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replay_webhook_delivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification, queued again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_webhook_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_webhook_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSelector"];
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_webhook_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_webhook_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationWebhookEndpointConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_webhook_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationWebhookEndpointConfiguration"];
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationWebhookEndpointConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_webhook_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_webhook_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                state?: "pending" | "delivering" | "delivered" | "failed";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_webhook_selectors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selectors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelectorList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_webhook_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSelector"];
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_webhook_configuration_status: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationOperationalStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_stored_webhook_configuration: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_webhook_configuration: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationWebhookEndpointConfiguration"];
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_selectors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selectors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelectorList"];
                 };
             };
             400: components["responses"]["BadRequest"];

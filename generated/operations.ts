@@ -30,7 +30,15 @@ export const operationTable = {
   add_policy: {"operationId":"add_policy","method":"post","path":"/policies","tag":"Policies","authzAction":"createPolicy","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_repository: {"operationId":"add_repository","method":"post","path":"/repositories","tag":"Repository","authzAction":"createRepository","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   add_role_user: {"operationId":"add_role_user","method":"post","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"createRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_slack_configuration: {"operationId":"add_slack_configuration","method":"post","path":"/notifications/endpoints/slack/configurations","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_slack_selector: {"operationId":"add_slack_selector","method":"post","path":"/notifications/endpoints/slack/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_smtp_configuration: {"operationId":"add_smtp_configuration","method":"post","path":"/notifications/endpoints/smtp/configurations","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_smtp_selector: {"operationId":"add_smtp_selector","method":"post","path":"/notifications/endpoints/smtp/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_subscription: {"operationId":"add_subscription","method":"post","path":"/subscriptions","tag":"Subscriptions","authzAction":"createSubscription","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_teams_configuration: {"operationId":"add_teams_configuration","method":"post","path":"/notifications/endpoints/teams/configurations","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_teams_selector: {"operationId":"add_teams_selector","method":"post","path":"/notifications/endpoints/teams/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_webhook_configuration: {"operationId":"add_webhook_configuration","method":"post","path":"/notifications/endpoints/webhook/configurations","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_webhook_selector: {"operationId":"add_webhook_selector","method":"post","path":"/notifications/endpoints/webhook/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_account: {"operationId":"create_account","method":"post","path":"/accounts","tag":"User Management","authzAction":"createAccount","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_api_key: {"operationId":"create_api_key","method":"post","path":"/user/api-keys","tag":"Identity","authzAction":"selfCreateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   create_image_vuln_annotation: {"operationId":"create_image_vuln_annotation","method":"post","path":"/images/{image_digest}/vuln-annotations","tag":"Images","authzAction":"createVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
@@ -53,10 +61,18 @@ export const operationTable = {
   delete_policy: {"operationId":"delete_policy","method":"delete","path":"/policies/{policy_id}","tag":"Policies","authzAction":"deletePolicy","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_registry: {"operationId":"delete_registry","method":"delete","path":"/registries/{registry}","tag":"Registries","authzAction":"deleteRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_role_user: {"operationId":"delete_role_user","method":"delete","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"deleteRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_slack_configuration: {"operationId":"delete_slack_configuration","method":"delete","path":"/notifications/endpoints/slack/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_slack_selector: {"operationId":"delete_slack_selector","method":"delete","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_smtp_configuration: {"operationId":"delete_smtp_configuration","method":"delete","path":"/notifications/endpoints/smtp/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_smtp_selector: {"operationId":"delete_smtp_selector","method":"delete","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_subscription: {"operationId":"delete_subscription","method":"delete","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"deleteSubscription","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_teams_configuration: {"operationId":"delete_teams_configuration","method":"delete","path":"/notifications/endpoints/teams/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_teams_selector: {"operationId":"delete_teams_selector","method":"delete","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_user: {"operationId":"delete_user","method":"delete","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"deleteUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user_api_key: {"operationId":"delete_user_api_key","method":"delete","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"deleteApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user_credential: {"operationId":"delete_user_credential","method":"delete","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_webhook_configuration: {"operationId":"delete_webhook_configuration","method":"delete","path":"/notifications/endpoints/webhook/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_webhook_selector: {"operationId":"delete_webhook_selector","method":"delete","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   describe_policy: {"operationId":"describe_policy","method":"get","path":"/system/policy-spec","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   dry_run_policy: {"operationId":"dry_run_policy","method":"post","path":"/policy-dry-run","tag":"Policies","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   get_account: {"operationId":"get_account","method":"get","path":"/accounts/{account_name}","tag":"User Management","authzAction":"getAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -100,13 +116,29 @@ export const operationTable = {
   get_registry: {"operationId":"get_registry","method":"get","path":"/registries/{registry}","tag":"Registries","authzAction":"getRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_role: {"operationId":"get_role","method":"get","path":"/rbac-manager/roles/{role_name}","tag":"RBAC","authzAction":"getRole","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_service_detail: {"operationId":"get_service_detail","method":"get","path":"/system","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_slack_configuration: {"operationId":"get_slack_configuration","method":"get","path":"/notifications/endpoints/slack/configurations/{uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_slack_configuration_status: {"operationId":"get_slack_configuration_status","method":"get","path":"/notifications/endpoints/slack/configurations/{uuid}/status","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_slack_delivery: {"operationId":"get_slack_delivery","method":"get","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_slack_selector: {"operationId":"get_slack_selector","method":"get","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_smtp_configuration: {"operationId":"get_smtp_configuration","method":"get","path":"/notifications/endpoints/smtp/configurations/{uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_smtp_configuration_status: {"operationId":"get_smtp_configuration_status","method":"get","path":"/notifications/endpoints/smtp/configurations/{uuid}/status","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_smtp_delivery: {"operationId":"get_smtp_delivery","method":"get","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/deliveries/{notification_id}","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_smtp_selector: {"operationId":"get_smtp_selector","method":"get","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_status: {"operationId":"get_status","method":"get","path":"/status","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_subscription: {"operationId":"get_subscription","method":"get","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"getSubscription","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_system_feed: {"operationId":"get_system_feed","method":"get","path":"/system/feeds/{feed}","tag":"System","authzAction":"listFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_system_feeds: {"operationId":"get_system_feeds","method":"get","path":"/system/feeds","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_teams_configuration: {"operationId":"get_teams_configuration","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_teams_configuration_status: {"operationId":"get_teams_configuration_status","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}/status","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_teams_delivery: {"operationId":"get_teams_delivery","method":"get","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_teams_selector: {"operationId":"get_teams_selector","method":"get","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_user: {"operationId":"get_user","method":"get","path":"/user","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_user_api_key: {"operationId":"get_user_api_key","method":"get","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"getApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_users_account: {"operationId":"get_users_account","method":"get","path":"/account","tag":"Identity","authzAction":"getAccount","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_webhook_configuration: {"operationId":"get_webhook_configuration","method":"get","path":"/notifications/endpoints/webhook/configurations/{uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_webhook_configuration_status: {"operationId":"get_webhook_configuration_status","method":"get","path":"/notifications/endpoints/webhook/configurations/{uuid}/status","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_webhook_delivery: {"operationId":"get_webhook_delivery","method":"get","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_webhook_selector: {"operationId":"get_webhook_selector","method":"get","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   health_check: {"operationId":"health_check","method":"get","path":"/health","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   import_content_searches: {"operationId":"import_content_searches","method":"post","path":"/imports/images/{operation_id}/content-searches","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_file_contents: {"operationId":"import_file_contents","method":"post","path":"/imports/images/{operation_id}/file-contents","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -120,6 +152,7 @@ export const operationTable = {
   list_accounts: {"operationId":"list_accounts","method":"get","path":"/accounts","tag":"User Management","authzAction":"listAccounts","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_all_system_users: {"operationId":"list_all_system_users","method":"get","path":"/accounts/users","tag":"User Management","authzAction":"listAllUsers","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_api_keys: {"operationId":"list_api_keys","method":"get","path":"/user/api-keys","tag":"Identity","authzAction":"selfListApiKeys","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_endpoints: {"operationId":"list_endpoints","method":"get","path":"/notifications/endpoints","tag":"Notifications","authzAction":"listNotificationEndpoints","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_event_types: {"operationId":"list_event_types","method":"get","path":"/event-types","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_events: {"operationId":"list_events","method":"get","path":"/events","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_file_content_search_results: {"operationId":"list_file_content_search_results","method":"get","path":"/images/{image_digest}/artifacts/file-content-search","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -142,11 +175,28 @@ export const operationTable = {
   list_role_members: {"operationId":"list_role_members","method":"get","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"listRoleMembers","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_roles: {"operationId":"list_roles","method":"get","path":"/rbac-manager/roles","tag":"RBAC","authzAction":"listRoles","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_secret_search_results: {"operationId":"list_secret_search_results","method":"get","path":"/images/{image_digest}/artifacts/secret-search","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_selectors: {"operationId":"list_selectors","method":"get","path":"/notifications/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_slack_configurations: {"operationId":"list_slack_configurations","method":"get","path":"/notifications/endpoints/slack/configurations","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_slack_deliveries: {"operationId":"list_slack_deliveries","method":"get","path":"/notifications/endpoints/slack/configurations/{uuid}/deliveries","tag":"Notifications","authzAction":"listNotificationDeliveries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_slack_delivery_receipts: {"operationId":"list_slack_delivery_receipts","method":"get","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_slack_selectors: {"operationId":"list_slack_selectors","method":"get","path":"/notifications/endpoints/slack/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_smtp_configurations: {"operationId":"list_smtp_configurations","method":"get","path":"/notifications/endpoints/smtp/configurations","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_smtp_deliveries: {"operationId":"list_smtp_deliveries","method":"get","path":"/notifications/endpoints/smtp/configurations/{uuid}/deliveries","tag":"Notifications","authzAction":"listNotificationDeliveries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_smtp_delivery_receipts: {"operationId":"list_smtp_delivery_receipts","method":"get","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_smtp_selectors: {"operationId":"list_smtp_selectors","method":"get","path":"/notifications/endpoints/smtp/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_subscriptions: {"operationId":"list_subscriptions","method":"get","path":"/subscriptions","tag":"Subscriptions","authzAction":"listSubscriptions","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_teams_configurations: {"operationId":"list_teams_configurations","method":"get","path":"/notifications/endpoints/teams/configurations","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_teams_deliveries: {"operationId":"list_teams_deliveries","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}/deliveries","tag":"Notifications","authzAction":"listNotificationDeliveries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_teams_delivery_receipts: {"operationId":"list_teams_delivery_receipts","method":"get","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_teams_selectors: {"operationId":"list_teams_selectors","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_api_keys: {"operationId":"list_user_api_keys","method":"get","path":"/accounts/{account_name}/users/{username}/api-keys","tag":"User Management","authzAction":"listApiKeys","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_credentials: {"operationId":"list_user_credentials","method":"get","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_roles: {"operationId":"list_user_roles","method":"get","path":"/rbac-manager/users/{username}/roles","tag":"RBAC","authzAction":"listRoleMembers","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_users: {"operationId":"list_users","method":"get","path":"/accounts/{account_name}/users","tag":"User Management","authzAction":"listUsers","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_webhook_configurations: {"operationId":"list_webhook_configurations","method":"get","path":"/notifications/endpoints/webhook/configurations","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_webhook_deliveries: {"operationId":"list_webhook_deliveries","method":"get","path":"/notifications/endpoints/webhook/configurations/{uuid}/deliveries","tag":"Notifications","authzAction":"listNotificationDeliveries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_webhook_delivery_receipts: {"operationId":"list_webhook_delivery_receipts","method":"get","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_webhook_selectors: {"operationId":"list_webhook_selectors","method":"get","path":"/notifications/endpoints/webhook/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   my_roles: {"operationId":"my_roles","method":"get","path":"/rbac-manager/my-roles","tag":"RBAC","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   patch_api_key: {"operationId":"patch_api_key","method":"patch","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfUpdateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   patch_user_api_key: {"operationId":"patch_user_api_key","method":"patch","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"updateApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -156,18 +206,39 @@ export const operationTable = {
   post_system_feeds: {"operationId":"post_system_feeds","method":"post","path":"/system/feeds","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   query_images_by_package: {"operationId":"query_images_by_package","method":"get","path":"/query/images/by-package","tag":"Query","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   query_vulnerabilities: {"operationId":"query_vulnerabilities","method":"get","path":"/query/vulnerabilities","tag":"Query","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  replay_slack_delivery: {"operationId":"replay_slack_delivery","method":"post","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  replay_smtp_delivery: {"operationId":"replay_smtp_delivery","method":"post","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  replay_teams_delivery: {"operationId":"replay_teams_delivery","method":"post","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  replay_webhook_delivery: {"operationId":"replay_webhook_delivery","method":"post","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   revoke_oauth_token: {"operationId":"revoke_oauth_token","method":"post","path":"/oauth/revoke","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
   summary_image_counts: {"operationId":"summary_image_counts","method":"get","path":"/summaries/image-counts","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   summary_image_tags: {"operationId":"summary_image_tags","method":"get","path":"/summaries/image-tags","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  test_slack_configuration: {"operationId":"test_slack_configuration","method":"post","path":"/notifications/endpoints/slack/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  test_smtp_configuration: {"operationId":"test_smtp_configuration","method":"post","path":"/notifications/endpoints/smtp/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  test_stored_slack_configuration: {"operationId":"test_stored_slack_configuration","method":"get","path":"/notifications/endpoints/slack/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  test_stored_smtp_configuration: {"operationId":"test_stored_smtp_configuration","method":"get","path":"/notifications/endpoints/smtp/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  test_stored_teams_configuration: {"operationId":"test_stored_teams_configuration","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  test_stored_webhook_configuration: {"operationId":"test_stored_webhook_configuration","method":"get","path":"/notifications/endpoints/webhook/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  test_teams_configuration: {"operationId":"test_teams_configuration","method":"post","path":"/notifications/endpoints/teams/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  test_webhook_configuration: {"operationId":"test_webhook_configuration","method":"post","path":"/notifications/endpoints/webhook/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   toggle_feed_enabled: {"operationId":"toggle_feed_enabled","method":"put","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   toggle_group_enabled: {"operationId":"toggle_group_enabled","method":"put","path":"/system/feeds/{feed}/{group}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   update_account: {"operationId":"update_account","method":"put","path":"/accounts/{account_name}","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_account_state: {"operationId":"update_account_state","method":"put","path":"/accounts/{account_name}/state","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_endpoint_status: {"operationId":"update_endpoint_status","method":"put","path":"/notifications/endpoints/{name}","tag":"Notifications","authzAction":"updateNotificationEndpoint","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_image_vuln_annotation: {"operationId":"update_image_vuln_annotation","method":"put","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"updateVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_policy: {"operationId":"update_policy","method":"put","path":"/policies/{policy_id}","tag":"Policies","authzAction":"updatePolicy","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_registry: {"operationId":"update_registry","method":"put","path":"/registries/{registry}","tag":"Registries","authzAction":"updateRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_slack_configuration: {"operationId":"update_slack_configuration","method":"put","path":"/notifications/endpoints/slack/configurations/{uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_slack_selector: {"operationId":"update_slack_selector","method":"put","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_smtp_configuration: {"operationId":"update_smtp_configuration","method":"put","path":"/notifications/endpoints/smtp/configurations/{uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_smtp_selector: {"operationId":"update_smtp_selector","method":"put","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_subscription: {"operationId":"update_subscription","method":"put","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"updateSubscription","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_teams_configuration: {"operationId":"update_teams_configuration","method":"put","path":"/notifications/endpoints/teams/configurations/{uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_teams_selector: {"operationId":"update_teams_selector","method":"put","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_user_state: {"operationId":"update_user_state","method":"put","path":"/accounts/{account_name}/users/{username}/state","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_webhook_configuration: {"operationId":"update_webhook_configuration","method":"put","path":"/notifications/endpoints/webhook/configurations/{uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_webhook_selector: {"operationId":"update_webhook_selector","method":"put","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   upload_system_feed: {"operationId":"upload_system_feed","method":"post","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":["multipart/form-data","application/octet-stream","application/zip","application/gzip"],"produces":["application/json"],"successStatuses":[202]},
   version_check: {"operationId":"version_check","method":"get","path":"/version","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   vulnerability_scan_sbom: {"operationId":"vulnerability_scan_sbom","method":"post","path":"/vulnerability-scan","tag":"Vulnerabilities","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -180,6 +251,7 @@ export const authzActions = [
   "createAccount",
   "createApiKey",
   "createImage",
+  "createNotificationEndpointConfiguration",
   "createPolicy",
   "createRegistry",
   "createRepository",
@@ -193,6 +265,7 @@ export const authzActions = [
   "deleteImage",
   "deleteInventory",
   "deleteKubernetesNamespaces",
+  "deleteNotificationEndpointConfiguration",
   "deletePolicy",
   "deleteRegistry",
   "deleteRoleMember",
@@ -211,6 +284,8 @@ export const authzActions = [
   "getKubernetesNamespaces",
   "getKubernetesNodes",
   "getKubernetesPods",
+  "getNotificationDelivery",
+  "getNotificationEndpointConfiguration",
   "getPolicy",
   "getRegistry",
   "getRole",
@@ -224,6 +299,9 @@ export const authzActions = [
   "listEvents",
   "listFeeds",
   "listImages",
+  "listNotificationDeliveries",
+  "listNotificationEndpointConfigurations",
+  "listNotificationEndpoints",
   "listPolicies",
   "listRegistries",
   "listRoleMembers",
@@ -232,6 +310,7 @@ export const authzActions = [
   "listSubscriptions",
   "listUsers",
   "listVulnAnnotations",
+  "replayNotificationDelivery",
   "selfCreateApiKey",
   "selfDeleteApiKey",
   "selfGetApiKey",
@@ -241,6 +320,8 @@ export const authzActions = [
   "updateAccount",
   "updateApiKey",
   "updateFeeds",
+  "updateNotificationEndpoint",
+  "updateNotificationEndpointConfiguration",
   "updatePolicy",
   "updateRegistry",
   "updateSubscription",
@@ -289,11 +370,59 @@ export interface OperationIO {
     body: operations['add_role_user']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['add_role_user']['responses'][200]['content']['application/json'] };
   };
+  add_slack_configuration: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_slack_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['add_slack_configuration']['responses'][200]['content']['application/json'] };
+  };
+  add_slack_selector: {
+    path: operations['add_slack_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['add_slack_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['add_slack_selector']['responses'][200]['content']['application/json'] };
+  };
+  add_smtp_configuration: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_smtp_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['add_smtp_configuration']['responses'][200]['content']['application/json'] };
+  };
+  add_smtp_selector: {
+    path: operations['add_smtp_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['add_smtp_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['add_smtp_selector']['responses'][200]['content']['application/json'] };
+  };
   add_subscription: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: operations['add_subscription']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['add_subscription']['responses'][200]['content']['application/json'] };
+  };
+  add_teams_configuration: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_teams_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['add_teams_configuration']['responses'][200]['content']['application/json'] };
+  };
+  add_teams_selector: {
+    path: operations['add_teams_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['add_teams_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['add_teams_selector']['responses'][200]['content']['application/json'] };
+  };
+  add_webhook_configuration: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_webhook_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['add_webhook_configuration']['responses'][200]['content']['application/json'] };
+  };
+  add_webhook_selector: {
+    path: operations['add_webhook_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['add_webhook_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['add_webhook_selector']['responses'][200]['content']['application/json'] };
   };
   create_account: {
     path: Record<string, never>;
@@ -427,11 +556,47 @@ export interface OperationIO {
     body: undefined;
     responses: { 204: undefined };
   };
+  delete_slack_configuration: {
+    path: operations['delete_slack_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
+  delete_slack_selector: {
+    path: operations['delete_slack_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
+  delete_smtp_configuration: {
+    path: operations['delete_smtp_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
+  delete_smtp_selector: {
+    path: operations['delete_smtp_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
   delete_subscription: {
     path: operations['delete_subscription']['parameters']['path'];
     query: Record<string, never>;
     body: undefined;
     responses: { 204: undefined };
+  };
+  delete_teams_configuration: {
+    path: operations['delete_teams_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
+  delete_teams_selector: {
+    path: operations['delete_teams_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
   };
   delete_user: {
     path: operations['delete_user']['parameters']['path'];
@@ -450,6 +615,18 @@ export interface OperationIO {
     query: NonNullable<operations['delete_user_credential']['parameters']['query']>;
     body: undefined;
     responses: { 204: undefined };
+  };
+  delete_webhook_configuration: {
+    path: operations['delete_webhook_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
+  delete_webhook_selector: {
+    path: operations['delete_webhook_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
   };
   describe_policy: {
     path: Record<string, never>;
@@ -709,6 +886,54 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_service_detail']['responses'][200]['content']['application/json'] };
   };
+  get_slack_configuration: {
+    path: operations['get_slack_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_slack_configuration']['responses'][200]['content']['application/json'] };
+  };
+  get_slack_configuration_status: {
+    path: operations['get_slack_configuration_status']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_slack_configuration_status']['responses'][200]['content']['application/json'] };
+  };
+  get_slack_delivery: {
+    path: operations['get_slack_delivery']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_slack_delivery']['responses'][200]['content']['application/json'] };
+  };
+  get_slack_selector: {
+    path: operations['get_slack_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_slack_selector']['responses'][200]['content']['application/json'] };
+  };
+  get_smtp_configuration: {
+    path: operations['get_smtp_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_smtp_configuration']['responses'][200]['content']['application/json'] };
+  };
+  get_smtp_configuration_status: {
+    path: operations['get_smtp_configuration_status']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_smtp_configuration_status']['responses'][200]['content']['application/json'] };
+  };
+  get_smtp_delivery: {
+    path: operations['get_smtp_delivery']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_smtp_delivery']['responses'][200]['content']['application/json'] };
+  };
+  get_smtp_selector: {
+    path: operations['get_smtp_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_smtp_selector']['responses'][200]['content']['application/json'] };
+  };
   get_status: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -733,6 +958,30 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_system_feeds']['responses'][200]['content']['application/json'] };
   };
+  get_teams_configuration: {
+    path: operations['get_teams_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_teams_configuration']['responses'][200]['content']['application/json'] };
+  };
+  get_teams_configuration_status: {
+    path: operations['get_teams_configuration_status']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_teams_configuration_status']['responses'][200]['content']['application/json'] };
+  };
+  get_teams_delivery: {
+    path: operations['get_teams_delivery']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_teams_delivery']['responses'][200]['content']['application/json'] };
+  };
+  get_teams_selector: {
+    path: operations['get_teams_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_teams_selector']['responses'][200]['content']['application/json'] };
+  };
   get_user: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -750,6 +999,30 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_users_account']['responses'][200]['content']['application/json'] };
+  };
+  get_webhook_configuration: {
+    path: operations['get_webhook_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_webhook_configuration']['responses'][200]['content']['application/json'] };
+  };
+  get_webhook_configuration_status: {
+    path: operations['get_webhook_configuration_status']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_webhook_configuration_status']['responses'][200]['content']['application/json'] };
+  };
+  get_webhook_delivery: {
+    path: operations['get_webhook_delivery']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_webhook_delivery']['responses'][200]['content']['application/json'] };
+  };
+  get_webhook_selector: {
+    path: operations['get_webhook_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_webhook_selector']['responses'][200]['content']['application/json'] };
   };
   health_check: {
     path: Record<string, never>;
@@ -828,6 +1101,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_api_keys']['responses'][200]['content']['application/json'] };
+  };
+  list_endpoints: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_endpoints']['responses'][200]['content']['application/json'] };
   };
   list_event_types: {
     path: Record<string, never>;
@@ -961,11 +1240,89 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_secret_search_results']['responses'][200]['content']['application/json'] };
   };
+  list_selectors: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_selectors']['responses'][200]['content']['application/json'] };
+  };
+  list_slack_configurations: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_slack_configurations']['responses'][200]['content']['application/json'] };
+  };
+  list_slack_deliveries: {
+    path: operations['list_slack_deliveries']['parameters']['path'];
+    query: NonNullable<operations['list_slack_deliveries']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_slack_deliveries']['responses'][200]['content']['application/json'] };
+  };
+  list_slack_delivery_receipts: {
+    path: operations['list_slack_delivery_receipts']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_slack_delivery_receipts']['responses'][200]['content']['application/json'] };
+  };
+  list_slack_selectors: {
+    path: operations['list_slack_selectors']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_slack_selectors']['responses'][200]['content']['application/json'] };
+  };
+  list_smtp_configurations: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_smtp_configurations']['responses'][200]['content']['application/json'] };
+  };
+  list_smtp_deliveries: {
+    path: operations['list_smtp_deliveries']['parameters']['path'];
+    query: NonNullable<operations['list_smtp_deliveries']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_smtp_deliveries']['responses'][200]['content']['application/json'] };
+  };
+  list_smtp_delivery_receipts: {
+    path: operations['list_smtp_delivery_receipts']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_smtp_delivery_receipts']['responses'][200]['content']['application/json'] };
+  };
+  list_smtp_selectors: {
+    path: operations['list_smtp_selectors']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_smtp_selectors']['responses'][200]['content']['application/json'] };
+  };
   list_subscriptions: {
     path: Record<string, never>;
     query: NonNullable<operations['list_subscriptions']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['list_subscriptions']['responses'][200]['content']['application/json'] };
+  };
+  list_teams_configurations: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_teams_configurations']['responses'][200]['content']['application/json'] };
+  };
+  list_teams_deliveries: {
+    path: operations['list_teams_deliveries']['parameters']['path'];
+    query: NonNullable<operations['list_teams_deliveries']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_teams_deliveries']['responses'][200]['content']['application/json'] };
+  };
+  list_teams_delivery_receipts: {
+    path: operations['list_teams_delivery_receipts']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_teams_delivery_receipts']['responses'][200]['content']['application/json'] };
+  };
+  list_teams_selectors: {
+    path: operations['list_teams_selectors']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_teams_selectors']['responses'][200]['content']['application/json'] };
   };
   list_user_api_keys: {
     path: operations['list_user_api_keys']['parameters']['path'];
@@ -990,6 +1347,30 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_users']['responses'][200]['content']['application/json'] };
+  };
+  list_webhook_configurations: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_webhook_configurations']['responses'][200]['content']['application/json'] };
+  };
+  list_webhook_deliveries: {
+    path: operations['list_webhook_deliveries']['parameters']['path'];
+    query: NonNullable<operations['list_webhook_deliveries']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_webhook_deliveries']['responses'][200]['content']['application/json'] };
+  };
+  list_webhook_delivery_receipts: {
+    path: operations['list_webhook_delivery_receipts']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_webhook_delivery_receipts']['responses'][200]['content']['application/json'] };
+  };
+  list_webhook_selectors: {
+    path: operations['list_webhook_selectors']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_webhook_selectors']['responses'][200]['content']['application/json'] };
   };
   my_roles: {
     path: Record<string, never>;
@@ -1045,6 +1426,30 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['query_vulnerabilities']['responses'][200]['content']['application/json'] };
   };
+  replay_slack_delivery: {
+    path: operations['replay_slack_delivery']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['replay_slack_delivery']['responses'][200]['content']['application/json'] };
+  };
+  replay_smtp_delivery: {
+    path: operations['replay_smtp_delivery']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['replay_smtp_delivery']['responses'][200]['content']['application/json'] };
+  };
+  replay_teams_delivery: {
+    path: operations['replay_teams_delivery']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['replay_teams_delivery']['responses'][200]['content']['application/json'] };
+  };
+  replay_webhook_delivery: {
+    path: operations['replay_webhook_delivery']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['replay_webhook_delivery']['responses'][200]['content']['application/json'] };
+  };
   revoke_oauth_token: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1062,6 +1467,54 @@ export interface OperationIO {
     query: NonNullable<operations['summary_image_tags']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['summary_image_tags']['responses'][200]['content']['application/json'] };
+  };
+  test_slack_configuration: {
+    path: Record<string, never>;
+    query: NonNullable<operations['test_slack_configuration']['parameters']['query']>;
+    body: operations['test_slack_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['test_slack_configuration']['responses'][200]['content']['application/json'] };
+  };
+  test_smtp_configuration: {
+    path: Record<string, never>;
+    query: NonNullable<operations['test_smtp_configuration']['parameters']['query']>;
+    body: operations['test_smtp_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['test_smtp_configuration']['responses'][200]['content']['application/json'] };
+  };
+  test_stored_slack_configuration: {
+    path: operations['test_stored_slack_configuration']['parameters']['path'];
+    query: NonNullable<operations['test_stored_slack_configuration']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['test_stored_slack_configuration']['responses'][200]['content']['application/json'] };
+  };
+  test_stored_smtp_configuration: {
+    path: operations['test_stored_smtp_configuration']['parameters']['path'];
+    query: NonNullable<operations['test_stored_smtp_configuration']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['test_stored_smtp_configuration']['responses'][200]['content']['application/json'] };
+  };
+  test_stored_teams_configuration: {
+    path: operations['test_stored_teams_configuration']['parameters']['path'];
+    query: NonNullable<operations['test_stored_teams_configuration']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['test_stored_teams_configuration']['responses'][200]['content']['application/json'] };
+  };
+  test_stored_webhook_configuration: {
+    path: operations['test_stored_webhook_configuration']['parameters']['path'];
+    query: NonNullable<operations['test_stored_webhook_configuration']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['test_stored_webhook_configuration']['responses'][200]['content']['application/json'] };
+  };
+  test_teams_configuration: {
+    path: Record<string, never>;
+    query: NonNullable<operations['test_teams_configuration']['parameters']['query']>;
+    body: operations['test_teams_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['test_teams_configuration']['responses'][200]['content']['application/json'] };
+  };
+  test_webhook_configuration: {
+    path: Record<string, never>;
+    query: NonNullable<operations['test_webhook_configuration']['parameters']['query']>;
+    body: operations['test_webhook_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['test_webhook_configuration']['responses'][200]['content']['application/json'] };
   };
   toggle_feed_enabled: {
     path: operations['toggle_feed_enabled']['parameters']['path'];
@@ -1087,6 +1540,12 @@ export interface OperationIO {
     body: operations['update_account_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['update_account_state']['responses'][200]['content']['application/json'] };
   };
+  update_endpoint_status: {
+    path: operations['update_endpoint_status']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_endpoint_status']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_endpoint_status']['responses'][200]['content']['application/json'] };
+  };
   update_image_vuln_annotation: {
     path: operations['update_image_vuln_annotation']['parameters']['path'];
     query: Record<string, never>;
@@ -1105,17 +1564,65 @@ export interface OperationIO {
     body: operations['update_registry']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['update_registry']['responses'][200]['content']['application/json'] };
   };
+  update_slack_configuration: {
+    path: operations['update_slack_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_slack_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_slack_configuration']['responses'][200]['content']['application/json'] };
+  };
+  update_slack_selector: {
+    path: operations['update_slack_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_slack_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_slack_selector']['responses'][200]['content']['application/json'] };
+  };
+  update_smtp_configuration: {
+    path: operations['update_smtp_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_smtp_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_smtp_configuration']['responses'][200]['content']['application/json'] };
+  };
+  update_smtp_selector: {
+    path: operations['update_smtp_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_smtp_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_smtp_selector']['responses'][200]['content']['application/json'] };
+  };
   update_subscription: {
     path: operations['update_subscription']['parameters']['path'];
     query: Record<string, never>;
     body: operations['update_subscription']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['update_subscription']['responses'][200]['content']['application/json'] };
   };
+  update_teams_configuration: {
+    path: operations['update_teams_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_teams_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_teams_configuration']['responses'][200]['content']['application/json'] };
+  };
+  update_teams_selector: {
+    path: operations['update_teams_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_teams_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_teams_selector']['responses'][200]['content']['application/json'] };
+  };
   update_user_state: {
     path: operations['update_user_state']['parameters']['path'];
     query: Record<string, never>;
     body: operations['update_user_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['update_user_state']['responses'][200]['content']['application/json'] };
+  };
+  update_webhook_configuration: {
+    path: operations['update_webhook_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_webhook_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_webhook_configuration']['responses'][200]['content']['application/json'] };
+  };
+  update_webhook_selector: {
+    path: operations['update_webhook_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_webhook_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['update_webhook_selector']['responses'][200]['content']['application/json'] };
   };
   upload_system_feed: {
     path: operations['upload_system_feed']['parameters']['path'];

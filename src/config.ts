@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { validateCronExpression } from 'cron';
 import { type ContentScanConfig, type NamedPattern, DEFAULT_RETRIEVE_FILES, DEFAULT_SECRET_PATTERNS } from './images/scanners/index.js';
 import { compilePattern } from './images/scanners/regex-search.js';
+import { OutboundPolicy } from './notifications/outbound/policy.js';
 
 export type JwtAlgorithm = 'HS256' | 'RS256' | 'ES256';
 
@@ -41,6 +42,28 @@ export interface Config {
   feeds: FeedConfig;
   inventory: InventoryConfig;
   reports: ReportsConfig;
+  notifications: NotificationsConfig;
+}
+
+/** Delivery of notifications (webhook, Slack, Teams, e-mail). */
+export interface NotificationsConfig {
+  /** Run the dispatcher on this node (queuing happens wherever events are recorded). */
+  dispatcher: boolean;
+  /** VIGIL_OUTBOUND_ALLOW as given: hosts and CIDRs outbound requests may reach although private or loopback. */
+  outboundAllow: string | null;
+  /** Tries per notification before it is marked failed. */
+  maxTries: number;
+  /** First retry delay; each further retry doubles it (with jitter), up to backoffMaxMs. */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** Deliveries in flight at once on this node. */
+  concurrency: number;
+  /** How often the dispatcher looks for due notifications. */
+  pollMs: number;
+  /** Largest part of a receiver's answer read (and kept in a receipt summary). */
+  maxResponseBytes: number;
+  /** Delivered and failed notifications (and their receipts) older than this many days are deleted. */
+  retentionDays: number;
 }
 
 export interface ReportsConfig {
@@ -239,6 +262,17 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `expected true or false, got "${raw}"`);
 }
 
+/** Checked now, so a typo stops start-up instead of silently refusing (or allowing) an address later. */
+function outboundAllow(env: Env): string | null {
+  const raw = optional(env, 'VIGIL_OUTBOUND_ALLOW');
+  try {
+    OutboundPolicy.parse(raw);
+  } catch (err) {
+    throw new ConfigError('VIGIL_OUTBOUND_ALLOW', (err as Error).message);
+  }
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = optional(env, 'VIGIL_DATABASE_URL');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
@@ -332,6 +366,17 @@ export function loadConfig(env: Env = process.env): Config {
       metricsSchedule: cronSchedule(env, 'VIGIL_METRICS_SCHEDULE', '*/15 * * * *'),
       metricsRetentionDays: int(env, 'VIGIL_METRICS_RETENTION_DAYS', 400, 1, 36500),
       scheduler: bool(env, 'VIGIL_SCHEDULED_QUERIES', true),
+    },
+    notifications: {
+      dispatcher: bool(env, 'VIGIL_NOTIFICATIONS_DISPATCHER', true),
+      outboundAllow: outboundAllow(env),
+      maxTries: int(env, 'VIGIL_NOTIFY_MAX_TRIES', 8, 1, 100),
+      backoffBaseMs: int(env, 'VIGIL_NOTIFY_BACKOFF_BASE_MS', 5000, 1, 3_600_000),
+      backoffMaxMs: int(env, 'VIGIL_NOTIFY_BACKOFF_MAX_MS', 3_600_000, 1, 86_400_000),
+      concurrency: int(env, 'VIGIL_NOTIFY_CONCURRENCY', 4, 1, 64),
+      pollMs: int(env, 'VIGIL_NOTIFY_POLL_MS', 1000, 5, 60_000),
+      maxResponseBytes: size(env, 'VIGIL_NOTIFY_MAX_RESPONSE_BYTES', 64 * 1024),
+      retentionDays: int(env, 'VIGIL_NOTIFY_RETENTION_DAYS', 30, 1, 3650),
     },
   };
 }

@@ -24,6 +24,9 @@ import { MetricsScheduler } from './reports/metrics/scheduler.js';
 import { REPORT_ACTIONS } from './reports/actions.js';
 import { executeStoredQuery } from './reports/scheduled/execute.js';
 import { ScheduledQueryScheduler } from './reports/scheduled/scheduler.js';
+import { NotificationDispatcher } from './notifications/dispatcher.js';
+import { OutboundPolicy } from './notifications/outbound/policy.js';
+import type { DeliveryOptions } from './notifications/types.js';
 
 export interface Services {
   config: Config;
@@ -50,6 +53,12 @@ export interface Services {
     /** Runs scheduled queries: on their cron once started, and manual runs at any time. */
     scheduler: ScheduledQueryScheduler;
   };
+  notifications: {
+    /** Delivers queued notifications; `wake()` looks for due ones at once. */
+    dispatcher: NotificationDispatcher;
+    /** Outbound policy (VIGIL_OUTBOUND_ALLOW) and limits every delivery and test send uses. */
+    delivery: DeliveryOptions;
+  };
 }
 
 
@@ -75,6 +84,11 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     const secretBox = SecretBox.fromConfig(config.encryptionKey, config.dataDir);
     const jobs = new JobQueue(db);
     const worker = new JobWorker(jobs, log.child({ component: 'worker' }), config.worker);
+    const delivery: DeliveryOptions = {
+      policy: OutboundPolicy.parse(config.notifications.outboundAllow),
+      maxResponseBytes: config.notifications.maxResponseBytes,
+      userAgent: `Vigil/${packageVersion}`,
+    };
     const services: Services = {
       config,
       db,
@@ -105,6 +119,10 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
           worker,
           run: (query, execution) => executeStoredQuery(services, query, execution),
         }),
+      },
+      notifications: {
+        dispatcher: new NotificationDispatcher(db, log.child({ component: 'notifications' }), secretBox, config.notifications, `${hostname()}:${process.pid}`, delivery),
+        delivery,
       },
     };
     return services;

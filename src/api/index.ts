@@ -6,6 +6,7 @@ import { identityHandlers } from './identity.js';
 import { imageContentHandlers } from './image-content.js';
 import { importHandlers } from './imports.js';
 import { inventoryHandlers } from './inventories.js';
+import { notificationHandlers } from './notifications.js';
 import { imageHandlers } from './images.js';
 import { policyHandlers } from './policies.js';
 import { rbacHandlers } from './rbac.js';
@@ -34,4 +35,5 @@ export const handlers: Handlers = {
   ...policyHandlers,
   ...inventoryHandlers,
   ...reportHandlers,
+  ...notificationHandlers,
 };

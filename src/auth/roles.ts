@@ -11,6 +11,8 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   'listAllUsers',
   // Feeds are shared by every account: only administrators sync, upload, enable or delete them.
   'updateFeeds',
+  // Enabling or disabling a notification endpoint kind affects every account.
+  'updateNotificationEndpoint',
 ]);
 
 /** Managing users, their keys and role memberships inside an account. */

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Db } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
+import { enqueueForEvent } from '../notifications/outbox.js';
 import { nowIso } from '../util/time.js';
 import { EVENT_TYPES, type EventLevel } from './catalog.js';
 
@@ -43,7 +44,13 @@ export async function recordEvent(db: Db, e: NewEvent): Promise<EventRecord> {
     host_id: hostname(),
     timestamp: nowIso(),
   };
-  await db('events').insert(record);
+  // The event and the notifications it makes are one write: neither is ever stored without the other.
+  const store = async (trx: Db) => {
+    await trx('events').insert(record);
+    await enqueueForEvent(trx, record);
+  };
+  if (db.isTransaction) await store(db);
+  else await db.transaction(store);
   return record;
 }
 

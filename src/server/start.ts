@@ -44,6 +44,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   services.reports.refresher.start();
   if (config.reports.scheduler) services.reports.scheduler.start();
   services.reports.metrics.start();
+  if (config.notifications.dispatcher) services.notifications.dispatcher.start();
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${port}`;
@@ -65,6 +66,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       await services.reports.refresher.stop();
       await services.reports.scheduler.stop();
       await services.reports.metrics.stop();
+      // Tries in progress finish (each within its timeout); queued notifications wait for the next start.
+      await services.notifications.dispatcher.stop();
       // Running analyses are interrupted, not lost: their jobs stay claimed and resume at the next start.
       await services.worker.stop();
       await services.db.destroy();

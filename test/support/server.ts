@@ -15,7 +15,12 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  /** Every log line goes here (at debug level), e.g. to check what is and is not logged. */
+  logs?: NodeJS.WritableStream;
+}
+
+export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const scratch = await createScratchDatabase();
   const config = loadConfig({
     VIGIL_HOST: '127.0.0.1',
@@ -25,13 +30,13 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     // Cheap hashing keeps the suite fast; production defaults are in src/config.ts.
     VIGIL_ARGON2_MEMORY_KIB: '1024',
     VIGIL_ARGON2_TIME_COST: '1',
-    VIGIL_LOG_LEVEL: process.env.VIGIL_TEST_LOG_LEVEL ?? 'silent',
+    VIGIL_LOG_LEVEL: options.logs ? 'debug' : (process.env.VIGIL_TEST_LOG_LEVEL ?? 'silent'),
     // No cron-timed feed syncs in tests: they sync on demand, deterministically.
     VIGIL_FEED_SYNC_SCHEDULE: 'off',
     ...(scratch.url ? { VIGIL_DATABASE_URL: scratch.url } : {}),
     ...env,
   });
-  const log = pino({ level: config.logLevel });
+  const log = options.logs ? pino({ level: config.logLevel }, options.logs) : pino({ level: config.logLevel });
   const running = await startServer(config, log);
   return {
     url: running.url,

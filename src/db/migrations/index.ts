@@ -11,6 +11,7 @@ import * as m009 from './009_policy_evaluations.js';
 import * as m010 from './010_image_ancestry.js';
 import * as m011 from './011_reporting.js';
 import * as m012 from './012_runtime_inventory.js';
+import * as m013 from './013_notifications.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '010_image_ancestry': m010,
   '011_reporting': m011,
   '012_runtime_inventory': m012,
+  '013_notifications': m013,
 };

@@ -1,0 +1,194 @@
+/**
+ * The SSRF guard for notification deliveries: which addresses a webhook, Slack, Teams or SMTP receiver may
+ * resolve to. Public unicast addresses are always reachable; loopback, private, link-local (cloud metadata),
+ * multicast and other special-purpose ranges only when VIGIL_OUTBOUND_ALLOW names the host or the address.
+ *
+ * Documentation ranges (192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32) are deliberately NOT refused:
+ * they are routed nowhere, and tests use them as stand-ins for public addresses. 6to4 and NAT64 are allowed too.
+ */
+import { promises as dns, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import type { OutboundPolicyLike } from '../types.js';
+
+export type OutboundFailure = 'blocked_address' | 'redirect' | 'timeout' | 'network' | 'bad_url' | 'tls';
+
+/** A refused or failed outbound request. The message names at most host and port: URL paths, queries and
+ * userinfo are credentials for Slack/Teams/webhooks and must never reach a log line or an API answer. */
+export class OutboundError extends Error {
+  constructor(
+    readonly reason: OutboundFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OutboundError';
+  }
+}
+
+type IpType = 'ipv4' | 'ipv6';
+interface Ip {
+  address: string;
+  type: IpType;
+}
+
+/** Special-purpose ranges refused unless allow-listed, grouped so a refusal can say which kind it hit. */
+const DENIED_RANGES: ReadonlyArray<readonly [kind: string, cidrs: readonly string[]]> = [
+  ['loopback', ['127.0.0.0/8', '::1/128']],
+  // ::/96 also covers the deprecated IPv4-compatible form (::127.0.0.1), which some stacks still route locally
+  ['unspecified', ['0.0.0.0/8', '::/96']],
+  ['private', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']],
+  ['carrier-grade NAT', ['100.64.0.0/10']],
+  ['link-local', ['169.254.0.0/16', 'fe80::/10']],
+  // fec0::/10 is the deprecated site-local range, still treated as internal by some networks
+  ['unique-local', ['fc00::/7', 'fec0::/10']],
+  ['multicast', ['224.0.0.0/4', 'ff00::/8']],
+  ['reserved', ['240.0.0.0/4']], // includes the broadcast address 255.255.255.255
+  ['benchmarking', ['198.18.0.0/15']],
+  ['IETF protocol assignment', ['192.0.0.0/24']],
+];
+
+const DENIED: ReadonlyArray<{ kind: string; list: BlockList }> = DENIED_RANGES.map(([kind, cidrs]) => {
+  const list = new BlockList();
+  for (const cidr of cidrs) addCidr(list, cidr);
+  return { kind, list };
+});
+
+export class OutboundPolicy implements OutboundPolicyLike {
+  private constructor(
+    private readonly hosts: ReadonlySet<string>,
+    private readonly addresses: BlockList,
+  ) {}
+
+  /** Reads VIGIL_OUTBOUND_ALLOW: comma-separated hostnames, IP addresses and CIDRs. Throws on a bad entry. */
+  static parse(raw: string | null): OutboundPolicy {
+    const hosts = new Set<string>();
+    const addresses = new BlockList();
+    for (const entry of (raw ?? '').split(',').map((e) => e.trim())) {
+      if (entry === '') continue; // tolerate "a,,b" and a trailing comma
+      if (!addAllowEntry(entry, hosts, addresses)) {
+        throw new Error(
+          `outbound allow-list entry "${entry}" is not valid: expected a hostname (smtp.internal), ` +
+            'an IP address (10.0.0.5, fd00::5) or a CIDR (10.0.0.0/8, fd00::/8)',
+        );
+      }
+    }
+    return new OutboundPolicy(hosts, addresses);
+  }
+
+  check(host: string, address: string): void {
+    const ip = canonicalIp(address);
+    if (ip === null) throw new OutboundError('blocked_address', `${host} resolved to "${address}", which is not an IP address`);
+    const kind = deniedKind(ip);
+    if (kind === null || this.hosts.has(normalizeHost(host)) || this.addresses.check(ip.address, ip.type)) return;
+    const shown = normalizeHost(host) === normalizeHost(address) ? host : `${host} (${address})`;
+    throw new OutboundError(
+      'blocked_address',
+      `${shown} is a ${kind} address, which notifications may not reach; allow it with VIGIL_OUTBOUND_ALLOW`,
+    );
+  }
+}
+
+/** What resolveAllowed needs of dns.promises.lookup; tests pass a fake. */
+export type LookupAllFn = (hostname: string, options: { all: true }) => Promise<LookupAddress[]>;
+
+/**
+ * The address to connect to for `host`: an IP literal is checked as is; a name is resolved and the first
+ * address the policy accepts is returned, so a name that (also) resolves to an internal address cannot be
+ * used to reach it.
+ */
+export async function resolveAllowed(
+  host: string,
+  policy: OutboundPolicyLike,
+  lookupFn: LookupAllFn = dns.lookup,
+): Promise<{ address: string; family: 4 | 6 }> {
+  const bare = stripBrackets(host);
+  const literal = isIP(bare);
+  if (literal === 4 || literal === 6) {
+    policy.check(bare, bare);
+    return { address: bare, family: literal };
+  }
+  const candidates = await lookupAll(bare, lookupFn);
+  let refusal: unknown = null;
+  for (const { address, family } of candidates) {
+    try {
+      policy.check(bare, address);
+      return { address, family: family === 6 ? 6 : 4 };
+    } catch (err) {
+      refusal ??= err; // keep the first refusal: it names the host and the address refused
+    }
+  }
+  throw refusal ?? new OutboundError('network', `cannot resolve ${bare}: no addresses`);
+}
+
+async function lookupAll(host: string, lookupFn: LookupAllFn): Promise<LookupAddress[]> {
+  try {
+    return await lookupFn(host, { all: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'lookup failed';
+    throw new OutboundError('network', `cannot resolve ${host}: ${code}`);
+  }
+}
+
+/** Adds one allow-list entry; false when it is neither a hostname, an IP address nor a CIDR. */
+function addAllowEntry(entry: string, hosts: Set<string>, addresses: BlockList): boolean {
+  if (entry.includes('/')) return tryAdd(() => addCidr(addresses, entry));
+  const ip = canonicalIp(entry);
+  if (ip !== null) return tryAdd(() => addresses.addAddress(ip.address, ip.type));
+  if (!isHostname(entry)) return false;
+  hosts.add(normalizeHost(entry));
+  return true;
+}
+
+function tryAdd(add: () => void): boolean {
+  try {
+    add();
+    return true;
+  } catch {
+    return false; // BlockList throws on a bad address or an out-of-range prefix
+  }
+}
+
+function addCidr(list: BlockList, cidr: string): void {
+  const [base, prefix, extra] = cidr.split('/');
+  const ip = canonicalIp(base ?? '');
+  if (ip === null || extra !== undefined || !/^\d{1,3}$/.test(prefix ?? '')) throw new Error(`bad CIDR ${cidr}`);
+  list.addSubnet(ip.address, Number(prefix), ip.type);
+}
+
+function deniedKind(ip: Ip): string | null {
+  return DENIED.find(({ list }) => list.check(ip.address, ip.type))?.kind ?? null;
+}
+
+/**
+ * The address as the policy judges it: IPv4-mapped IPv6 (::ffff:127.0.0.1, ::ffff:7f00:1) becomes the IPv4
+ * address it carries, other IPv6 is put in canonical form, a zone index (%eth0) is dropped. null: not an IP.
+ */
+function canonicalIp(address: string): Ip | null {
+  const bare = stripBrackets(address).replace(/%.*$/, '');
+  const family = isIP(bare);
+  if (family === 4) return { address: bare, type: 'ipv4' };
+  if (family !== 6) return null;
+  // WHATWG URL serializes IPv6 hosts canonically (compressed, lower-case hex, embedded IPv4 as hex)
+  const canonical = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (mapped === null) return { address: canonical, type: 'ipv6' };
+  const [high, low] = [parseInt(mapped[1], 16), parseInt(mapped[2], 16)];
+  return { address: `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, type: 'ipv4' };
+}
+
+/** DNS names: letters, digits, '-' and '_' in labels of up to 63; a numeric last label would be an IPv4 typo. */
+function isHostname(entry: string): boolean {
+  const name = entry.replace(/\.$/, '');
+  if (name.length === 0 || name.length > 253) return false;
+  const labels = name.split('.');
+  const labelOk = (label: string) => /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/i.test(label);
+  return labels.every(labelOk) && !/^\d+$/.test(labels[labels.length - 1]);
+}
+
+function normalizeHost(host: string): string {
+  return stripBrackets(host).toLowerCase().replace(/\.$/, '');
+}
+
+/** `[::1]` → `::1`: URL hostnames keep the brackets, sockets and isIP want them off. */
+export function stripBrackets(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}

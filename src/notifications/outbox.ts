@@ -1,0 +1,224 @@
+/**
+ * The outbox: notifications queued in the same transaction as the event they come from (so a crash loses
+ * none), claimed by a dispatcher for one attempt at a time, and settled with a receipt per attempt.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/index.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import type { EventRecord } from '../events/events.js';
+import { nowIso } from '../util/time.js';
+import { getConfiguration, recordStatus } from './configurations.js';
+import { messageForEvent, messageWithId } from './messages.js';
+import { matchingConfigurations } from './selectors.js';
+import type { DeliveryOutcome, EndpointKind, NotificationMessage, NotificationType } from './types.js';
+
+export type DeliveryState = 'pending' | 'delivering' | 'delivered' | 'failed';
+
+export interface NotificationRecord {
+  id: string;
+  configuration_uuid: string;
+  endpoint: EndpointKind;
+  account_name: string;
+  notification_type: NotificationType;
+  event_id: string | null;
+  event_type: string;
+  message: string;
+  state: DeliveryState;
+  tries: number;
+  /** 0 until a dispatcher first claims it (the limit is the dispatcher's setting). */
+  max_tries: number;
+  replays: number;
+  next_attempt_at: string | null;
+  claimed_by: string | null;
+  claimed_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  last_updated: string;
+  delivered_at: string | null;
+}
+
+export interface ReceiptRecord {
+  id: string;
+  notification_id: string;
+  attempt: number;
+  attempted_at: string;
+  latency_ms: number;
+  success: boolean;
+  http_status: number | null;
+  smtp_response: string | null;
+  response: string;
+  error: string | null;
+}
+
+/** Queues a notification per configuration whose selectors match the event. Call inside the event's transaction. */
+export async function enqueueForEvent(db: Db, event: EventRecord): Promise<number> {
+  const targets = await matchingConfigurations(db, event);
+  if (targets.length === 0) return 0;
+  const base = await messageForEvent(db, event);
+  const now = nowIso();
+  const rows = targets.map((t) => {
+    const id = randomUUID();
+    return {
+      id,
+      configuration_uuid: t.uuid,
+      endpoint: t.endpoint,
+      account_name: event.account_name,
+      notification_type: base.notificationType,
+      event_id: event.id,
+      event_type: event.type,
+      message: JSON.stringify(messageWithId(base, id)),
+      state: 'pending',
+      tries: 0,
+      max_tries: 0,
+      replays: 0,
+      next_attempt_at: now,
+      created_at: now,
+      last_updated: now,
+    };
+  });
+  await db('notifications').insert(rows);
+  return rows.length;
+}
+
+/** Due now: pending and its time has come, or claimed by a dispatcher that stopped before settling it. */
+function due(db: Db, now: string) {
+  return db('notifications as n')
+    .join('notification_endpoints as e', 'e.name', 'n.endpoint')
+    .where('e.enabled', true)
+    .andWhere((w) =>
+      w.where((p) => p.where('n.state', 'pending').andWhere('n.next_attempt_at', '<=', now)).orWhere((d) => d.where('n.state', 'delivering').andWhere('n.claimed_until', '<', now)),
+    );
+}
+
+/** Claims up to `limit` due notifications for this dispatcher until `leaseMs` from now. */
+export async function claimDue(db: Db, owner: string, limit: number, leaseMs: number, maxTries: number): Promise<NotificationRecord[]> {
+  const now = nowIso();
+  const candidates: { id: string }[] = await due(db, now).orderBy('n.next_attempt_at').limit(limit).select('n.id');
+  const claimed: NotificationRecord[] = [];
+  const until = new Date(Date.now() + leaseMs).toISOString();
+  for (const { id } of candidates) {
+    // The state test makes the claim atomic: of two dispatchers racing for a row, one updates it.
+    const n = await db('notifications')
+      .where({ id })
+      .andWhere((w) => w.where((p) => p.where('state', 'pending').andWhere('next_attempt_at', '<=', now)).orWhere((d) => d.where('state', 'delivering').andWhere('claimed_until', '<', now)))
+      .update({ state: 'delivering', claimed_by: owner, claimed_until: until, max_tries: maxTries, last_updated: now });
+    if (n === 1) claimed.push((await db<NotificationRecord>('notifications').where({ id }).first())!);
+  }
+  return claimed;
+}
+
+export function messageOf(r: NotificationRecord): NotificationMessage {
+  return JSON.parse(r.message) as NotificationMessage;
+}
+
+export interface Settlement {
+  state: DeliveryState;
+  nextAttemptAt: string | null;
+}
+
+/**
+ * Records an attempt's receipt and moves the notification on: delivered, pending again after `retryInMs`, or
+ * failed. Only the claim's owner may settle it; answers null when the claim was lost (it expired and another
+ * dispatcher took the notification), so nothing is recorded twice.
+ */
+export async function settleAttempt(
+  db: Db,
+  owner: string,
+  record: NotificationRecord,
+  outcome: DeliveryOutcome,
+  attemptedAt: string,
+  retryInMs: number | null,
+): Promise<Settlement | null> {
+  const tries = record.tries + 1;
+  const state: DeliveryState = outcome.ok ? 'delivered' : retryInMs === null ? 'failed' : 'pending';
+  const now = nowIso();
+  const nextAttemptAt = state === 'pending' ? new Date(Date.now() + retryInMs!).toISOString() : null;
+  return db.transaction(async (trx) => {
+    const n = await trx('notifications')
+      .where({ id: record.id, state: 'delivering', claimed_by: owner })
+      .update({
+        state,
+        tries,
+        next_attempt_at: nextAttemptAt,
+        claimed_by: null,
+        claimed_until: null,
+        last_error: outcome.ok ? null : outcome.error,
+        last_updated: now,
+        ...(outcome.ok ? { delivered_at: now } : {}),
+      });
+    if (n === 0) return null;
+    await trx('notification_receipts').insert({
+      id: randomUUID(),
+      notification_id: record.id,
+      attempt: tries,
+      attempted_at: attemptedAt,
+      latency_ms: Math.round(outcome.latencyMs),
+      success: outcome.ok,
+      http_status: outcome.httpStatus,
+      smtp_response: outcome.smtpResponse,
+      response: outcome.response,
+      error: outcome.error,
+    });
+    await recordStatus(trx, record.configuration_uuid, outcome, attemptedAt);
+    return { state, nextAttemptAt };
+  });
+}
+
+/** Hands claims back (the dispatcher is stopping before it tried them). */
+export async function releaseClaims(db: Db, owner: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db('notifications').whereIn('id', ids).andWhere({ state: 'delivering', claimed_by: owner }).update({ state: 'pending', claimed_by: null, claimed_until: null });
+}
+
+export async function listDeliveries(
+  db: Db,
+  accountName: string,
+  kind: EndpointKind,
+  configurationUuid: string,
+  filter: { state?: DeliveryState; page: number; limit: number },
+): Promise<{ items: NotificationRecord[]; nextPage: boolean }> {
+  await getConfiguration(db, accountName, kind, configurationUuid);
+  const q = db<NotificationRecord>('notifications').where({ configuration_uuid: configurationUuid });
+  if (filter.state) q.andWhere({ state: filter.state });
+  const rows = await q
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .offset((filter.page - 1) * filter.limit)
+    .limit(filter.limit + 1);
+  return { items: rows.slice(0, filter.limit), nextPage: rows.length > filter.limit };
+}
+
+export async function getDelivery(db: Db, accountName: string, kind: EndpointKind, configurationUuid: string, id: string): Promise<NotificationRecord> {
+  await getConfiguration(db, accountName, kind, configurationUuid);
+  const row = await db<NotificationRecord>('notifications').where({ configuration_uuid: configurationUuid, id }).first();
+  if (!row) throw new NotFoundError(`notification '${id}' of ${kind} configuration '${configurationUuid}' does not exist`, { notification_id: id });
+  return row;
+}
+
+export async function listReceipts(db: Db, notificationId: string): Promise<ReceiptRecord[]> {
+  return db<ReceiptRecord>('notification_receipts').where({ notification_id: notificationId }).orderBy([{ column: 'attempted_at' }, { column: 'attempt' }]);
+}
+
+/** Queues a failed or delivered notification again, same id, tries from zero. */
+export async function replayDelivery(db: Db, accountName: string, kind: EndpointKind, configurationUuid: string, id: string): Promise<NotificationRecord> {
+  const current = await getDelivery(db, accountName, kind, configurationUuid, id);
+  const now = nowIso();
+  const n = await db('notifications')
+    .where({ id })
+    .whereIn('state', ['failed', 'delivered'])
+    .update({ state: 'pending', tries: 0, replays: current.replays + 1, next_attempt_at: now, last_error: null, delivered_at: null, last_updated: now });
+  if (n === 0) throw new ConflictError(`notification '${id}' is ${current.state}; only failed or delivered notifications can be replayed`, { notification_id: id, state: current.state });
+  return (await db<NotificationRecord>('notifications').where({ id }).first())!;
+}
+
+/** Deletes settled notifications (with their receipts) last changed before `before`. */
+export async function deleteSettledBefore(db: Db, before: string): Promise<number> {
+  const ids: string[] = (await db('notifications').whereIn('state', ['delivered', 'failed']).andWhere('last_updated', '<', before).limit(5000).select('id')).map((r: { id: string }) => r.id);
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    await db.transaction(async (trx) => {
+      await trx('notification_receipts').whereIn('notification_id', chunk).delete();
+      await trx('notifications').whereIn('id', chunk).delete();
+    });
+  }
+  return ids.length;
+}
