@@ -121,7 +121,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
         }),
       },
       notifications: {
-        dispatcher: new NotificationDispatcher(db, log.child({ component: 'notifications' }), secretBox, config.notifications, `${hostname()}:${process.pid}`, delivery),
+        dispatcher: new NotificationDispatcher(db, log.child({ component: 'notifications' }), secretBox, config.notifications, delivery),
         delivery,
       },
     };

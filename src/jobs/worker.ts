@@ -40,7 +40,7 @@ export interface JobFinished {
 }
 
 /** Identifies this process among earlier ones on the same host (pids repeat in containers, this does not). */
-const PROCESS_TOKEN = `${process.pid}.${randomBytes(4).toString('hex')}`;
+export const PROCESS_TOKEN = `${process.pid}.${randomBytes(4).toString('hex')}`;
 
 export class JobWorker extends EventEmitter {
   readonly workerId: string;

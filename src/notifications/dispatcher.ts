@@ -4,7 +4,9 @@
  * backoff with jitter until the tries run out; then the notification is failed (a replay queues it again).
  * Several nodes may run one: claims keep them from sending the same notification twice.
  */
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { NotificationsConfig } from '../config.js';
 import type { Db } from '../db/index.js';
@@ -12,7 +14,8 @@ import type { SecretBox } from '../util/secret-box.js';
 import { nowIso } from '../util/time.js';
 import { channelFor } from './channels/index.js';
 import { deliveryTarget, type ConfigurationRecord } from './configurations.js';
-import { claimDue, deleteSettledBefore, messageOf, releaseClaims, settleAttempt, type NotificationRecord, type Settlement } from './outbox.js';
+import { PROCESS_TOKEN } from '../jobs/worker.js';
+import { claimDue, deleteSettledBefore, messageOf, releaseAbandonedClaims, releaseClaims, settleAttempt, type NotificationRecord, type Settlement } from './outbox.js';
 import type { DeliveryOptions, DeliveryOutcome } from './types.js';
 
 /** Time past a try's own timeout before its claim lapses and another dispatcher may take it. */
@@ -40,20 +43,26 @@ export class NotificationDispatcher extends EventEmitter {
   private ticking: Promise<void> | null = null;
   private stopped = true;
   private lastSweep = 0;
+  // Claims name host, process and dispatcher, like the job worker's: see releaseAbandonedClaims.
+  private readonly hostPrefix = `${hostname()}:`;
+  private readonly processPrefix = `${this.hostPrefix}${PROCESS_TOKEN}:`;
+  private readonly owner = `${this.processPrefix}${randomBytes(4).toString('hex')}`;
 
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
     private readonly box: SecretBox,
     private readonly config: NotificationsConfig,
-    private readonly owner: string,
     private readonly options: DeliveryOptions,
   ) {
     super();
   }
 
-  start(): void {
+  async start(): Promise<void> {
+    if (!this.stopped) return;
     this.stopped = false;
+    const released = await releaseAbandonedClaims(this.db, this.hostPrefix, this.processPrefix);
+    if (released) this.log.info({ released }, 'sending again notifications whose try an earlier process did not finish');
     this.schedule(0);
   }
 

@@ -164,6 +164,20 @@ export async function settleAttempt(
   });
 }
 
+/**
+ * Makes the claims of earlier processes on this host due at once (they were killed mid-try: one host runs one
+ * Vigil process), instead of waiting for their leases to lapse. The receiver may have got the notification
+ * already; it de-duplicates on the id.
+ */
+export async function releaseAbandonedClaims(db: Db, hostPrefix: string, processPrefix: string): Promise<number> {
+  const now = nowIso();
+  return db('notifications')
+    .where({ state: 'delivering' })
+    .andWhere('claimed_by', 'like', `${hostPrefix}%`)
+    .andWhereNot('claimed_by', 'like', `${processPrefix}%`)
+    .update({ state: 'pending', claimed_by: null, claimed_until: null, next_attempt_at: now, last_updated: now });
+}
+
 /** Hands claims back (the dispatcher is stopping before it tried them). */
 export async function releaseClaims(db: Db, owner: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
@@ -202,12 +216,11 @@ export async function listReceipts(db: Db, notificationId: string): Promise<Rece
 export async function replayDelivery(db: Db, accountName: string, kind: EndpointKind, configurationUuid: string, id: string): Promise<NotificationRecord> {
   const current = await getDelivery(db, accountName, kind, configurationUuid, id);
   const now = nowIso();
-  const n = await db('notifications')
-    .where({ id })
-    .whereIn('state', ['failed', 'delivered'])
-    .update({ state: 'pending', tries: 0, replays: current.replays + 1, next_attempt_at: now, last_error: null, delivered_at: null, last_updated: now });
+  const queued = { state: 'pending' as const, tries: 0, replays: current.replays + 1, next_attempt_at: now, last_error: null, delivered_at: null, last_updated: now };
+  const n = await db('notifications').where({ id }).whereIn('state', ['failed', 'delivered']).update(queued);
   if (n === 0) throw new ConflictError(`notification '${id}' is ${current.state}; only failed or delivered notifications can be replayed`, { notification_id: id, state: current.state });
-  return (await db<NotificationRecord>('notifications').where({ id }).first())!;
+  // As queued: a dispatcher may already be sending it by the time a re-read would run.
+  return { ...current, ...queued };
 }
 
 /** Deletes settled notifications (with their receipts) last changed before `before`. */

@@ -44,7 +44,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   services.reports.refresher.start();
   if (config.reports.scheduler) services.reports.scheduler.start();
   services.reports.metrics.start();
-  if (config.notifications.dispatcher) services.notifications.dispatcher.start();
+  if (config.notifications.dispatcher) await services.notifications.dispatcher.start();
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${port}`;

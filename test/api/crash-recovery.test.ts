@@ -9,38 +9,19 @@
  * releases them: the test learns that an analysis is in progress from the proxy seeing the blob request (an
  * event), not from sleeping. Every wait is bounded.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/index.js';
 import { client, json, raw } from '../support/http.js';
 import { buildImage, type BuiltImage } from '../support/image-builder.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/db.js';
-import { freePort, pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
-import { ADMIN_PASSWORD } from '../support/server.js';
+import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
+import { startVigil, stopVigil, within, type VigilChild } from '../support/vigil-process.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const READY_TIMEOUT_MS = 15_000;
 const EVENT_TIMEOUT_MS = 10_000;
-
-// ------------------------------------------------------------------------------------------------------------
-// Bounded waits
-
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 // ------------------------------------------------------------------------------------------------------------
 // A registry proxy that holds layer blob downloads
@@ -118,66 +99,6 @@ class HoldingProxy extends EventEmitter {
     this.server.closeAllConnections();
     await new Promise((r) => this.server.close(r));
   }
-}
-
-// ------------------------------------------------------------------------------------------------------------
-// Vigil as a child process
-
-interface VigilChild {
-  proc: ChildProcess;
-  url: string;
-  output(): string;
-  exited: Promise<void>;
-}
-
-async function startVigil(scratch: ScratchDatabase): Promise<VigilChild> {
-  const port = await freePort();
-  let out = '';
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? scratch.dataDir,
-      VIGIL_HOST: '127.0.0.1',
-      VIGIL_PORT: String(port),
-      VIGIL_DATA_DIR: scratch.dataDir,
-      VIGIL_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      VIGIL_ARGON2_MEMORY_KIB: '1024',
-      VIGIL_ARGON2_TIME_COST: '1',
-      VIGIL_LOG_LEVEL: 'info',
-      ...(scratch.url ? { VIGIL_DATABASE_URL: scratch.url } : {}),
-    },
-  });
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-  const url = `http://127.0.0.1:${port}`;
-  proc.stdout!.on('data', (chunk: Buffer) => (out = (out + chunk.toString()).slice(-20_000)));
-  proc.stderr!.on('data', (chunk: Buffer) => (out = (out + chunk.toString()).slice(-20_000)));
-  const child = { proc, url, output: () => out, exited };
-  // Ready when GET /v2/health answers 200: polled every 100 ms, bounded, failing at once if the process exits.
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`vigil exited during start-up (${proc.exitCode ?? proc.signalCode}): ${out}`);
-    const ok = await fetch(`${url}/v2/health`, { signal: AbortSignal.timeout(1000) }).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) break;
-    if (Date.now() > deadline) {
-      await stopVigil(child, 'SIGKILL');
-      throw new Error(`vigil did not answer GET /v2/health within ${READY_TIMEOUT_MS} ms\n--- vigil output ---\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return child;
-}
-
-async function stopVigil(child: VigilChild | undefined, signal: NodeJS.Signals): Promise<void> {
-  if (!child || child.proc.exitCode !== null || child.proc.signalCode !== null) return;
-  child.proc.kill(signal);
-  const timer = setTimeout(() => child.proc.kill('SIGKILL'), 10_000);
-  await child.exited;
-  clearTimeout(timer);
 }
 
 // ------------------------------------------------------------------------------------------------------------

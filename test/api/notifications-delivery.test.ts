@@ -3,11 +3,13 @@
  * a vuln_update when a feed sync adds a finding to a subscribed tag, and a policy_eval when that flips the
  * tag's result; each signature verifies with the configuration's secret, and each delivery has a receipt.
  */
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/notifications/channels/webhook.js';
+import type { SettledNotification } from '../../src/notifications/dispatcher.js';
 import { waitForAnalysis } from '../support/analysis.js';
 import { DEBIAN_OS_RELEASE } from '../support/ecosystem-fixtures.js';
 import { json, raw } from '../support/http.js';
@@ -26,6 +28,21 @@ let receiver: HttpReceiver;
 let work: string;
 let configUuid: string;
 let digest: string;
+const settledIds = new Set<string>();
+const settledEvents = new EventEmitter();
+
+/** Resolves when the dispatcher has recorded the outcome of each of these notifications (after the receiver got them). */
+function settledAll(ids: string[]): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!ids.every((id) => settledIds.has(id))) return;
+      settledEvents.off('settled', check);
+      resolve();
+    };
+    settledEvents.on('settled', check);
+    check();
+  });
+}
 
 const ofType = (type: string) => (r: ReceivedRequest) => r.json?.data?.notification_type === type;
 
@@ -44,6 +61,10 @@ beforeAll(async () => {
     VIGIL_FEED_SOURCES: `osv=${join(work, 'osv')}`,
     VIGIL_OUTBOUND_ALLOW: '127.0.0.1/32',
     VIGIL_NOTIFY_POLL_MS: '20',
+  });
+  server.running.services.notifications.dispatcher.on('settled', (n: SettledNotification) => {
+    settledIds.add(n.id);
+    settledEvents.emit('settled');
   });
   expect((await raw(server.url, 'POST', '/v2/system/feeds?wait=true')).json.status).toBe('done');
   const created = await json(server.url, 'POST', BASE, { url: `${receiver.url}/hooks/vigil?token=t0k3n`, signing_secret: SIGNING_SECRET, description: 'ci receiver' });
@@ -115,6 +136,7 @@ describe('webhook notifications of real events', () => {
   });
 
   it('lists each delivery as delivered, with a successful receipt', async () => {
+    await settledAll(receiver.requests.map((r) => String(r.headers['x-vigil-notification-id'])));
     const list = await raw(server.url, 'GET', `${BASE}/${configUuid}/deliveries?state=delivered`);
     expect(list.status).toBe(200);
     const types = list.json.items.map((d: { notification_type: string }) => d.notification_type);

@@ -2,7 +2,6 @@
  * Delivery when the receiver is down: tries with backoff, failed after the last, delivered once on replay; and a
  * restart of the service in the middle of the retries loses nothing and sends nothing twice.
  */
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/events.js';
 import type { SettledNotification } from '../../src/notifications/dispatcher.js';
@@ -11,6 +10,7 @@ import { createReusableStore } from '../support/auth-fixtures.js';
 import { expectError } from '../support/fixtures.js';
 import { json, raw } from '../support/http.js';
 import { startHttpReceiver, type HttpReceiver } from '../support/receivers.js';
+import { nextSettled } from '../support/notifications.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const BASE = '/v2/notifications/endpoints/webhook/configurations';
@@ -35,9 +35,6 @@ async function feedFailedEvent(server: TestServer, feed: string): Promise<void> 
   await recordEvent(server.running.services.db, { accountName: 'admin', type: 'system.feeds.sync.feed_failed', resourceType: 'feed', resourceId: feed, details: { error: 'test' } });
 }
 
-function settled(server: TestServer): Promise<SettledNotification> {
-  return once(server.running.services.notifications.dispatcher, 'settled').then(([s]) => s as SettledNotification);
-}
 
 describe('retries, failure and replay', () => {
   let server: TestServer;
@@ -61,7 +58,7 @@ describe('retries, failure and replay', () => {
   });
 
   it('tries max_tries times with growing delays, then marks the notification failed', async () => {
-    const done = settled(server);
+    const done = nextSettled(server);
     await feedFailedEvent(server, 'osv');
     const outcome = await done;
     expect(outcome).toMatchObject({ state: 'failed', tries: 3 });
@@ -82,7 +79,7 @@ describe('retries, failure and replay', () => {
   it('a replay of the failed notification is delivered once when the receiver is back, with the same id', async () => {
     receiver = await startHttpReceiver({ port });
     const [failed] = (await raw(server.url, 'GET', `${BASE}/${configUuid}/deliveries?state=failed`)).json.items;
-    const done = settled(server);
+    const done = nextSettled(server);
     const replay = await raw(server.url, 'POST', `${BASE}/${configUuid}/deliveries/${failed.notification_id}/replay`);
     expect(replay.status).toBe(200);
     expect(replay.json).toMatchObject({ notification_id: failed.notification_id, state: 'pending', tries: 0, replays: 1 });
@@ -107,7 +104,7 @@ describe('retries, failure and replay', () => {
       // The same notification under another kind's path is not found: configurations are per kind.
       expectError(await raw(server.url, 'GET', `/v2/notifications/endpoints/slack/configurations/${configUuid}/deliveries/${queued.notification_id}`), 404, 'not_found');
     } finally {
-      server.running.services.notifications.dispatcher.start();
+      await server.running.services.notifications.dispatcher.start();
     }
   });
 
@@ -115,7 +112,7 @@ describe('retries, failure and replay', () => {
     const strict = await startTestServer({ VIGIL_NOTIFY_POLL_MS: '20', VIGIL_NOTIFY_MAX_TRIES: '5' });
     try {
       const uuid = await webhookFor(strict, `http://127.0.0.1:${port}/hook`);
-      const done = settled(strict);
+      const done = nextSettled(strict);
       await feedFailedEvent(strict, 'osv');
       expect(await done).toMatchObject({ state: 'failed', tries: 1 });
       const [d] = (await raw(strict.url, 'GET', `${BASE}/${uuid}/deliveries`)).json.items;

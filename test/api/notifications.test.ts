@@ -10,6 +10,7 @@ import { createUserWithRole, type TestUser } from '../support/auth-fixtures.js';
 import { expectBodyRejections, expectError, expectValidationError } from '../support/fixtures.js';
 import { json, raw, type Auth } from '../support/http.js';
 import { startHttpReceiver, startSmtpReceiver, type HttpReceiver, type SmtpReceiver } from '../support/receivers.js';
+import { nextSettled } from '../support/notifications.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const EP = '/v2/notifications/endpoints';
@@ -200,6 +201,7 @@ describe('delivery in each kind format', () => {
     const c = await create('smtp', { host: '127.0.0.1', port: smtp.port, use_tls: false, username: 'mailer', password: 'smtp-pass-word', from: 'Vigil <vigil@example.com>', to: 'ops@example.com, sec@example.com' });
     expect(c.password).toBeUndefined();
     await json(server.url, 'POST', `${EP}/smtp/configurations/${c.uuid}/selectors`, SELECTOR);
+    const settled = nextSettled(server, (s) => s.configurationUuid === c.uuid);
     await feedFailed('mail-feed');
     const mail = await smtp.waitFor((m) => m.raw.includes('mail-feed'));
     expect(mail.user).toBe('mailer');
@@ -209,6 +211,7 @@ describe('delivery in each kind format', () => {
     expect(parsed.subject).toMatch(/^\[Vigil\]/);
     expect(parsed.text).toContain('mail-feed');
     expect(parsed.html).toContain('mail-feed');
+    expect(await settled).toMatchObject({ state: 'delivered' });
     const [delivery] = (await raw(server.url, 'GET', `${EP}/smtp/configurations/${c.uuid}/deliveries`)).json.items;
     expect(delivery.state).toBe('delivered');
     const [receipt] = (await raw(server.url, 'GET', `${EP}/smtp/configurations/${c.uuid}/deliveries/${delivery.notification_id}/receipts`)).json.items;
