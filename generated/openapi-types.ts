@@ -4101,7 +4101,8 @@ export interface components {
              * @description Vigil extension. Key of the `X-Vigil-Signature` header (`sha256=` and the hex HMAC-SHA256 of the request
              *     body) that lets receivers check a notification came from this service. Write-only and stored encrypted.
              *     When a configuration is created without one, the service generates one and returns it in that response
-             *     only; send a new value in an update to rotate it.
+             *     only; send a new value in an update to rotate it. An unsaved configuration sent to the test route
+             *     without one is sent unsigned.
              */
             signing_secret?: string;
             /**
