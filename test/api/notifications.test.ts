@@ -131,6 +131,14 @@ describe('configurations', () => {
     expectError(await raw(server.url, 'GET', `${EP}/slack/configurations/${NO_SUCH}/status`), 404, 'not_found');
     expectError(await raw(server.url, 'GET', `${EP}/slack/configurations/${NO_SUCH}/test`), 404, 'not_found');
     expectError(await raw(server.url, 'GET', `${EP}/slack/configurations/${NO_SUCH}/deliveries`), 404, 'not_found');
+    expectError(await raw(server.url, 'GET', `${EP}/slack/configurations/${NO_SUCH}/selectors`), 404, 'not_found');
+    expectError(await raw(server.url, 'GET', `${EP}/slack/configurations/${NO_SUCH}/deliveries/${NO_SUCH}/receipts`), 404, 'not_found');
+    // An update is checked like a create, and a refused one changes nothing.
+    const stored = await create('slack', { url: 'https://hooks.slack.example/services/T/B/keep' });
+    expectValidationError(await json(server.url, 'PUT', `${EP}/slack/configurations/${stored.uuid}`, { url: 'gopher://x' }), ['body.url']);
+    expectValidationError(await json(server.url, 'PUT', `${EP}/slack/configurations/${stored.uuid}`, { description: 'no url' }), ['body.url']);
+    await expectBodyRejections(server.url, 'PUT', `${EP}/slack/configurations/${stored.uuid}`, { url: 'https://hooks.slack.example/services/T/B/new' });
+    expect((await raw(server.url, 'GET', `${EP}/slack/configurations/${stored.uuid}`)).json).toEqual(stored);
   });
 
   it('needs the notification actions: read-only users read but do not change', async () => {
