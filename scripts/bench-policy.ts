@@ -47,20 +47,20 @@
  *   --target-p50 M          BENCH_TARGET_P50          maximum evaluation p50, ms                (default 50)
  *   --seed N                BENCH_SEED                generator seed                            (default 1)
  *   --pg                                              PostgreSQL instead of SQLite: a scratch database created (and
- *                                                     dropped) through VIGIL_DATABASE_URL, which must allow CREATE
+ *                                                     dropped) through VIGIL_DATABASE_URL (or VIGIL_TEST_DATABASE_URL,
+ *                                                     which scripts/with-postgres.sh sets), which must allow CREATE
  *                                                     DATABASE
  *   --cpu-prof DIR                                    CPU-profile the timed phases in process (node:inspector) into
  *                                                     DIR and print the hottest functions; the timings then include
  *                                                     the profiler
  *   --keep-data                                       leave the temp dir (feed files, SQLite database) in place
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import knex from 'knex';
-import { createDb, migrateToLatest, type Db } from '../src/db/index.js';
+import type { Db } from '../src/db/index.js';
 import type { CatalogedPackage } from '../src/images/model.js';
 import { ensureImage, mapTag, saveAnalysis, transitionAnalysis, type PackageRow } from '../src/images/store.js';
 import { defaultPolicy } from '../src/policy/default-policy.js';
@@ -78,7 +78,7 @@ import type { FixState } from '../src/vulns/match-package.js';
 import { parseOsvRecord } from '../src/vulns/osv/record.js';
 import { feedGroupName } from '../src/vulns/records.js';
 import { detailsOf, type Enrichment } from '../src/vulns/vuln-details.js';
-import { loadAverage, machine, numberOptions, percentile, phaseProfiler, table, thousands, verdict } from './bench-support.js';
+import { loadAverage, machine, numberOptions, percentile, phaseProfiler, scratchDatabase, table, thousands, verdict, type ScratchDatabase } from './bench-support.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Options
@@ -705,44 +705,6 @@ function summary(result: PolicyEvaluationResult): string {
 // ---------------------------------------------------------------------------------------------------------
 // Database
 
-interface Scratch {
-  db: Db;
-  kind: 'sqlite' | 'postgres';
-  describe: string;
-  drop(): Promise<void>;
-}
-
-async function scratchDatabase(dir: string): Promise<Scratch> {
-  if (!opts.pg) {
-    const db = createDb({ databaseUrl: null, dataDir: join(dir, 'data') });
-    await migrateToLatest(db);
-    return { db, kind: 'sqlite', describe: `SQLite (better-sqlite3, WAL, synchronous=NORMAL) in ${join(dir, 'data')}`, drop: async () => db.destroy() };
-  }
-  const adminUrl = process.env.VIGIL_DATABASE_URL;
-  if (!adminUrl) throw new Error('--pg needs VIGIL_DATABASE_URL (a PostgreSQL URL whose role may CREATE DATABASE)');
-  const name = `vigil_bench_${randomBytes(5).toString('hex')}`;
-  const admin = knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`CREATE DATABASE ${name}`);
-  await admin.destroy();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const db = createDb({ databaseUrl: url.toString(), dataDir: join(dir, 'data') });
-  await migrateToLatest(db);
-  const version = (await db.raw('show server_version')).rows[0].server_version as string;
-  return {
-    db,
-    kind: 'postgres',
-    describe: `PostgreSQL ${version}, scratch database ${name} on ${url.host}`,
-    async drop() {
-      await db.destroy();
-      if (opts.keepData) return;
-      const a = knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-      await a.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.destroy();
-    },
-  };
-}
-
 /** Feeds, KEV and EPSS through their sync functions; the image as analysis stores it; the policy, active. */
 async function populate(db: Db, dir: string, records: GenRecord[], background: GenRecord[], enrich: ReturnType<typeof buildEnrichment>, packages: CatalogedPackage[], doc: PolicyDocument): Promise<void> {
   for (const spec of ECOS) {
@@ -849,7 +811,7 @@ async function main(): Promise<number> {
   console.log(`machine: ${m.cpus} CPUs (nproc), ${m.cpuModel}, ${m.memGiB} GiB RAM (MemTotal ${m.memKb} kB), Node ${m.node}, ${m.os}; load ${loadAverage()}`);
   console.log(`target: evaluation p50 < ${opts.targetP50} ms (${opts.packages} packages, ${opts.matches} matches, default policy + ${opts.allowlist} allowlist items)`);
   const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-policy-'));
-  let scratch: Scratch | undefined;
+  let scratch: ScratchDatabase | undefined;
   const cleanUp = async () => {
     await scratch?.drop().catch((err) => console.error(`dropping the scratch database: ${(err as Error).message}`));
     scratch = undefined;
@@ -929,7 +891,7 @@ async function main(): Promise<number> {
 
     // 2. Through the database.
     const setupStarted = process.hrtime.bigint();
-    scratch = await scratchDatabase(dir);
+    scratch = await scratchDatabase({ pg: opts.pg, dataDir: join(dir, 'data'), keepData: opts.keepData });
     const db = scratch.db;
     progress(`database: ${scratch.describe}`);
     await populate(db, dir, records, background, enrich, catalog, doc);

@@ -1,7 +1,8 @@
 /**
  * What the benchmark scripts share: describing the machine, starting a real Vigil server as a child process on
  * loopback (production settings, nothing of the caller's VIGIL_* environment), waiting for it, stopping it
- * gracefully, reading its CPU and memory from /proc, and small API and statistics helpers.
+ * gracefully, reading its CPU and memory from /proc, a migrated scratch database for in-process benchmarks, and
+ * small API and statistics helpers.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +12,8 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import knex from 'knex';
+import { createDb, migrateToLatest, type Db } from '../src/db/index.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const READY_TIMEOUT_MS = 60_000;
@@ -181,6 +184,53 @@ export function verdict(missed: string[]): number {
   }
   console.log('targets met');
   return 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Scratch databases for in-process benchmarks
+
+export interface ScratchDatabase {
+  db: Db;
+  kind: 'sqlite' | 'postgres';
+  describe: string;
+  /** Closes the database; on PostgreSQL also drops the scratch database, unless it is to be kept. */
+  drop(): Promise<void>;
+}
+
+/**
+ * A freshly migrated database: SQLite in `dataDir`, or with `pg` a scratch PostgreSQL database created through
+ * VIGIL_DATABASE_URL (or VIGIL_TEST_DATABASE_URL, which scripts/with-postgres.sh sets), whose role must be allowed
+ * to CREATE DATABASE; drop() removes it unless `keepData`.
+ */
+export async function scratchDatabase(o: { pg: boolean; dataDir: string; keepData: boolean }): Promise<ScratchDatabase> {
+  if (!o.pg) {
+    const db = createDb({ databaseUrl: null, dataDir: o.dataDir });
+    await migrateToLatest(db);
+    return { db, kind: 'sqlite', describe: `SQLite (better-sqlite3, WAL, synchronous=NORMAL) in ${o.dataDir}`, drop: async () => db.destroy() };
+  }
+  const adminUrl = process.env.VIGIL_DATABASE_URL || process.env.VIGIL_TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('--pg needs VIGIL_DATABASE_URL or VIGIL_TEST_DATABASE_URL (a PostgreSQL URL whose role may CREATE DATABASE)');
+  const name = `vigil_bench_${randomBytes(5).toString('hex')}`;
+  const admin = knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+  await admin.raw(`CREATE DATABASE ${name}`);
+  await admin.destroy();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const db = createDb({ databaseUrl: url.toString(), dataDir: o.dataDir });
+  await migrateToLatest(db);
+  const version = (await db.raw('show server_version')).rows[0].server_version as string;
+  return {
+    db,
+    kind: 'postgres',
+    describe: `PostgreSQL ${version}, scratch database ${name} on ${url.host}`,
+    async drop() {
+      await db.destroy();
+      if (o.keepData) return;
+      const a = knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+      await a.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.destroy();
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
