@@ -15,7 +15,7 @@ import { nowIso } from '../util/time.js';
 import { channelFor } from './channels/index.js';
 import { deliveryTarget, type ConfigurationRecord } from './configurations.js';
 import { PROCESS_TOKEN } from '../jobs/worker.js';
-import { claimDue, deleteSettledBefore, messageOf, releaseAbandonedClaims, releaseClaims, settleAttempt, type NotificationRecord, type Settlement } from './outbox.js';
+import { claimDue, deleteSettledBefore, messageOf, outboxSignals, releaseAbandonedClaims, releaseClaims, settleAttempt, type NotificationRecord, type Settlement } from './outbox.js';
 import type { DeliveryOptions, DeliveryOutcome } from './types.js';
 
 /** Time past a try's own timeout before its claim lapses and another dispatcher may take it. */
@@ -39,8 +39,11 @@ export function retryDelayMs(tries: number, baseMs: number, maxMs: number, rando
 
 export class NotificationDispatcher extends EventEmitter {
   private timer: NodeJS.Timeout | null = null;
+  private immediate: NodeJS.Immediate | null = null;
+  private readonly onQueued = () => this.wake();
   private readonly inFlight = new Set<Promise<void>>();
   private ticking: Promise<void> | null = null;
+  private again = false;
   private stopped = true;
   private lastSweep = 0;
   // Claims name host, process and dispatcher, like the job worker's: see releaseAbandonedClaims.
@@ -63,14 +66,15 @@ export class NotificationDispatcher extends EventEmitter {
     this.stopped = false;
     const released = await releaseAbandonedClaims(this.db, this.hostPrefix, this.processPrefix);
     if (released) this.log.info({ released }, 'sending again notifications whose try an earlier process did not finish');
+    outboxSignals.on('queued', this.onQueued);
     this.schedule(0);
   }
 
   /** Stops claiming and waits for the tries in progress; what is still queued stays queued for the next start. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    outboxSignals.off('queued', this.onQueued);
+    this.clearSchedule();
     await this.ticking;
     await Promise.all([...this.inFlight]);
   }
@@ -80,19 +84,35 @@ export class NotificationDispatcher extends EventEmitter {
     if (!this.stopped) this.schedule(0);
   }
 
+  private clearSchedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.timer = null;
+    this.immediate = null;
+  }
+
+  /** Runs a tick after `delayMs` (0: right after pending I/O, without the 1 ms floor of a timer). */
   private schedule(delayMs: number): void {
     if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
+    this.clearSchedule();
+    const run = () => {
       this.timer = null;
-      this.ticking ??= this.tick()
+      this.immediate = null;
+      if (this.ticking) {
+        this.again = true; // woken mid-tick: what woke it may have come after the tick's claim
+        return;
+      }
+      this.ticking = this.tick()
         .catch((err) => this.log.error({ err }, 'notification dispatch failed; trying again at the next poll'))
         .finally(() => {
           this.ticking = null;
-          this.schedule(this.config.pollMs);
+          const again = this.again;
+          this.again = false;
+          this.schedule(again ? 0 : this.config.pollMs);
         });
-    }, delayMs);
-    this.timer.unref();
+    };
+    if (delayMs === 0) this.immediate = setImmediate(run);
+    else this.timer = setTimeout(run, delayMs).unref();
   }
 
   private async tick(): Promise<void> {

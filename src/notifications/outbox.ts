@@ -3,6 +3,7 @@
  * none), claimed by a dispatcher for one attempt at a time, and settled with a receipt per attempt.
  */
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { Db } from '../db/index.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { EventRecord } from '../events/events.js';
@@ -50,6 +51,15 @@ export interface ReceiptRecord {
   error: string | null;
 }
 
+/** Emits `queued` once notifications are committed, so dispatchers in this process send them without waiting to poll. */
+export const outboxSignals = new EventEmitter();
+
+function signalWhenCommitted(db: Db): void {
+  const trx = db as Db & { executionPromise?: Promise<unknown> };
+  if (trx.executionPromise) trx.executionPromise.then(() => outboxSignals.emit('queued'), () => undefined);
+  else outboxSignals.emit('queued');
+}
+
 /** Queues a notification per configuration whose selectors match the event. Call inside the event's transaction. */
 export async function enqueueForEvent(db: Db, event: EventRecord): Promise<number> {
   const targets = await matchingConfigurations(db, event);
@@ -77,32 +87,42 @@ export async function enqueueForEvent(db: Db, event: EventRecord): Promise<numbe
     };
   });
   await db('notifications').insert(rows);
+  signalWhenCommitted(db);
   return rows.length;
 }
 
-/** Due now: pending and its time has come, or claimed by a dispatcher that stopped before settling it. */
-function due(db: Db, now: string) {
-  return db('notifications as n')
-    .join('notification_endpoints as e', 'e.name', 'n.endpoint')
-    .where('e.enabled', true)
-    .andWhere((w) =>
-      w.where((p) => p.where('n.state', 'pending').andWhere('n.next_attempt_at', '<=', now)).orWhere((d) => d.where('n.state', 'delivering').andWhere('n.claimed_until', '<', now)),
-    );
+/** Kinds an administrator disabled: their notifications wait. A tiny table, read per claim. */
+async function disabledKinds(db: Db): Promise<string[]> {
+  return (await db('notification_endpoints').where({ enabled: false }).select('name')).map((r: { name: string }) => r.name);
+}
+
+/**
+ * Due now: pending whose time has come (the index on state and next_attempt_at serves it in order, however long
+ * the backlog), then claims of a dispatcher that stopped before settling (rare: a crash on another host).
+ */
+async function dueRows(db: Db, now: string, limit: number): Promise<NotificationRecord[]> {
+  const disabled = await disabledKinds(db);
+  const pending = db<NotificationRecord>('notifications').where('state', 'pending').andWhere('next_attempt_at', '<=', now);
+  if (disabled.length) pending.whereNotIn('endpoint', disabled);
+  const rows = await pending.orderBy('next_attempt_at').limit(limit);
+  if (rows.length === limit) return rows;
+  const lapsed = db<NotificationRecord>('notifications').where('state', 'delivering').andWhere('claimed_until', '<', now);
+  if (disabled.length) lapsed.whereNotIn('endpoint', disabled);
+  return [...rows, ...(await lapsed.limit(limit - rows.length))];
 }
 
 /** Claims up to `limit` due notifications for this dispatcher until `leaseMs` from now. */
 export async function claimDue(db: Db, owner: string, limit: number, leaseMs: number, maxTries: number): Promise<NotificationRecord[]> {
   const now = nowIso();
-  const candidates: { id: string }[] = await due(db, now).orderBy('n.next_attempt_at').limit(limit).select('n.id');
+  const claim = { state: 'delivering' as const, claimed_by: owner, claimed_until: new Date(Date.now() + leaseMs).toISOString(), max_tries: maxTries, last_updated: now };
   const claimed: NotificationRecord[] = [];
-  const until = new Date(Date.now() + leaseMs).toISOString();
-  for (const { id } of candidates) {
-    // The state test makes the claim atomic: of two dispatchers racing for a row, one updates it.
+  for (const row of await dueRows(db, now, limit)) {
+    // Updating only what is still as read makes the claim atomic: of two dispatchers racing for a row, one wins.
     const n = await db('notifications')
-      .where({ id })
-      .andWhere((w) => w.where((p) => p.where('state', 'pending').andWhere('next_attempt_at', '<=', now)).orWhere((d) => d.where('state', 'delivering').andWhere('claimed_until', '<', now)))
-      .update({ state: 'delivering', claimed_by: owner, claimed_until: until, max_tries: maxTries, last_updated: now });
-    if (n === 1) claimed.push((await db<NotificationRecord>('notifications').where({ id }).first())!);
+      .where({ id: row.id, state: row.state })
+      .andWhere(row.state === 'pending' ? { next_attempt_at: row.next_attempt_at } : { claimed_until: row.claimed_until })
+      .update(claim);
+    if (n === 1) claimed.push({ ...row, ...claim });
   }
   return claimed;
 }

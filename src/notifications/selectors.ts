@@ -4,6 +4,7 @@
  * account, `global` every account (admin configurations only).
  */
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import { ADMIN_ACCOUNT } from '../auth/accounts.js';
 import type { Db } from '../db/index.js';
 import { InvalidError, NotFoundError } from '../errors.js';
@@ -121,12 +122,20 @@ export async function deleteSelector(db: Db, accountName: string, kind: Endpoint
 
 /** The configurations (of enabled kinds) with a selector matching the event; each once. */
 export async function matchingConfigurations(db: Db, event: SelectableEvent): Promise<{ uuid: string; endpoint: EndpointKind }[]> {
-  const rows: (Pick<SelectorRecord, 'level' | 'resource_type' | 'type'> & { uuid: string; endpoint: EndpointKind })[] = await db('notification_selectors as s')
-    .join('notification_configurations as c', 'c.uuid', 's.configuration_uuid')
-    .join('notification_endpoints as e', 'e.name', 'c.endpoint')
-    .where('e.enabled', true)
-    .andWhere((w) => w.where('s.scope', 'global').orWhere('s.account_name', event.account_name))
-    .select('s.level', 's.resource_type', 's.type', 'c.uuid', 'c.endpoint');
+  // Two indexed lookups (global selectors; the account's own) rather than one OR that scans every selector.
+  const candidates = (scope: (q: Knex.QueryBuilder) => void) => {
+    const q = db('notification_selectors as s')
+      .join('notification_configurations as c', 'c.uuid', 's.configuration_uuid')
+      .join('notification_endpoints as e', 'e.name', 'c.endpoint')
+      .where('e.enabled', true)
+      .select('s.level', 's.resource_type', 's.type', 'c.uuid', 'c.endpoint');
+    scope(q);
+    return q;
+  };
+  const rows: (Pick<SelectorRecord, 'level' | 'resource_type' | 'type'> & { uuid: string; endpoint: EndpointKind })[] = [
+    ...(await candidates((q) => q.where({ 's.scope': 'global' }))),
+    ...(await candidates((q) => q.where({ 's.scope': 'account', 's.account_name': event.account_name }))),
+  ];
   const out = new Map<string, { uuid: string; endpoint: EndpointKind }>();
   for (const r of rows) if (selectorMatches(r, event)) out.set(r.uuid, { uuid: r.uuid, endpoint: r.endpoint });
   return [...out.values()];

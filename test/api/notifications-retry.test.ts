@@ -177,6 +177,24 @@ describe('a restart in the middle of the retries', () => {
   });
 });
 
+describe('waking the dispatcher', () => {
+  it('sends a notification as soon as its event commits, without waiting for the next poll', async () => {
+    const receiver = await startHttpReceiver();
+    // A poll interval far beyond the test timeout: only the wake-up from the committed event can deliver in time.
+    const server = await startTestServer({ VIGIL_OUTBOUND_ALLOW: '127.0.0.1/32', VIGIL_NOTIFY_POLL_MS: '60000' });
+    try {
+      await webhookFor(server, `${receiver.url}/prompt`);
+      const done = nextSettled(server);
+      await feedFailedEvent(server, 'prompt');
+      expect(await done).toMatchObject({ state: 'delivered', tries: 1 });
+      expect(receiver.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+      await receiver.close();
+    }
+  });
+});
+
 describe('retryDelayMs', () => {
   it('doubles per try, keeps at least half of each delay, and is capped', () => {
     expect([1, 2, 3, 4].map((t) => retryDelayMs(t, 100, 10_000, () => 0))).toEqual([50, 100, 200, 400]);
