@@ -30,7 +30,7 @@
  *    ratios of concurrency 4 and 16 to 1 and of the failing batch to the succeeding one at the same concurrency.
  *    Then --trickle (200) single notifications with a running dispatcher (concurrency 4): pause 2 ms plus a spread
  *    fraction (golden-ratio sequence) of pollMs, so that the event meets the poll timer at evenly spread phases
- *    (recordEvent does not wake the dispatcher), record one event, wait for its 'settled', next: queue-to-receipt
+ *    (recordEvent wakes the dispatcher once the event commits, so the phase should not matter), record one event, wait for its 'settled', next: queue-to-receipt
  *    latency of a notification that finds the dispatcher idle.
  * 3. Checks, before the timed batches (a first batch of --check-deliveries to each path, untimed) and after every
  *    batch: every queued notification arrived exactly once (X-Vigil-Notification-Id at the receiver), on its first
@@ -39,6 +39,10 @@
  *    settled each once; the outbox ends with every row delivered (failed for /fail/) after one try, with one
  *    receipt each (HTTP 200 / 500). Part 1 checks that each account queued what its selectors call for, for the
  *    configurations they name. An error logged by the dispatcher fails the run.
+ * 4. Claiming from a backlog (after part 2): --claim-runs (50) timed `claimDue(limit 1)` calls, each handed back with
+ *    `releaseClaims`, with 1 000, 10 000 and 50 000 due notifications in the outbox (inserted directly; what a
+ *    receiver that was down for a while leaves). Reports p50 / p99 per size and the ratio of 50 000 to 1 000: a claim
+ *    should not cost more as the backlog grows.
  *
  * Prints a table per part, ratios and a markdown copy for docs/benchmarks.md. No target: exits 0, or 2 on errors.
  * The temp dir (and the scratch database) is removed.
@@ -53,6 +57,7 @@
  *                                                     0: none)
  *   --timeout S             BENCH_TIMEOUT             give up on a batch after S seconds             (default 120)
  *   --poll-ms M             BENCH_POLL_MS             the dispatchers' pollMs                        (default 5)
+ *   --claim-runs N          BENCH_CLAIM_RUNS          timed claims per backlog size (part 4)       (default 50)
  *   --pg                                              PostgreSQL instead of SQLite (see above)
  *   --cpu-prof DIR                                    CPU-profile part 1's timed events and each timed dispatcher
  *                                                     batch in process (node:inspector) into DIR and print the hottest
@@ -74,6 +79,7 @@ import { recordEvent, type NewEvent } from '../src/events/events.js';
 import { verifySignature } from '../src/notifications/channels/webhook.js';
 import { createConfiguration, type ConfigurationInput } from '../src/notifications/configurations.js';
 import { NotificationDispatcher, type SettledNotification } from '../src/notifications/dispatcher.js';
+import { claimDue, releaseClaims } from '../src/notifications/outbox.js';
 import { OutboundPolicy } from '../src/notifications/outbound/policy.js';
 import { addSelector, type SelectorInput } from '../src/notifications/selectors.js';
 import type { DeliveryOptions, EndpointKind } from '../src/notifications/types.js';
@@ -93,6 +99,7 @@ const { values: flags } = parseArgs({
     trickle: { type: 'string' },
     timeout: { type: 'string' },
     'poll-ms': { type: 'string' },
+    'claim-runs': { type: 'string' },
     pg: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
     'keep-data': { type: 'boolean', default: false },
@@ -111,6 +118,7 @@ const opts = {
   trickle: Math.floor(numberOption('trickle', 'BENCH_TRICKLE', 200, 0)),
   timeout: numberOption('timeout', 'BENCH_TIMEOUT', 120, 1, 3600),
   pollMs: Math.floor(numberOption('poll-ms', 'BENCH_POLL_MS', 5, 5, 60_000)),
+  claimRuns: Math.floor(numberOption('claim-runs', 'BENCH_CLAIM_RUNS', 50, 0)),
   pg: flags.pg ?? false,
   cpuProfDir: flags['cpu-prof'] ? resolve(flags['cpu-prof']) : null,
   keepData: flags['keep-data'] ?? false,
@@ -517,6 +525,49 @@ async function trickle(db: Db, box: SecretBox, delivery: DeliveryOptions, receiv
 
 // ---------------------------------------------------------------------------------------------------------
 
+const BACKLOG_SIZES = [1_000, 10_000, 50_000];
+
+/** claimDue(limit 1) timings with ever larger backlogs of due notifications (part 4); each claim is handed back. */
+async function claimFromBacklog(db: Db, target: DispatchTarget, runs: number): Promise<{ size: number; samples: number[] }[]> {
+  const message = JSON.stringify({ id: 'backlog', payload: {} });
+  const past = new Date(Date.now() - 3600_000);
+  const out: { size: number; samples: number[] }[] = [];
+  let inserted = 0;
+  for (const size of BACKLOG_SIZES) {
+    const rows = [];
+    for (; inserted < size; inserted++)
+      rows.push({
+        id: `00000000-0000-4000-8000-${inserted.toString(16).padStart(12, '0')}`,
+        configuration_uuid: target.configurationUuid,
+        endpoint: 'webhook',
+        account_name: target.account,
+        notification_type: 'event',
+        event_type: EVENT_TYPE,
+        message,
+        state: 'pending',
+        tries: 0,
+        max_tries: 0,
+        replays: 0,
+        next_attempt_at: new Date(past.getTime() + inserted).toISOString(),
+        created_at: past.toISOString(),
+        last_updated: past.toISOString(),
+      });
+    for (let i = 0; i < rows.length; i += 500) await db('notifications').insert(rows.slice(i, i + 500));
+    if (databaseKind(db) === 'postgres') await db.raw('VACUUM ANALYZE notifications');
+    const samples: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const started = process.hrtime.bigint();
+      const claimed = await claimDue(db, 'bench-claimer', 1, 60_000, 3);
+      samples.push(msSince(started));
+      if (claimed.length !== 1) throw new Error(`claimDue found ${claimed.length} due notifications in a backlog of ${size}`);
+      await releaseClaims(db, 'bench-claimer', claimed.map((c) => c.id));
+    }
+    out.push({ size, samples });
+  }
+  await db('notifications').where({ configuration_uuid: target.configurationUuid }).delete();
+  return out;
+}
+
 async function main(): Promise<number> {
   const m = machine();
   const args = process.argv.slice(2);
@@ -606,6 +657,8 @@ async function main(): Promise<number> {
     const idle = opts.trickle ? await trickle(db, box, delivery, receiver, targets.ok, opts.trickle) : null;
     if (idle) progress(`idle dispatcher, one notification at a time (${opts.trickle}): queue→receipt p50 ${ms(percentile(idle.latencies, 50))} ms, p99 ${ms(percentile(idle.latencies, 99))} ms; checks passed`);
     if (logErrors.length) throw new Error(`the dispatcher logged ${logErrors.length} errors`);
+    const backlog = opts.claimRuns ? await claimFromBacklog(db, targets.fail, opts.claimRuns) : [];
+    for (const b of backlog) progress(`claimDue(limit 1) with ${thousands(b.size)} due: p50 ${ms(percentile(b.samples, 50))} ms, p99 ${ms(percentile(b.samples, 99))} ms`);
 
     // Report.
     const part1 = table(
@@ -671,7 +724,14 @@ async function main(): Promise<number> {
       [`Dispatcher: deliveries/s failing (500, maxTries 1) / succeeding, concurrency ${FAIL_CONCURRENCY}`, ratio(pooled('fail', FAIL_CONCURRENCY).rate / sameC.rate)],
       [`Dispatcher: CPU per delivery failing / succeeding, concurrency ${FAIL_CONCURRENCY}`, ratio(pooled('fail', FAIL_CONCURRENCY).cpuPer / sameC.cpuPer)],
     ];
+    if (backlog.length > 1)
+      ratioRows.push([`Claim p50 with ${thousands(backlog.at(-1)!.size)} due / ${thousands(backlog[0]!.size)} due`, ratio(percentile(backlog.at(-1)!.samples, 50) / percentile(backlog[0]!.samples, 50))]);
     const ratios = table(['Ratio (same run)', 'Value'], ratioRows, [false, false]);
+    const part4 = table(
+      ['Due notifications in the outbox', 'claimDue(limit 1) p50 ms', 'p99 ms'],
+      backlog.map((b) => [thousands(b.size), ms(percentile(b.samples, 50)), ms(percentile(b.samples, 99))]),
+      [true, true, true],
+    );
     const facts = [
       `database: ${scratch.describe}`,
       `part 1: ${opts.events} timed events per scenario in blocks of ${BLOCK}, taking turns, after ${opts.warmup} warm-up events each; (c) queued ${thousands((opts.warmup + opts.events) * 10)} notifications`,
@@ -680,9 +740,9 @@ async function main(): Promise<number> {
       `part 2: queuing a batch of ${opts.deliveries} (recordEvent in transactions of ${QUEUE_CHUNK}) took ${ms(one.queueMs)} ms on average before the dispatcher started; queue→receipt includes that wait`,
       `load average at the end: ${loadAverage()}`,
     ];
-    console.log(`\n${part1.text}\n\n${part2.text}\n\n${ratios.text}\n\n${facts.join('\n')}\n`);
+    console.log(`\n${part1.text}\n\n${part2.text}\n\n${part4.text}\n\n${ratios.text}\n\n${facts.join('\n')}\n`);
     console.log(`markdown for docs/benchmarks.md (${new Date().toISOString().slice(0, 10)}, ${command}${opts.pg ? ', PostgreSQL' : ''}):\n`);
-    console.log(`${part1.markdown}\n\n${part2.markdown}\n\n${ratios.markdown}\n`);
+    console.log(`${part1.markdown}\n\n${part2.markdown}\n\n${part4.markdown}\n\n${ratios.markdown}\n`);
     if (profileSummaries.length) console.log(`${profileSummaries.join('\n\n')}\n\n(timings above were taken under the profiler)`);
     return 0;
   } finally {
