@@ -48,14 +48,12 @@
  *                                               print the hottest functions; the timings then include the profiler
  *   --keep-data                                 leave the temp dir (zips, SQLite database) in place
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { strToU8, zipSync } from 'fflate';
-import knex from 'knex';
-import { createDb, databaseKind, migrateToLatest, type Db } from '../src/db/index.js';
+import { databaseKind, type Db } from '../src/db/index.js';
 import type { DistroInfo } from '../src/images/model.js';
 import { lookupTarget, type MatchablePackage } from '../src/vulns/ecosystems.js';
 import { syncOsvSource, type SyncResult } from '../src/vulns/feed-sync.js';
@@ -65,7 +63,7 @@ import { readOsvPath } from '../src/vulns/osv/archive.js';
 import type { OsvRecord } from '../src/vulns/osv/types.js';
 import { matchKeyId, type MatchKey } from '../src/vulns/records.js';
 import { rematchImages } from '../src/vulns/rematch.js';
-import { loadAverage, machine, median, numberOptions, percentile, phaseProfiler, table, thousands, verdict } from './bench-support.js';
+import { loadAverage, machine, median, numberOptions, percentile, phaseProfiler, scratchDatabase, table, thousands, verdict, type ScratchDatabase } from './bench-support.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Options
@@ -601,44 +599,6 @@ function buildImages(count: number, perImage: number, real: RealPackage[]): Pkg[
 // ---------------------------------------------------------------------------------------------------------
 // Database
 
-interface Scratch {
-  db: Db;
-  kind: 'sqlite' | 'postgres';
-  describe: string;
-  drop(): Promise<void>;
-}
-
-async function scratchDatabase(dir: string): Promise<Scratch> {
-  if (!opts.pg) {
-    const db = createDb({ databaseUrl: null, dataDir: join(dir, 'data') });
-    await migrateToLatest(db);
-    return { db, kind: 'sqlite', describe: `SQLite (better-sqlite3, WAL, synchronous=NORMAL) in ${join(dir, 'data')}`, drop: async () => db.destroy() };
-  }
-  const adminUrl = process.env.VIGIL_DATABASE_URL;
-  if (!adminUrl) throw new Error('--pg needs VIGIL_DATABASE_URL (a PostgreSQL URL whose role may CREATE DATABASE)');
-  const name = `vigil_bench_${randomBytes(5).toString('hex')}`;
-  const admin = knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`CREATE DATABASE ${name}`);
-  await admin.destroy();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const db = createDb({ databaseUrl: url.toString(), dataDir: join(dir, 'data') });
-  await migrateToLatest(db);
-  const version = (await db.raw('show server_version')).rows[0].server_version as string;
-  return {
-    db,
-    kind: 'postgres',
-    describe: `PostgreSQL ${version}, scratch database ${name} on ${url.host}`,
-    async drop() {
-      await db.destroy();
-      if (opts.keepData) return;
-      const a = knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-      await a.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.destroy();
-    },
-  };
-}
-
 interface SqliteConnection {
   prepare(sql: string): { run(...params: unknown[]): unknown };
   transaction(fn: () => void): () => void;
@@ -803,7 +763,7 @@ async function main(): Promise<number> {
       `re-match < ${opts.targetRematch} s (${opts.images} images, ${(opts.updateFraction * 100).toFixed(1)} % of records changed)`,
   );
   const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-match-'));
-  let scratch: Scratch | undefined;
+  let scratch: ScratchDatabase | undefined;
   const cleanUp = async () => {
     await scratch?.drop().catch((err) => console.error(`dropping the scratch database: ${(err as Error).message}`));
     scratch = undefined;
@@ -866,7 +826,7 @@ async function main(): Promise<number> {
         `in ${floorSeconds.toFixed(1)} s (${thousands(floorRecords / floorSeconds)}/s)`,
     );
 
-    scratch = await scratchDatabase(dir);
+    scratch = await scratchDatabase({ pg: opts.pg, dataDir: join(dir, 'data'), keepData: opts.keepData });
     const db = scratch.db;
     progress(`database: ${scratch.describe}`);
     const imported = await profiled('import', () => syncAll(db, sources, 'import'));
