@@ -4020,6 +4020,13 @@ export interface components {
             verify_tls?: boolean;
         };
         NotificationSlackEndpointConfigurationList: components["schemas"]["NotificationSlackEndpointConfiguration"][];
+        /** @description What a test send to a configuration came to. */
+        NotificationSlackTestResult: {
+            /** @description What the receiver answered (HTTP status and the start of the body, or the SMTP reply), or why nothing was sent. */
+            response?: string;
+            /** @enum {string} */
+            status?: "success" | "failure";
+        };
         /** @description A SMTP (e-mail) notification endpoint configuration of an account. */
         NotificationSMTPEndpointConfiguration: {
             /** Format: date-time */
@@ -4057,6 +4064,13 @@ export interface components {
             verify_tls?: boolean;
         };
         NotificationSMTPEndpointConfigurationList: components["schemas"]["NotificationSMTPEndpointConfiguration"][];
+        /** @description What a test send to a configuration came to. */
+        NotificationSMTPTestResult: {
+            /** @description What the receiver answered (HTTP status and the start of the body, or the SMTP reply), or why nothing was sent. */
+            response?: string;
+            /** @enum {string} */
+            status?: "success" | "failure";
+        };
         /** @description A Teams notification endpoint configuration of an account. */
         NotificationTeamsEndpointConfiguration: {
             /** Format: date-time */
@@ -4081,7 +4095,8 @@ export interface components {
             verify_tls?: boolean;
         };
         NotificationTeamsEndpointConfigurationList: components["schemas"]["NotificationTeamsEndpointConfiguration"][];
-        NotificationTestResult: {
+        /** @description What a test send to a configuration came to. */
+        NotificationTeamsTestResult: {
             /** @description What the receiver answered (HTTP status and the start of the body, or the SMTP reply), or why nothing was sent. */
             response?: string;
             /** @enum {string} */
@@ -4125,6 +4140,13 @@ export interface components {
             verify_tls?: boolean;
         };
         NotificationWebhookEndpointConfigurationList: components["schemas"]["NotificationWebhookEndpointConfiguration"][];
+        /** @description What a test send to a configuration came to. */
+        NotificationWebhookTestResult: {
+            /** @description What the receiver answered (HTTP status and the start of the body, or the SMTP reply), or why nothing was sent. */
+            response?: string;
+            /** @enum {string} */
+            status?: "success" | "failure";
+        };
         NvdDataObject: {
             cvss_v2?: components["schemas"]["CVSSV2Scores"];
             cvss_v3?: components["schemas"]["CVSSV3Scores"];
@@ -8656,7 +8678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NotificationTestResult"];
+                    "application/json": components["schemas"]["NotificationSlackTestResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8688,7 +8710,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NotificationTestResult"];
+                    "application/json": components["schemas"]["NotificationSlackTestResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9227,7 +9249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NotificationTestResult"];
+                    "application/json": components["schemas"]["NotificationSMTPTestResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9259,7 +9281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NotificationTestResult"];
+                    "application/json": components["schemas"]["NotificationSMTPTestResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9798,7 +9820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NotificationTestResult"];
+                    "application/json": components["schemas"]["NotificationTeamsTestResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9830,7 +9852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NotificationTestResult"];
+                    "application/json": components["schemas"]["NotificationTeamsTestResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10369,7 +10391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NotificationTestResult"];
+                    "application/json": components["schemas"]["NotificationWebhookTestResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10401,7 +10423,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NotificationTestResult"];
+                    "application/json": components["schemas"]["NotificationWebhookTestResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
