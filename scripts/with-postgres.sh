@@ -105,7 +105,10 @@ for attempt in 1 2 3 4 5; do
 done
 
 as_pg "$PGBIN/psql" -q -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U postgres -d postgres \
-  -c "CREATE ROLE vigil LOGIN CREATEDB PASSWORD 'vigil'"
+  -c "CREATE ROLE vigil LOGIN CREATEDB PASSWORD 'vigil'" \
+  -c "GRANT pg_signal_backend TO vigil"
+# pg_signal_backend: DROP DATABASE ... WITH (FORCE) of a scratch database must also end an autovacuum worker that
+# happens to be in it, which a plain role may not signal.
 
 export VIGIL_TEST_DATABASE_URL="postgres://vigil:vigil@127.0.0.1:$PORT/postgres"
 log "ready; VIGIL_TEST_DATABASE_URL=$VIGIL_TEST_DATABASE_URL"

@@ -12,6 +12,7 @@ import { SignJWT, base64url } from 'jose';
 import knex from 'knex';
 import { expect } from 'vitest';
 import { adminAuth, client, raw, type Auth, type RawResponse } from './http.js';
+import { dropScratchDatabase } from './db.js';
 
 /** A name no other test in the run uses: account and user names must be unique per deployment. */
 export function uniqueName(prefix: string): string {
@@ -220,12 +221,7 @@ export async function createReusableStore(): Promise<{ env: Record<string, strin
   return {
     env: { VIGIL_DATA_DIR: dataDir, VIGIL_DATABASE_URL: url.toString() },
     async cleanup() {
-      const a = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 } });
-      try {
-        await a.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await a.destroy();
-      }
+      await dropScratchDatabase(pgAdminUrl, name);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -13,6 +13,28 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * Drops a scratch database, ending its connections. An autovacuum worker in it can only be ended by a role with
+ * pg_signal_backend (scripts/with-postgres.sh grants it); elsewhere the drop is tried again, briefly, until the
+ * worker is done.
+ */
+export async function dropScratchDatabase(adminUrl: string, name: string): Promise<void> {
+  const admin = knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        return;
+      } catch (err) {
+        if ((err as { code?: string }).code !== '42501' || attempt >= 20) throw err;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  } finally {
+    await admin.destroy();
+  }
+}
+
 export async function createScratchDatabase(): Promise<ScratchDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-test-'));
   const adminUrl = process.env.VIGIL_TEST_DATABASE_URL;
@@ -27,9 +49,7 @@ export async function createScratchDatabase(): Promise<ScratchDatabase> {
     url: url.toString(),
     dataDir,
     async drop() {
-      const a = knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-      await a.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.destroy();
+      await dropScratchDatabase(adminUrl, name);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
