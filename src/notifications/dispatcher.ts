@@ -13,6 +13,7 @@ import type { Db } from '../db/index.js';
 import type { SecretBox } from '../util/secret-box.js';
 import { nowIso } from '../util/time.js';
 import { channelFor } from './channels/index.js';
+import { closeIdleConnections } from './outbound/http.js';
 import { deliveryTarget, type ConfigurationRecord } from './configurations.js';
 import { PROCESS_TOKEN } from '../jobs/worker.js';
 import { claimDue, deleteSettledBefore, messageOf, outboxSignals, releaseAbandonedClaims, releaseClaims, settleAttempt, type NotificationRecord, type Settlement } from './outbox.js';
@@ -77,6 +78,7 @@ export class NotificationDispatcher extends EventEmitter {
     this.clearSchedule();
     await this.ticking;
     await Promise.all([...this.inFlight]);
+    closeIdleConnections(this.options.policy);
   }
 
   /** Look for due notifications now rather than at the next poll. */

@@ -1,6 +1,7 @@
 /**
  * One safe HTTP(S) POST for webhook, Slack and Teams deliveries: every address connected to passes the
- * outbound policy (checked in the socket's `lookup`, so DNS cannot rebind between check and connect), one
+ * outbound policy (checked in the socket's `lookup`, so DNS cannot rebind between check and connect;
+ * connections are kept alive and reused per policy), one
  * deadline covers the whole exchange, at most maxResponseBytes of the answer are ever buffered, and redirects
  * only stay on the same receiver. Errors are OutboundErrors whose messages never carry a URL's path, query
  * or userinfo: for Slack/Teams/webhooks those are the credentials.
@@ -32,6 +33,39 @@ export interface PostResult {
 
 /** 307/308 keep method and body, so they are safe to follow on the same receiver; a few hops at most. */
 const MAX_REDIRECTS = 3;
+
+/** Idle connections are closed after this long: under the 5 s most servers (Node's default) keep them. */
+const IDLE_SOCKET_MS = 4_000;
+
+interface Agents {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+/**
+ * Keep-alive agents, one pair per outbound policy: a receiver's connection (and TLS session) is reused across
+ * deliveries, and a socket connected under one policy is never reused under another. A new connection still
+ * goes through the policy's lookup; a reused one was checked when it was made.
+ */
+const agentsByPolicy = new WeakMap<OutboundPolicyLike, Agents>();
+
+function agentsFor(policy: OutboundPolicyLike): Agents {
+  let agents = agentsByPolicy.get(policy);
+  if (!agents) {
+    const settings = { keepAlive: true, timeout: IDLE_SOCKET_MS, maxFreeSockets: 16, scheduling: 'lifo' as const };
+    agents = { http: new http.Agent(settings), https: new https.Agent(settings) };
+    agentsByPolicy.set(policy, agents);
+  }
+  return agents;
+}
+
+/** Closes the kept-alive connections made under this policy (the service is stopping). */
+export function closeIdleConnections(policy: OutboundPolicyLike): void {
+  const agents = agentsByPolicy.get(policy);
+  agents?.http.destroy();
+  agents?.https.destroy();
+  agentsByPolicy.delete(policy);
+}
 
 /** POSTs a JSON body; non-2xx answers are returned, not thrown (the caller decides what they mean). */
 export async function postJson(
@@ -96,13 +130,35 @@ function userinfoOf(url: URL): { username: string; password: string } | null {
   return { username: safeDecode(url.username), password: safeDecode(url.password) };
 }
 
-/** One request/response exchange; resolves once the answer's headers are in. */
+/**
+ * One request/response exchange; resolves once the answer's headers are in. A kept-alive connection the receiver
+ * closed just as it was reused fails before the request reached it (ECONNRESET / EPIPE on a reused socket):
+ * that is sent again once, on a new connection.
+ */
 async function send(
   url: URL,
   body: string,
   headers: OutgoingHttpHeaders,
   options: PostOptions,
   signal: AbortSignal,
+): Promise<IncomingMessage> {
+  try {
+    return await sendOnce(url, body, headers, options, signal, false);
+  } catch (err) {
+    if (!(err instanceof StaleConnection)) throw err;
+    return sendOnce(url, body, headers, options, signal, true);
+  }
+}
+
+class StaleConnection extends Error {}
+
+async function sendOnce(
+  url: URL,
+  body: string,
+  headers: OutgoingHttpHeaders,
+  options: PostOptions,
+  signal: AbortSignal,
+  freshSocket: boolean,
 ): Promise<IncomingMessage> {
   const hostname = stripBrackets(url.hostname);
   if (isIP(hostname) !== 0) options.policy.check(hostname, hostname); // Node never calls `lookup` for IP literals
@@ -114,14 +170,18 @@ async function send(
     method: 'POST',
     headers,
     signal,
-    agent: false, // a fresh socket per request: every connection goes through the policy lookup
+    // Every new connection goes through the policy lookup; the retry after a stale one takes no chances.
+    agent: freshSocket ? false : url.protocol === 'https:' ? agentsFor(options.policy).https : agentsFor(options.policy).http,
     lookup: policyLookup(options.policy),
     rejectUnauthorized: options.verifyTls,
   };
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = transport.request(requestOptions, resolve);
-    req.on('error', (err) => reject(describeFailure(err, url, signal, options.timeoutMs)));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (req.reusedSocket && !signal.aborted && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) reject(new StaleConnection());
+      else reject(describeFailure(err, url, signal, options.timeoutMs));
+    });
     req.end(body);
   });
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { originOf, postJson, redactUrl, type PostOptions } from '../../../src/notifications/outbound/http.js';
+import { closeIdleConnections, originOf, postJson, redactUrl, type PostOptions } from '../../../src/notifications/outbound/http.js';
 import {
   OutboundError,
   OutboundPolicy,
@@ -379,6 +379,60 @@ describe('postJson', () => {
       await expectFailure(post('ok', {}, url), 'bad_url');
     },
   );
+});
+
+describe('postJson connection reuse', () => {
+  const policy = OutboundPolicy.parse('127.0.0.1/32');
+  const options: PostOptions = { policy, timeoutMs: 2000, verifyTls: true, maxResponseBytes: 1024, userAgent: 'Vigil-test/1' };
+  let connections = 0;
+  /** Set: the next request on a reused connection is cut without an answer. */
+  let dropNextReuse = false;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const perSocket = ((req.socket as unknown as { served?: number }).served ?? 0) + 1;
+      (req.socket as unknown as { served: number }).served = perSocket;
+      if (dropNextReuse && perSocket > 1) {
+        dropNextReuse = false;
+        req.socket.destroy(); // as a server closing an idle connection just as it is reused
+        return;
+      }
+      res.end('ok');
+    });
+  });
+  server.on('connection', () => connections++);
+  let base = '';
+
+  beforeAll(async () => {
+    base = await listenOnLoopback(server);
+  });
+  afterAll(async () => {
+    closeIdleConnections(policy);
+    await closeServer(server);
+  });
+
+  it('sends consecutive deliveries to a receiver over one kept-alive connection', async () => {
+    const before = connections;
+    for (let i = 0; i < 5; i++) expect(await postJson(`${base}/hook`, '{}', {}, options)).toMatchObject({ status: 200, body: 'ok' });
+    expect(connections - before).toBe(1);
+  });
+
+  it('does not share connections between policies', async () => {
+    const other = OutboundPolicy.parse('127.0.0.1/32');
+    const before = connections;
+    await postJson(`${base}/hook`, '{}', {}, { ...options, policy: other });
+    expect(connections - before).toBe(1);
+    closeIdleConnections(other);
+  });
+
+  it('sends again, on a new connection, when a reused one was closed under it', async () => {
+    await postJson(`${base}/hook`, '{}', {}, options); // a connection is kept alive
+    const before = connections;
+    dropNextReuse = true;
+    expect(await postJson(`${base}/hook`, '{}', {}, options)).toMatchObject({ status: 200, body: 'ok' });
+    expect(dropNextReuse).toBe(false); // the reused connection was indeed cut
+    expect(connections - before).toBe(1);
+  });
 });
 
 function catchSync(fn: () => unknown): OutboundError {
