@@ -736,7 +736,7 @@ async function main(): Promise<number> {
       `database: ${scratch.describe}`,
       `part 1: ${opts.events} timed events per scenario in blocks of ${BLOCK}, taking turns, after ${opts.warmup} warm-up events each; (c) queued ${thousands((opts.warmup + opts.events) * 10)} notifications`,
       `part 2: per round, deliveries/s ${batches.map(({ path, c }) => `${path === 'ok' ? '200' : '500'} c=${c}: ${pooled(path, c).rs.map((r) => thousands(r.deliveries / (r.wallMs / 1000))).join(' / ')}`).join('; ')}`,
-      `part 2: the receiver accepted ${thousands(results.reduce((a, r) => a + r.connections, 0))} TCP connections for ${thousands(results.reduce((a, r) => a + r.deliveries, 0))} deliveries (postJson: agent false, a new connection per try)`,
+      `part 2: the receiver accepted ${thousands(results.reduce((a, r) => a + r.connections, 0))} TCP connections for ${thousands(results.reduce((a, r) => a + r.deliveries, 0))} deliveries (postJson keeps connections alive per outbound policy)`,
       `part 2: queuing a batch of ${opts.deliveries} (recordEvent in transactions of ${QUEUE_CHUNK}) took ${ms(one.queueMs)} ms on average before the dispatcher started; queue→receipt includes that wait`,
       `load average at the end: ${loadAverage()}`,
     ];
