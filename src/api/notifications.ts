@@ -7,10 +7,8 @@ import {
   configurationShape,
   createConfiguration,
   deleteConfiguration,
-  deliveryTarget,
   getConfiguration,
   listConfigurations,
-  recordStatus,
   unsavedTarget,
   updateConfiguration,
   type ConfigurationInput,
@@ -18,12 +16,11 @@ import {
 import { listEndpoints, setEndpointEnabled } from '../notifications/endpoints.js';
 import { getDelivery, listDeliveries, listReceipts, replayDelivery, type NotificationRecord, type ReceiptRecord } from '../notifications/outbox.js';
 import { addSelector, deleteSelector, getSelector, listSelectors, selectorShape, updateSelector, type SelectorInput } from '../notifications/selectors.js';
-import { sampleMessage, sendTest, type SampleType } from '../notifications/test-send.js';
-import { ENDPOINT_KINDS, type DeliveryTarget, type EndpointKind, type NotificationMessage } from '../notifications/types.js';
+import { sendTest, testStoredConfiguration, type SampleType } from '../notifications/test-send.js';
+import { ENDPOINT_KINDS, type EndpointKind, type NotificationMessage } from '../notifications/types.js';
 import { toBool } from '../db/index.js';
 import type { RequestContext } from '../server/context.js';
 import type { HandlerGroup } from '../server/handler-types.js';
-import { nowIso } from '../util/time.js';
 
 type KindOps<K extends EndpointKind> =
   | `list_${K}_configurations`
@@ -88,11 +85,8 @@ function receiptShape(r: ReceiptRecord) {
   };
 }
 
-async function runTest(ctx: RequestContext, target: DeliveryTarget, type: unknown) {
-  const message = sampleMessage(ctx.account.name, ctx.account.email ?? null, (type as SampleType | undefined) ?? 'tag_update');
-  const outcome = await sendTest(target, message, ctx.services.notifications.delivery);
-  return { outcome, body: { status: outcome.ok ? ('success' as const) : ('failure' as const), response: outcome.ok ? outcome.response : [outcome.error, outcome.response].filter(Boolean).join(': ') } };
-}
+const accountOf = (ctx: RequestContext) => ({ name: ctx.account.name, email: ctx.account.email ?? null });
+const sampleType = (query: Record<string, unknown>) => (query.notification_type as SampleType | undefined) ?? 'tag_update';
 
 function handlersFor(kind: EndpointKind): Record<string, AnyHandler> {
   const maxTries = (ctx: RequestContext) => ctx.services.config.notifications.maxTries;
@@ -140,12 +134,11 @@ function handlersFor(kind: EndpointKind): Record<string, AnyHandler> {
     },
     async [`test_stored_${kind}_configuration`](ctx, { params, query }) {
       const c = await getConfiguration(ctx.db, ctx.account.name, kind, params.uuid!);
-      const { outcome, body } = await runTest(ctx, deliveryTarget(ctx.services.secretBox, c), query.notification_type);
-      await recordStatus(ctx.db, c.uuid, outcome, nowIso());
-      return { status: 200, body };
+      return { status: 200, body: await testStoredConfiguration(ctx.db, ctx.services.secretBox, c, accountOf(ctx), sampleType(query), ctx.services.notifications.delivery) };
     },
     async [`test_${kind}_configuration`](ctx, { query, body }) {
-      return { status: 200, body: (await runTest(ctx, unsavedTarget(kind, body as ConfigurationInput), query.notification_type)).body };
+      const { result } = await sendTest(unsavedTarget(kind, body as ConfigurationInput), accountOf(ctx), sampleType(query), ctx.services.notifications.delivery);
+      return { status: 200, body: result };
     },
     async [`list_${kind}_deliveries`](ctx, { params, query }) {
       const page = query.page as number;

@@ -4,7 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../util/time.js';
+import type { Db } from '../db/index.js';
+import type { SecretBox } from '../util/secret-box.js';
 import { channelFor } from './channels/index.js';
+import { deliveryTarget, recordStatus, type ConfigurationRecord } from './configurations.js';
 import type { DeliveryOptions, DeliveryOutcome, DeliveryTarget, NotificationMessage, NotificationType } from './types.js';
 
 export type SampleType = Extract<NotificationType, 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval'>;
@@ -59,6 +62,34 @@ export function sampleMessage(accountName: string, accountEmail: string | null, 
   };
 }
 
-export async function sendTest(target: DeliveryTarget, message: NotificationMessage, options: DeliveryOptions): Promise<DeliveryOutcome> {
-  return channelFor(target.kind).deliver(target, message, options);
+export interface TestResult {
+  status: 'success' | 'failure';
+  /** What the receiver answered, or why nothing was sent. */
+  response: string;
+}
+
+/** Sends a sample of `type` to the target now; answers the upstream test result and the raw outcome. */
+export async function sendTest(
+  target: DeliveryTarget,
+  account: { name: string; email: string | null },
+  type: SampleType,
+  options: DeliveryOptions,
+): Promise<{ result: TestResult; outcome: DeliveryOutcome }> {
+  const outcome = await channelFor(target.kind).deliver(target, sampleMessage(account.name, account.email, type), options);
+  const response = outcome.ok ? outcome.response : [outcome.error, outcome.response].filter(Boolean).join(': ');
+  return { result: { status: outcome.ok ? 'success' : 'failure', response }, outcome };
+}
+
+/** A test of a stored configuration also sets its operational status, as a delivery would. */
+export async function testStoredConfiguration(
+  db: Db,
+  box: SecretBox,
+  configuration: ConfigurationRecord,
+  account: { name: string; email: string | null },
+  type: SampleType,
+  options: DeliveryOptions,
+): Promise<TestResult> {
+  const { result, outcome } = await sendTest(deliveryTarget(box, configuration), account, type, options);
+  await recordStatus(db, configuration.uuid, outcome, nowIso());
+  return result;
 }
