@@ -1,6 +1,8 @@
 /** Handlers of the User Management tag: accounts, their users, credentials, API keys, and OAuth tokens. */
 import * as accounts from '../auth/accounts.js';
 import * as apiKeys from '../auth/api-keys.js';
+import { operationTable } from '../../generated/operations.js';
+import { authorizeAccessGrant } from '../auth/rbac.js';
 import * as users from '../auth/users.js';
 import { ConflictError, InvalidError } from '../errors.js';
 import type { HandlerGroup } from '../server/handler-types.js';
@@ -38,6 +40,12 @@ function refuseSelf(ctx: RequestContext, username: string, what: string): void {
     throw new ConflictError(`a user cannot ${what} itself`, { username });
 }
 
+/** Guards operations that hand a user's access to whoever performs them (see authorizeAccessGrant). */
+async function grantsAccess(ctx: RequestContext, username: string, action: string): Promise<void> {
+  await users.getUser(ctx.db, ctx.account.name, username);
+  await authorizeAccessGrant(ctx.db, ctx.services.permissions, ctx.caller, action, { username, accountName: ctx.account.name });
+}
+
 function missing(field: string, grant: string): InvalidError {
   return new InvalidError(`${field} is required for grant_type=${grant}`, { errors: [{ location: `body.${field}`, message: 'is required' }] });
 }
@@ -54,7 +62,7 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
       if (body.password === undefined) throw missing('password', 'password');
       principal = await authenticator.byPassword(body.username, body.password, ctx.client);
     }
-    return { status: 200, body: await tokens.issue(principal.username, principal.accountName), headers: NO_STORE };
+    return { status: 200, body: await tokens.issue(principal.username, principal.accountName, principal.tokenGeneration), headers: NO_STORE };
   },
   async revoke_oauth_token(ctx, { body }) {
     await ctx.services.tokens.revokeToken(body.token);
@@ -104,6 +112,7 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
   },
   async update_user_state(ctx, { params, body }) {
     if (body.state === 'disabled') refuseSelf(ctx, params.username, 'disable');
+    else await grantsAccess(ctx, params.username, operationTable.update_user_state.authzAction);
     return { status: 200, body: userShape(await users.setUserState(ctx.db, ctx.account.name, params.username, body.state)) };
   },
 
@@ -112,6 +121,7 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
     return { status: 200, body: { items: list.map(credentialShape) } };
   },
   async create_user_credential(ctx, { params, body }) {
+    await grantsAccess(ctx, params.username, operationTable.create_user_credential.authzAction);
     const stored = await users.setPassword(ctx.db, ctx.services.hasher, ctx.account.name, params.username, body.value);
     return { status: 200, body: credentialShape(stored) };
   },
@@ -126,7 +136,7 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
     return { status: 200, body: { items: list.map((k) => apiKeyShape(k)) } };
   },
   async create_user_api_key(ctx, { params, body }) {
-    await users.getUser(ctx.db, ctx.account.name, params.username);
+    await grantsAccess(ctx, params.username, operationTable.create_user_api_key.authzAction);
     const { record, value } = await apiKeys.createApiKey(ctx.db, ctx.account.name, params.username, body);
     return { status: 201, body: apiKeyShape(record, value) };
   },

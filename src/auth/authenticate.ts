@@ -49,6 +49,7 @@ export class Authenticator {
         last_updated: login.account_last_updated,
       },
       ...(tokenId ? { tokenId } : {}),
+      tokenGeneration: login.token_generation,
     };
   }
 
@@ -62,8 +63,11 @@ export class Authenticator {
   async byPassword(username: string, password: string, client: string): Promise<Principal> {
     this.checkThrottle(client, username);
     const login = await findLoginRecord(this.db, username);
-    if (!login || !login.password_hash || !(await this.hasher.verify(login.password_hash, password)))
+    if (!login?.password_hash) {
+      await this.hasher.verifyNothing(password);
       this.refuse(client, username, BAD_PASSWORD);
+    }
+    if (!(await this.hasher.verify(login.password_hash, password))) this.refuse(client, username, BAD_PASSWORD);
     const problem = this.stateProblem(login);
     if (problem) this.refuse(client, username, problem);
     this.throttle.recordSuccess(client, username);
@@ -94,6 +98,7 @@ export class Authenticator {
     if (login.revoked) throw new UnauthorizedError('token has been revoked');
     const problem = this.stateProblem(login);
     if (problem) throw new UnauthorizedError(problem);
+    if (login.token_generation !== result.claims.generation) throw new UnauthorizedError('token has been revoked');
     return this.principalOf(login, 'token', result.claims.jti);
   }
 
@@ -105,6 +110,7 @@ export class Authenticator {
     if (!login || login.account_name !== result.claims.accountName) throw new UnauthorizedError('refresh token is not valid');
     const problem = this.stateProblem(login);
     if (problem) throw new UnauthorizedError(problem);
+    if (login.token_generation !== result.claims.generation) throw new UnauthorizedError('refresh token has been revoked');
     await this.tokens.revoke(result.claims);
     return this.principalOf(login, 'token');
   }

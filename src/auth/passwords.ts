@@ -3,7 +3,7 @@
  * request does not pay for a full hash every time. The cache key covers the stored hash, so a changed password
  * misses at once; user and account state are checked on every request outside this module.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { hash, verify, Algorithm } from '@node-rs/argon2';
 
 const MAX_CACHE_ENTRIES = 10_000;
@@ -12,6 +12,8 @@ export class PasswordHasher {
   private readonly verified = new Map<string, number>();
   /** Verifications in progress, so concurrent requests with the same credentials share one hash. */
   private readonly pending = new Map<string, Promise<boolean>>();
+  /** A hash of a random password with the configured cost, made once, for verifyNothing. */
+  private dummyHash: Promise<string> | null = null;
 
   constructor(
     private readonly options: { memoryCostKib: number; timeCost: number; cacheSeconds: number },
@@ -47,6 +49,16 @@ export class PasswordHasher {
       this.verified.set(key, Date.now() + this.options.cacheSeconds * 1000);
     }
     return ok;
+  }
+
+  /**
+   * Spends what a real verification costs, for a user who does not exist or has no password: without it an
+   * unknown username is answered several times faster than a wrong password, which tells usernames apart.
+   */
+  async verifyNothing(password: string): Promise<false> {
+    this.dummyHash ??= this.hash(randomBytes(32).toString('base64url'));
+    await verify(await this.dummyHash, password).catch(() => false);
+    return false;
   }
 
   private evictExpired(now: number): void {

@@ -14,6 +14,8 @@ export interface Principal {
   account: AccountRecord;
   /** For bearer tokens: the token id, so it can be revoked. */
   tokenId?: string;
+  /** The user's token generation as read during authentication; tokens issued to this principal carry it. */
+  tokenGeneration: number;
 }
 
 /** The fixed HTTP Basic username that marks the password as an API key. */

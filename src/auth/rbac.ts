@@ -8,6 +8,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
 import type { Principal } from './principal.js';
 import { BUILTIN_ROLES, SYSTEM_ACTIONS, expandRole } from './roles.js';
+import { revokeUserTokens } from './users.js';
 
 export interface RoleRecord {
   name: string;
@@ -76,9 +77,13 @@ export async function addRoleMember(db: Db, roleName: string, username: string, 
 
 export async function removeRoleMember(db: Db, roleName: string, username: string, accountName: string): Promise<void> {
   await getRole(db, roleName);
-  const count = await db('role_members').where({ role_name: roleName, username, account_name: accountName }).delete();
-  if (count === 0)
-    throw new NotFoundError(`user '${username}' does not have role '${roleName}' in account '${accountName}'`, { username, role_name: roleName, domain_name: accountName });
+  await db.transaction(async (trx) => {
+    const count = await trx('role_members').where({ role_name: roleName, username, account_name: accountName }).delete();
+    if (count === 0)
+      throw new NotFoundError(`user '${username}' does not have role '${roleName}' in account '${accountName}'`, { username, role_name: roleName, domain_name: accountName });
+    // Permissions are read per request anyway; this also ends sessions opened while the role was held.
+    await revokeUserTokens(trx, username);
+  });
 }
 
 /** A user's memberships, optionally only in one account or of one role. */
@@ -102,6 +107,36 @@ export async function hasAnyRole(db: Db, username: string, accountName: string):
 export function denied(principal: Principal, action: string, accountName: string): ForbiddenError {
   const what = action === 'none' ? 'holds no role' : `has no role granting '${action}'`;
   return new ForbiddenError(`user '${principal.username}' ${what} in account '${accountName}'`, { action, account_name: accountName });
+}
+
+/**
+ * A user who holds roles in accounts besides its own acts there too, so whoever sets its password, gives it an
+ * API key or re-enables it hands over that access as well. Outside administrators, the caller needs `action` in
+ * every account where the user holds a role, not only in the user's own. The refusal names no other account.
+ */
+export async function authorizeAccessGrant(
+  db: Db,
+  catalog: PermissionCatalog,
+  principal: Principal,
+  action: string,
+  user: { username: string; accountName: string },
+): Promise<void> {
+  if (principal.isAdmin) return;
+  const elsewhere: { account_name: string }[] = await db('role_members')
+    .where({ username: user.username })
+    .whereNot({ account_name: user.accountName })
+    .distinct('account_name');
+  for (const { account_name } of elsewhere) {
+    try {
+      await authorize(db, catalog, principal, action, account_name);
+    } catch (err) {
+      if (!(err instanceof ForbiddenError)) throw err;
+      throw new ForbiddenError(
+        `user '${user.username}' also holds roles in accounts where you may not perform '${action}'; ask an administrator, or someone with that right in each of them`,
+        { action, username: user.username },
+      );
+    }
+  }
 }
 
 /**

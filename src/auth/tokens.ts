@@ -3,6 +3,8 @@
  * Every node of a deployment must verify with the same key: configure it, or on a single node let the first
  * start generate a secret and keep it in the database so restarts don't invalidate tokens.
  * Access and refresh tokens carry a `jti`; revoking one records the jti until the token would expire anyway.
+ * They also carry the user's token generation (`gen`): a password change, a disabled user or a removed role
+ * bumps it (users.revokeUserTokens), which ends all the user's earlier tokens in one write.
  */
 import { randomBytes, randomUUID, webcrypto, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify, importPKCS8, importSPKI, errors as joseErrors } from 'jose';
@@ -22,6 +24,8 @@ export interface TokenClaims {
   kind: TokenKind;
   jti: string;
   expiresAt: number;
+  /** The user's token generation when the token was issued (0 for tokens from before generations existed). */
+  generation: number;
 }
 
 export interface IssuedTokens {
@@ -62,8 +66,8 @@ export class TokenService {
     return this.accessTtl;
   }
 
-  private async sign(username: string, accountName: string, kind: TokenKind, ttl: number): Promise<string> {
-    return new SignJWT({ acct: accountName, typ: kind })
+  private async sign(username: string, accountName: string, generation: number, kind: TokenKind, ttl: number): Promise<string> {
+    return new SignJWT({ acct: accountName, typ: kind, gen: generation })
       .setProtectedHeader({ alg: this.algorithm, typ: 'JWT' })
       .setSubject(username)
       .setIssuer(ISSUER)
@@ -74,12 +78,14 @@ export class TokenService {
       .sign(this.signKey);
   }
 
-  async issue(username: string, accountName: string): Promise<IssuedTokens> {
+  /** `generation`: the user's token generation as read when the caller authenticated (never re-read here, so a
+   * credential change racing the sign-in still revokes what it issues). */
+  async issue(username: string, accountName: string, generation: number): Promise<IssuedTokens> {
     return {
-      access_token: await this.sign(username, accountName, 'access', this.accessTtl),
+      access_token: await this.sign(username, accountName, generation, 'access', this.accessTtl),
       expires_in: this.accessTtl,
       token_type: 'Bearer',
-      refresh_token: await this.sign(username, accountName, 'refresh', this.refreshTtl),
+      refresh_token: await this.sign(username, accountName, generation, 'refresh', this.refreshTtl),
     };
   }
 
@@ -100,10 +106,11 @@ export class TokenService {
       return { ok: false, reason: 'token is not valid' };
     }
     if (payload.typ !== kind) return { ok: false, reason: kind === 'access' ? 'not an access token' : 'not a refresh token' };
-    if (typeof payload.sub !== 'string' || typeof payload.acct !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number')
+    const generation = payload.gen ?? 0;
+    if (typeof payload.sub !== 'string' || typeof payload.acct !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number' || !Number.isSafeInteger(generation))
       return { ok: false, reason: 'token is not valid' };
     if (options.checkRevoked && (await this.isRevoked(payload.jti))) return { ok: false, reason: 'token has been revoked' };
-    return { ok: true, claims: { username: payload.sub, accountName: payload.acct, kind, jti: payload.jti, expiresAt: payload.exp } };
+    return { ok: true, claims: { username: payload.sub, accountName: payload.acct, kind, jti: payload.jti, expiresAt: payload.exp, generation: generation as number } };
   }
 
   private async isRevoked(jti: string): Promise<boolean> {

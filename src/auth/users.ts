@@ -34,6 +34,8 @@ export interface LoginRecord {
   account_last_updated: string;
   user_state: string;
   password_hash: string | null;
+  /** Tokens issued under an older generation are refused (see revokeUserTokens). */
+  token_generation: number;
 }
 
 export const MASKED_CREDENTIAL = '********';
@@ -45,6 +47,7 @@ function loginQuery(db: Db) {
       'u.username',
       'u.account_name',
       'u.state as user_state',
+      'u.token_generation',
       'a.type as account_type',
       'a.state as account_state',
       'a.email as account_email',
@@ -83,6 +86,14 @@ export async function findApiKeyLogin(
     .where('k.key_id', keyId)
     .first();
   return row ? { ...row, password_hash: null } : undefined;
+}
+
+/**
+ * Ends every bearer token (access and refresh) the user holds: tokens carry the generation they were issued
+ * under, and authentication refuses any but the current one. API keys are separate credentials and stay.
+ */
+export async function revokeUserTokens(db: Db, username: string): Promise<void> {
+  await db('users').where({ username }).increment('token_generation', 1);
 }
 
 export async function getUser(db: Db, accountName: string, username: string): Promise<UserRecord> {
@@ -151,18 +162,25 @@ export async function setPassword(
   await db.transaction(async (trx) => {
     await trx('credentials').insert(record).onConflict(['username', 'type']).merge(['value_hash', 'created_at']);
     await trx('users').where({ username }).update({ password_last_updated: now, last_updated: now });
+    await revokeUserTokens(trx, username);
   });
   return record;
 }
 
 export async function deleteCredential(db: Db, accountName: string, username: string, type: 'password'): Promise<void> {
   await getUser(db, accountName, username);
-  const count = await db('credentials').where({ account_name: accountName, username, type }).delete();
-  if (count === 0) throw new NotFoundError(`user '${username}' has no ${type} credential`, { username, credential_type: type });
+  await db.transaction(async (trx) => {
+    const count = await trx('credentials').where({ account_name: accountName, username, type }).delete();
+    if (count === 0) throw new NotFoundError(`user '${username}' has no ${type} credential`, { username, credential_type: type });
+    await revokeUserTokens(trx, username);
+  });
 }
 
 export async function setUserState(db: Db, accountName: string, username: string, state: 'enabled' | 'disabled'): Promise<UserRecord> {
   await getUser(db, accountName, username);
-  await db('users').where({ account_name: accountName, username }).update({ state, last_updated: nowIso() });
+  await db.transaction(async (trx) => {
+    await trx('users').where({ account_name: accountName, username }).update({ state, last_updated: nowIso() });
+    if (state === 'disabled') await revokeUserTokens(trx, username);
+  });
   return getUser(db, accountName, username);
 }

@@ -162,6 +162,9 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
       const handler = handlers[operationId] as (ctx: RequestContext, input: unknown) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>;
       const reply = await handler(ctx, input);
 
+      // Authenticated answers carry account data, and some a secret shown once (API keys, tokens, signing
+      // secrets): no cache, shared or private, may keep them, unless the handler says otherwise.
+      if (principal) res.setHeader('Cache-Control', 'no-store');
       for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
       res.status(reply.status);
       if (reply.body === undefined) {

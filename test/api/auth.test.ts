@@ -110,7 +110,7 @@ describe('user and account state', () => {
     for (const auth of [creds.password, creds.apiKey, creds.bearer]) await expectAuthenticatesAs(url, auth, user);
   }
 
-  it('refuses a disabled user by password, API key and bearer token alike, and accepts it again once re-enabled', async () => {
+  it('refuses a disabled user by password, API key and bearer token alike, and accepts its password and keys again once re-enabled', async () => {
     const user = await createUserWithRole(url);
     const creds = await credentialsOf(url, user);
     await expectAllAccepted(creds, user);
@@ -135,7 +135,9 @@ describe('user and account state', () => {
     });
     expect(enabled.response.status).toBe(200);
     expect(enabled.data?.state).toBe('enabled');
-    await expectAllAccepted(creds, user);
+    // Disabling ended the tokens the user held (test/security/credentials.test.ts); password and API keys stay.
+    for (const auth of [creds.password, creds.apiKey]) await expectAuthenticatesAs(url, auth, user);
+    expectUnauthorized(await whoAmI(url, creds.bearer), 'token has been revoked');
   });
 
   it('refuses the users of a disabled account by all three methods, and accepts them again once re-enabled', async () => {

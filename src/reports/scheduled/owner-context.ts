@@ -20,6 +20,8 @@ export async function ownerContext(services: Services, query: ScheduledQueryReco
     method: 'token',
     isAdmin: account.type === 'admin',
     account,
+    // Matches no user's generation: a token issued for this synthetic principal would never verify.
+    tokenGeneration: -1,
   };
   return {
     services,
