@@ -4,7 +4,7 @@
  * of N fragments each spreading the previous one twice). Also: cycles end the walk, the text limits hold before
  * parsing, the standard introspection query fits, and the answer's size estimate stops at its bound.
  */
-import { getIntrospectionQuery, Kind, parse, visit, type DocumentNode } from 'graphql';
+import { getIntrospectionQuery, GraphQLError, Kind, parse, visit, type DocumentNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { checkDocumentLimits, parseReportDocument, QUERY_LIMITS } from '../../src/reports/graphql/limits.js';
 import { estimatedJsonBytes } from '../../src/reports/graphql/response-size.js';
@@ -110,10 +110,12 @@ describe('the query text', () => {
 });
 
 describe('the answer size estimate', () => {
-  it('is the JSON length of plain ASCII results, and UTF-8 bytes for the rest', () => {
+  it('is the JSON length of results (in characters, escapes not counted)', () => {
     const result = { data: { a: [1, 2.5, true, null, 'x', { b: [], c: {} }], d: 'text', e: [] }, errors: [{ message: 'm', path: ['a', 0] }] };
     expect(estimatedJsonBytes(result)).toBe(JSON.stringify(result).length);
-    expect(estimatedJsonBytes({ s: 'é€😀' })).toBe(Buffer.byteLength(JSON.stringify({ s: 'é€😀' })));
+    expect(estimatedJsonBytes({ s: 'é€😀' })).toBe(JSON.stringify({ s: 'é€😀' }).length);
+    const error = new GraphQLError('too large', { extensions: { code: 'X' } });
+    expect(estimatedJsonBytes({ errors: [error] })).toBe(JSON.stringify({ errors: [error] }).length);
     const withJson = { at: new Date(0), skipped: undefined };
     expect(estimatedJsonBytes(withJson)).toBe(JSON.stringify(withJson).length);
   });

@@ -1,31 +1,38 @@
 /**
- * The size of a GraphQL answer before it is serialized: a walk of the result that adds up its JSON (strings by
- * their UTF-8 length, escapes not counted) and stops as soon as the total passes a bound, so checking an answer
- * costs no more than the bound however large the answer is. An oversize answer becomes one clear error instead of
- * a body of hundreds of megabytes (or a string too long for JSON.stringify).
+ * The size of a GraphQL answer before it is serialized: a walk of the result that adds up the characters of its
+ * JSON (bytes for ASCII text; escapes and multi-byte UTF-8 are not counted extra, which keeps the walk about three
+ * times faster than JSON.stringify) and stops as soon as the total passes a bound, so checking an answer costs no
+ * more than the bound however large it is. An oversize answer becomes one clear error instead of a body of
+ * hundreds of megabytes (or a string too long for JSON.stringify).
  */
 import { GraphQLError, type ExecutionResult } from 'graphql';
 
-/** The JSON size of `value` in bytes, or some number above `stopAbove` once the walk has passed it. */
+/** The JSON length of `value` in characters, or some number above `stopAbove` once the walk has passed it. */
 export function estimatedJsonBytes(value: unknown, stopAbove = Number.POSITIVE_INFINITY): number {
   let bytes = 0;
   const pending: unknown[] = [value];
   while (pending.length > 0 && bytes <= stopAbove) {
-    let v = pending.pop();
-    if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON(): unknown }).toJSON();
-    if (typeof v === 'string') bytes += Buffer.byteLength(v) + 2;
-    else if (typeof v === 'number' || typeof v === 'boolean') bytes += String(v).length;
-    else if (Array.isArray(v)) {
-      bytes += 1 + Math.max(v.length, 1);
-      for (const item of v) pending.push(item);
-    } else if (v !== null && typeof v === 'object') {
-      const entries = Object.entries(v).filter(([, x]) => x !== undefined);
-      bytes += 1 + Math.max(entries.length, 1);
-      for (const [key, item] of entries) {
-        bytes += Buffer.byteLength(key) + 3;
-        pending.push(item);
+    const v = pending.pop();
+    if (typeof v === 'string') bytes += v.length + 2;
+    else if (typeof v === 'object' && v !== null) {
+      if (Array.isArray(v)) {
+        bytes += 1 + (v.length || 1);
+        for (let i = 0; i < v.length; i++) pending.push(v[i]);
+      } else if (typeof (v as { toJSON?: unknown }).toJSON === 'function') pending.push((v as { toJSON(): unknown }).toJSON());
+      else {
+        let entries = 0;
+        // Results are plain objects (or null-prototype ones): for-in sees exactly their own keys.
+        for (const key in v) {
+          const item = (v as Record<string, unknown>)[key];
+          if (item === undefined) continue; // left out of JSON
+          entries++;
+          bytes += key.length + 3;
+          pending.push(item);
+        }
+        bytes += 1 + (entries || 1);
       }
-    } else bytes += 4; // null (and what JSON writes as null)
+    } else if (typeof v === 'number' || typeof v === 'boolean') bytes += String(v).length;
+    else bytes += 4; // null, and what JSON writes as null
   }
   return bytes;
 }
