@@ -49,9 +49,7 @@ export interface QueryLimits {
   maxSchemaSelections: number;
 }
 
-export const MAX_QUERY_DEPTH = 12;
-export const MAX_QUERY_COST = 1000;
-export const REPORT_FIELD_COST = 100;
+const REPORT_FIELD_COST = 100;
 
 export const QUERY_LIMITS: Readonly<QueryLimits> = {
   maxDocumentLength: 100_000,
@@ -60,9 +58,9 @@ export const QUERY_LIMITS: Readonly<QueryLimits> = {
   maxOperations: 20,
   maxFragments: 50,
   maxAliases: 100,
-  maxDepth: MAX_QUERY_DEPTH,
+  maxDepth: 12,
   maxIntrospectionDepth: 20,
-  maxCost: MAX_QUERY_COST,
+  maxCost: 1000,
   maxSchemaSelections: 1,
 };
 
