@@ -77,6 +77,8 @@ export interface ReportsConfig {
   metricsRetentionDays: number;
   /** Run scheduled queries on this node. */
   scheduler: boolean;
+  /** Largest GraphQL answer (estimated JSON), and largest page of a scheduled query's result; an error beyond. */
+  maxResponseBytes: number;
 }
 
 /** Runtime inventory (images reported running in Kubernetes and ECS clusters). */
@@ -366,6 +368,7 @@ export function loadConfig(env: Env = process.env): Config {
       metricsSchedule: cronSchedule(env, 'VIGIL_METRICS_SCHEDULE', '*/15 * * * *'),
       metricsRetentionDays: int(env, 'VIGIL_METRICS_RETENTION_DAYS', 400, 1, 36500),
       scheduler: bool(env, 'VIGIL_SCHEDULED_QUERIES', true),
+      maxResponseBytes: size(env, 'VIGIL_GRAPHQL_MAX_RESPONSE_BYTES', 64 * 1024 ** 2),
     },
     notifications: {
       dispatcher: bool(env, 'VIGIL_NOTIFICATIONS_DISPATCHER', true),

@@ -4,7 +4,7 @@
  * viewReports); graphql-http does the GraphQL-over-HTTP part; a browser asking for HTML gets GraphiQL.
  */
 import express, { type Request, type Response, type NextFunction, type Router } from 'express';
-import { GraphQLError, specifiedRules } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
 import { authorize } from '../../auth/rbac.js';
 import { AppError, ForbiddenError } from '../../errors.js';
@@ -17,7 +17,8 @@ import { ReportInputError } from '../errors.js';
 import { graphiqlAssets, sendGraphiqlPage, wantsGraphiql } from '../graphiql.js';
 import type { ReportContext } from './context.js';
 import { createJitExecute } from './jit-execute.js';
-import { queryLimits, timestampArguments } from './limits.js';
+import { parseReportDocument, validateReportDocument } from './limits.js';
+import { boundedResult } from './response-size.js';
 import { createReportSchema } from './schema.js';
 
 type Scope = 'account' | 'global';
@@ -54,7 +55,10 @@ export function reportsRouter(services: Services): Router {
     schema,
     context: (req) => (req.raw as WithContext)[CONTEXT]!,
     execute: createJitExecute() as never,
-    validationRules: [...specifiedRules, queryLimits(), timestampArguments],
+    // The limits come first (parse and validate), so an abusive document is refused before graphql-js's own rules.
+    parse: (source) => parseReportDocument(source),
+    validate: (schemaToCheck, document) => validateReportDocument(schemaToCheck, document),
+    onOperation: (_req, _args, result) => boundedResult(result, services.config.reports.maxResponseBytes),
     formatError: formatError(services),
     // Upstream clients POST with the query in the query string and no body; accept that as well.
     parseRequestParams: (req) => {
