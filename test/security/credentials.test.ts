@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PasswordHasher } from '../../src/auth/passwords.js';
 import { expectUnauthorized, passwordGrant, postForm } from '../support/auth-fixtures.js';
+import { gql } from '../support/graphql.js';
 import { json, raw, type Auth } from '../support/http.js';
 import { PASSWORD, createAccount, createUser, expectForbidden, grantRole } from '../support/rbac-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -197,5 +198,8 @@ describe('answers with secrets are not cached (item 9)', () => {
     expect(token.headers.get('cache-control')).toBe('no-store');
     const read = await raw(url, 'GET', '/v2/user', { auth });
     expect(read.headers.get('cache-control')).toBe('no-store');
+    const report = await gql(url, '{ __typename }');
+    expect(report.data).toEqual({ __typename: 'Query' });
+    expect(report.headers.get('cache-control')).toBe('no-store');
   });
 });

@@ -31,6 +31,7 @@ export interface GqlResponse<T = any> {
   data: T;
   errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
   body: any;
+  headers: Headers;
 }
 
 const SCALAR_CHECKS: Record<string, (v: unknown) => boolean> = {
@@ -136,7 +137,7 @@ export async function gql<T = any>(server: TestServer | string, query: string, o
     if (document) assertGraphqlResponse(document, options.operationName, body);
     else if (body.data !== undefined || !Array.isArray(body.errors)) throw new Error('GraphQL response to an unparsable query must hold errors only');
   }
-  return { status: res.status, data: body?.data, errors: body?.errors, body };
+  return { status: res.status, data: body?.data, errors: body?.errors, body, headers: res.headers };
 }
 
 /** Applies every pending change to the reporting read model (what the refresh timer does every few seconds). */

@@ -107,6 +107,8 @@ export function reportsRouter(services: Services): Router {
         sendError(res, err, String(res.getHeader('x-request-id') ?? ''));
         return;
       }
+      // Report answers are account data, like every authenticated REST answer: not for any cache to keep.
+      res.setHeader('Cache-Control', 'no-store');
       handler(req, res, next);
     };
   }
