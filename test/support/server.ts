@@ -8,6 +8,8 @@ import { startServer, type RunningServer } from '../../src/server/start.js';
 import { createScratchDatabase } from './db.js';
 
 export const ADMIN_PASSWORD = 'admin-test-password';
+/** The outbound allow-list test servers get unless a test passes its own. */
+export const LOOPBACK_ALLOW = '127.0.0.1,::1,localhost';
 
 export interface TestServer {
   url: string;
@@ -33,6 +35,9 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     VIGIL_LOG_LEVEL: options.logs ? 'debug' : (process.env.VIGIL_TEST_LOG_LEVEL ?? 'silent'),
     // No cron-timed feed syncs in tests: they sync on demand, deterministically.
     VIGIL_FEED_SYNC_SCHEDULE: 'off',
+    // The suite's registries, feed servers and receivers listen on loopback, which the outbound policy refuses
+    // by default; tests of that refusal pass their own VIGIL_OUTBOUND_ALLOW ('' for none).
+    VIGIL_OUTBOUND_ALLOW: LOOPBACK_ALLOW,
     ...(scratch.url ? { VIGIL_DATABASE_URL: scratch.url } : {}),
     ...env,
   });
