@@ -18,17 +18,30 @@ export type OutboundFailure =
   /** The answer started and then broke off or stalled. */
   | 'response';
 
+export interface OutboundErrorFacts {
+  /** The precise cause, for the server log only: never put it in an API answer. Default: the message. */
+  detail?: string;
+  /** The socket or TLS error code, for 'tls' and 'response' (ETIMEDOUT for a stalled answer). */
+  code?: string;
+  /** host[:port] of the URL the failure concerns (a redirect's target, for a failed hop). */
+  host?: string;
+}
+
 export class OutboundError extends Error {
+  readonly detail: string;
+  readonly code?: string;
+  readonly host?: string;
+
   constructor(
     readonly reason: OutboundFailure,
     message: string,
-    /** The precise cause, for the server log only: never put it in an API answer. */
-    readonly detail: string = message,
-    /** The socket or TLS error code, for 'tls' and 'response' (ETIMEDOUT for a stalled answer). */
-    readonly code?: string,
+    facts: OutboundErrorFacts = {},
   ) {
     super(message);
     this.name = 'OutboundError';
+    this.detail = facts.detail ?? message;
+    this.code = facts.code;
+    this.host = facts.host;
   }
 }
 
@@ -38,5 +51,5 @@ export function unreachableMessage(host: string): string {
 }
 
 export function unreachable(host: string, detail: string): OutboundError {
-  return new OutboundError('unreachable', unreachableMessage(host), detail);
+  return new OutboundError('unreachable', unreachableMessage(host), { detail, host });
 }

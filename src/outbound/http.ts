@@ -95,7 +95,7 @@ export function bodyFailure(err: unknown, url: URL): unknown {
   if (err instanceof OutboundError) return err;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (typeof code !== 'string') return err; // the caller's abort reason, or a stream consumer's own error
-  return new OutboundError('response', `the answer from ${url.host} broke off (${code})`, `${url.host}: ${code}`, code);
+  return new OutboundError('response', `the answer from ${url.host} broke off (${code})`, { detail: `${url.host}: ${code}`, code, host: url.host });
 }
 
 /** Closes the kept-alive connections made under this policy (the service is stopping). */
@@ -119,13 +119,14 @@ function nextHop(from: URL, status: number, location: string, hops: number, rule
   const next = tryParseUrl(location, from);
   if (rule.follow === 'same-receiver') {
     const followable = (status === 307 || status === 308) && next !== null && sameReceiver(from, next);
-    if (!followable) throw new OutboundError('redirect', `the receiver at ${from.host} answered ${status} (redirect); redirects are not followed`);
-    if (hops >= rule.max) throw new OutboundError('redirect', `the receiver at ${from.host} answered ${status} (redirect); gave up after ${rule.max} redirects`);
+    const refuse = (why: string) => new OutboundError('redirect', `the receiver at ${from.host} answered ${status} (redirect); ${why}`, { host: from.host });
+    if (!followable) throw refuse('redirects are not followed');
+    if (hops >= rule.max) throw refuse(`gave up after ${rule.max} redirects`);
     return next;
   }
-  if (hops >= rule.max) throw new OutboundError('redirect', `${from.host} redirected more than ${rule.max} times`);
+  if (hops >= rule.max) throw new OutboundError('redirect', `${from.host} redirected more than ${rule.max} times`, { host: from.host });
   if (next === null || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
-    throw new OutboundError('redirect', `${from.host} redirected to an unsupported URL${next ? ` scheme ${next.protocol}` : ''}`);
+    throw new OutboundError('redirect', `${from.host} redirected to an unsupported URL${next ? ` scheme ${next.protocol}` : ''}`, { host: from.host });
   }
   return next;
 }
@@ -233,7 +234,8 @@ function guardBody(res: IncomingMessage, url: URL, options: OutboundRequest): vo
   res.on('timeout', () => {
     if (res.complete) return;
     if (res.isPaused() || res.readableLength > 0) return void res.setTimeout(idleMs); // re-armed: the silence is ours
-    res.destroy(new OutboundError('response', `${url.host} stopped sending data for ${idleMs} ms`, `${url.host}: stalled ${idleMs} ms`, 'ETIMEDOUT'));
+    const detail = `stopped sending data for ${idleMs} ms`;
+    res.destroy(new OutboundError('response', `${url.host} ${detail}`, { detail, code: 'ETIMEDOUT', host: url.host }));
   });
   res.setTimeout(idleMs);
 }
@@ -264,7 +266,7 @@ function tlsFailure(err: NodeJS.ErrnoException, url: URL): OutboundError {
   // OpenSSL reports "the peer answered in plain HTTP" under several codes
   const plainHttp = err.code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' || /wrong version number|packet length too long/i.test(err.message);
   const code = plainHttp ? NOT_TLS_CODE : (err.code ?? 'EPROTO');
-  return new OutboundError('tls', `${url.host}: TLS failed: ${reason} (${code})`, `${url.host}: ${code}: ${reason}`, code);
+  return new OutboundError('tls', `${url.host}: TLS failed: ${reason} (${code})`, { detail: reason, code, host: url.host });
 }
 
 // --- connections ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@
  */
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { OutboundError, unreachableMessage } from './errors.js';
+import { unreachable, type OutboundError } from './errors.js';
 
 type IpType = 'ipv4' | 'ipv6';
 interface Ip {
@@ -136,7 +136,7 @@ export class OutboundPolicy {
 }
 
 function refusal(host: string, why: string): OutboundError {
-  return new OutboundError('unreachable', unreachableMessage(host), why);
+  return unreachable(host, why);
 }
 
 /** Adds one allow-list entry; false when it is neither a hostname, an IP address nor a CIDR. */

@@ -6,10 +6,9 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server/start.js';
 import { createScratchDatabase } from './db.js';
+import { LOOPBACK_ALLOW } from './outbound.js';
 
 export const ADMIN_PASSWORD = 'admin-test-password';
-/** The outbound allow-list test servers get unless a test passes its own. */
-export const LOOPBACK_ALLOW = '127.0.0.1,::1,localhost';
 
 export interface TestServer {
   url: string;
