@@ -233,11 +233,20 @@ function guardBody(res: IncomingMessage, url: URL, options: OutboundRequest): vo
   res.once('close', () => signal?.removeEventListener('abort', onAbort));
   res.on('timeout', () => {
     if (res.complete) return;
-    if (res.isPaused() || res.readableLength > 0) return void res.setTimeout(idleMs); // re-armed: the silence is ours
+    if (waitingForOurReader(res)) return void res.setTimeout(idleMs); // re-armed: the silence is ours
     const detail = `stopped sending data for ${idleMs} ms`;
     res.destroy(new OutboundError('response', `${url.host} ${detail}`, { detail, code: 'ETIMEDOUT', host: url.host }));
   });
   res.setTimeout(idleMs);
+}
+
+/**
+ * Data we have not consumed yet, or a flowing stream we paused (a pipe's backpressure): the server may be
+ * sending, we are not reading. A paused stream with a 'readable' listener (async iteration) and nothing
+ * buffered is a reader waiting for the server.
+ */
+function waitingForOurReader(res: IncomingMessage): boolean {
+  return res.readableLength > 0 || (res.readableFlowing === false && res.listenerCount('readable') === 0);
 }
 
 function unreachableFor(url: URL, detail: string, policy: OutboundPolicy): OutboundError {

@@ -115,6 +115,7 @@ async function localCopy(services: Services, source: FeedSource, force: boolean,
   const destDir = join(services.config.dataDir, 'feeds', 'downloads', source.name);
   mkdirSync(destDir, { recursive: true });
   const fetched = await fetchFeedSource(source.location, {
+    policy: services.outbound.feeds,
     destDir,
     etag: !force && sameUrl ? (row?.source_etag ?? undefined) : undefined,
     maxBytes: services.config.feeds.maxDownloadBytes,
