@@ -121,6 +121,16 @@ describe('OutboundPolicy.check', () => {
   });
 });
 
+describe('several allow-lists', () => {
+  it('unite (VIGIL_OUTBOUND_ALLOW and VIGIL_REGISTRY_ALLOW for registries)', () => {
+    const policy = OutboundPolicy.parse(['10.0.0.0/8', null, 'registry.internal, 192.168.1.5']);
+    for (const [host, address] of [['x', '10.9.9.9'], ['registry.internal', '172.16.0.1'], ['x', '192.168.1.5']]) {
+      expect(() => policy.check(host!, address!)).not.toThrow();
+    }
+    expect(() => policy.check('x', '172.16.0.1')).toThrow(OutboundError);
+  });
+});
+
 describe('OutboundPolicy.resolve', () => {
   const fakeLookup = (...addresses: string[]) =>
     vi.fn<LookupAllFn>(async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
