@@ -121,6 +121,7 @@ async function localCopy(services: Services, source: FeedSource, force: boolean,
     maxBytes: services.config.feeds.maxDownloadBytes,
     timeoutMs: services.config.feeds.downloadTimeoutMs,
     signal,
+    userAgent: `Vigil/${services.version}`,
   });
   if (fetched.notModified) return 'not_modified';
   return { path: fetched.path, etag: fetched.etag };

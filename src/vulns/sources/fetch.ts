@@ -32,6 +32,8 @@ export interface FetchFeedOptions {
   timeoutMs: number;
   /** Caller cancellation; its reason is thrown as is (not wrapped), so job runners recognise it. */
   signal?: AbortSignal;
+  /** Sent as User-Agent: some feed hosts refuse requests without one. */
+  userAgent?: string;
 }
 
 export type FetchFeedResult = { notModified: true } | { notModified: false; path: string; etag?: string; bytes: number };
@@ -47,7 +49,7 @@ export async function fetchFeedSource(url: string, options: FetchFeedOptions): P
   try {
     const res = await request(target.url, {
       method: 'GET',
-      headers: requestHeaders(target, options.etag),
+      headers: requestHeaders(target, options),
       policy: options.policy,
       verifyTls: true,
       headTimeoutMs: options.timeoutMs,
@@ -99,10 +101,14 @@ function parseFeedUrl(raw: string): FeedTarget {
   return target;
 }
 
-function requestHeaders(target: FeedTarget, etag: string | undefined): Record<string, string> {
+function requestHeaders(target: FeedTarget, options: FetchFeedOptions): Record<string, string> {
   return {
+    accept: '*/*',
+    // the bytes as stored (a .gz feed stays gzip); without this a server may pick any content coding
+    'accept-encoding': 'identity',
+    'user-agent': options.userAgent ?? 'Vigil',
     ...(target.authorization ? { authorization: target.authorization } : {}),
-    ...(etag !== undefined ? { 'if-none-match': etag } : {}),
+    ...(options.etag !== undefined ? { 'if-none-match': options.etag } : {}),
   };
 }
 
