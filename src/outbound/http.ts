@@ -69,8 +69,8 @@ export async function request(url: string | URL, options: OutboundRequest): Prom
   let method = options.method ?? 'GET';
   let body = options.body;
   let headers: OutgoingHttpHeaders = { ...options.headers };
-  options.signal?.throwIfAborted();
   for (let hops = 0; ; hops++) {
+    options.signal?.throwIfAborted();
     const res = await exchange(target, method, headers, body, options);
     const status = res.statusCode ?? 0;
     const location = res.headers.location;
@@ -90,7 +90,7 @@ export async function request(url: string | URL, options: OutboundRequest): Prom
   }
 }
 
-/** The answer's body stream failed: socket errors become OutboundError('response'); others pass as they are. */
+/** An error of an answer's body stream: socket errors become OutboundError('response'); others pass as they are. */
 export function bodyFailure(err: unknown, url: URL): unknown {
   if (err instanceof OutboundError) return err;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;

@@ -10,7 +10,7 @@
  */
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { unreachable, type OutboundError } from './errors.js';
+import { unreachable } from './errors.js';
 
 type IpType = 'ipv4' | 'ipv6';
 interface Ip {
@@ -89,10 +89,10 @@ export class OutboundPolicy {
    */
   check(host: string, address: string): void {
     const ip = canonicalIp(address);
-    if (ip === null) throw refusal(host, `it resolved to "${address}", which is not an IP address`);
+    if (ip === null) throw unreachable(host, `it resolved to "${address}", which is not an IP address`);
     const kind = deniedKind(ip);
     if (kind === null || this.hosts.has(normalizeHost(host)) || this.addresses.check(ip.address, ip.type)) return;
-    throw refusal(host, `${ip.address} is a ${kind} address and not in the allow-list`);
+    throw unreachable(host, `${ip.address} is a ${kind} address and not in the allow-list`);
   }
 
   /**
@@ -117,7 +117,7 @@ export class OutboundPolicy {
         refused ??= err; // keep the first refusal: it names the address refused
       }
     }
-    throw refused ?? refusal(bare, 'the name has no addresses');
+    throw refused ?? unreachable(bare, 'the name has no addresses');
   }
 
   /** Writes why `host` was not reached to the server log (the caller only ever sees the neutral message). */
@@ -130,13 +130,9 @@ export class OutboundPolicy {
       const lookup: LookupAllFn = this.options.lookup ?? ((name, options) => dns.lookup(name, options));
       return await lookup(host, { all: true });
     } catch (err) {
-      throw refusal(host, `name resolution failed: ${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}`);
+      throw unreachable(host, `name resolution failed: ${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}`);
     }
   }
-}
-
-function refusal(host: string, why: string): OutboundError {
-  return unreachable(host, why);
 }
 
 /** Adds one allow-list entry; false when it is neither a hostname, an IP address nor a CIDR. */

@@ -146,7 +146,7 @@ async function saveBody(res: OutboundResponse, target: FeedTarget, options: Fetc
     return { path, bytes };
   } catch (err) {
     await rm(temp, { force: true });
-    throw bodyFailure(err, res.url);
+    throw err === res.body.errored ? bodyFailure(err, res.url) : err; // the download's failure, or the disk's
   }
 }
 
