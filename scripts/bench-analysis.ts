@@ -99,7 +99,14 @@ const opts = {
 
 /** The server under test, as a child process (scripts/bench-support.ts). */
 const startChild = (): Promise<Child> =>
-  startServerChild({ server: opts.server, cpuProfDir: opts.cpuProfDir, dataDirPrefix: 'vigil-bench-analysis-', log: progress });
+  startServerChild({
+    server: opts.server,
+    cpuProfDir: opts.cpuProfDir,
+    dataDirPrefix: 'vigil-bench-analysis-',
+    log: progress,
+    // the benchmark's registry listens on loopback, which registry traffic may reach only when allowed
+    env: { VIGIL_REGISTRY_ALLOW: '127.0.0.1' },
+  });
 if (opts.server !== 'dist' && opts.server !== 'tsx') throw new Error(`--server: expected dist or tsx, got "${opts.server}"`);
 
 const ANALYSIS_TIMEOUT_MS = 10 * 60_000;

@@ -80,7 +80,7 @@ import { verifySignature } from '../src/notifications/channels/webhook.js';
 import { createConfiguration, type ConfigurationInput } from '../src/notifications/configurations.js';
 import { NotificationDispatcher, type SettledNotification } from '../src/notifications/dispatcher.js';
 import { claimDue, releaseClaims } from '../src/notifications/outbox.js';
-import { OutboundPolicy } from '../src/notifications/outbound/policy.js';
+import { OutboundPolicy } from '../src/outbound/policy.js';
 import { addSelector, type SelectorInput } from '../src/notifications/selectors.js';
 import type { DeliveryOptions, EndpointKind } from '../src/notifications/types.js';
 import { SecretBox } from '../src/util/secret-box.js';
@@ -144,7 +144,6 @@ const digestOf = (n: number) => `sha256:${n.toString(16).padStart(64, '0')}`;
 function dispatcherConfig(concurrency: number, maxTries: number): NotificationsConfig {
   return {
     dispatcher: true,
-    outboundAllow: OUTBOUND_ALLOW,
     maxTries,
     backoffBaseMs: 1000,
     backoffMaxMs: 60_000,

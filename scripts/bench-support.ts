@@ -80,6 +80,8 @@ export interface ServerOptions {
   cpuProfDir?: string | null;
   dataDirPrefix: string;
   log: (message: string) => void;
+  /** VIGIL_* settings beyond the defaults, e.g. VIGIL_REGISTRY_ALLOW for a registry on loopback. */
+  env?: Record<string, string>;
 }
 
 export async function startServerChild(o: ServerOptions): Promise<Child> {
@@ -95,6 +97,7 @@ export async function startServerChild(o: ServerOptions): Promise<Child> {
     VIGIL_DATA_DIR: dataDir,
     VIGIL_ADMIN_PASSWORD: adminPassword,
     VIGIL_LOG_LEVEL: 'warn',
+    ...o.env,
   });
   if (o.cpuProfDir) mkdirSync(o.cpuProfDir, { recursive: true });
   const nodeArgs = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];

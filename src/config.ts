@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { validateCronExpression } from 'cron';
 import { type ContentScanConfig, type NamedPattern, DEFAULT_RETRIEVE_FILES, DEFAULT_SECRET_PATTERNS } from './images/scanners/index.js';
 import { compilePattern } from './images/scanners/regex-search.js';
-import { OutboundPolicy } from './notifications/outbound/policy.js';
+import { OutboundPolicy } from './outbound/policy.js';
 
 export type JwtAlgorithm = 'HS256' | 'RS256' | 'ES256';
 
@@ -43,14 +43,21 @@ export interface Config {
   inventory: InventoryConfig;
   reports: ReportsConfig;
   notifications: NotificationsConfig;
+  outbound: OutboundConfig;
+}
+
+/** Allow-lists of internal addresses outbound requests may reach (all other non-public addresses are refused). */
+export interface OutboundConfig {
+  /** VIGIL_OUTBOUND_ALLOW as given: hosts, addresses and CIDRs every outbound request may reach. */
+  allow: string | null;
+  /** VIGIL_REGISTRY_ALLOW as given: more of them, for registries (and their token services) only. */
+  registryAllow: string | null;
 }
 
 /** Delivery of notifications (webhook, Slack, Teams, e-mail). */
 export interface NotificationsConfig {
   /** Run the dispatcher on this node (queuing happens wherever events are recorded). */
   dispatcher: boolean;
-  /** VIGIL_OUTBOUND_ALLOW as given: hosts and CIDRs outbound requests may reach although private or loopback. */
-  outboundAllow: string | null;
   /** Tries per notification before it is marked failed. */
   maxTries: number;
   /** First retry delay; each further retry doubles it (with jitter), up to backoffMaxMs. */
@@ -265,12 +272,12 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
 }
 
 /** Checked now, so a typo stops start-up instead of silently refusing (or allowing) an address later. */
-function outboundAllow(env: Env): string | null {
-  const raw = optional(env, 'VIGIL_OUTBOUND_ALLOW');
+function allowList(env: Env, name: string): string | null {
+  const raw = optional(env, name);
   try {
     OutboundPolicy.parse(raw);
   } catch (err) {
-    throw new ConfigError('VIGIL_OUTBOUND_ALLOW', (err as Error).message);
+    throw new ConfigError(name, (err as Error).message);
   }
   return raw;
 }
@@ -372,7 +379,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     notifications: {
       dispatcher: bool(env, 'VIGIL_NOTIFICATIONS_DISPATCHER', true),
-      outboundAllow: outboundAllow(env),
       maxTries: int(env, 'VIGIL_NOTIFY_MAX_TRIES', 8, 1, 100),
       backoffBaseMs: int(env, 'VIGIL_NOTIFY_BACKOFF_BASE_MS', 5000, 1, 3_600_000),
       backoffMaxMs: int(env, 'VIGIL_NOTIFY_BACKOFF_MAX_MS', 3_600_000, 1, 86_400_000),
@@ -380,6 +386,10 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: int(env, 'VIGIL_NOTIFY_POLL_MS', 1000, 5, 60_000),
       maxResponseBytes: size(env, 'VIGIL_NOTIFY_MAX_RESPONSE_BYTES', 64 * 1024),
       retentionDays: int(env, 'VIGIL_NOTIFY_RETENTION_DAYS', 30, 1, 3650),
+    },
+    outbound: {
+      allow: allowList(env, 'VIGIL_OUTBOUND_ALLOW'),
+      registryAllow: allowList(env, 'VIGIL_REGISTRY_ALLOW'),
     },
   };
 }

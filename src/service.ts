@@ -25,7 +25,7 @@ import { REPORT_ACTIONS } from './reports/actions.js';
 import { executeStoredQuery } from './reports/scheduled/execute.js';
 import { ScheduledQueryScheduler } from './reports/scheduled/scheduler.js';
 import { NotificationDispatcher } from './notifications/dispatcher.js';
-import { OutboundPolicy } from './notifications/outbound/policy.js';
+import { OutboundPolicy } from './outbound/policy.js';
 import type { DeliveryOptions } from './notifications/types.js';
 
 export interface Services {
@@ -53,6 +53,11 @@ export interface Services {
     /** Runs scheduled queries: on their cron once started, and manual runs at any time. */
     scheduler: ScheduledQueryScheduler;
   };
+  /**
+   * The outbound policy of each kind of traffic (src/outbound/): which internal addresses it may reach
+   * (VIGIL_OUTBOUND_ALLOW; for registries VIGIL_REGISTRY_ALLOW too), and where refusals are logged.
+   */
+  outbound: { registry: OutboundPolicy; feeds: OutboundPolicy; notifications: OutboundPolicy };
   notifications: {
     /** Delivers queued notifications; `wake()` looks for due ones at once. */
     dispatcher: NotificationDispatcher;
@@ -84,8 +89,14 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     const secretBox = SecretBox.fromConfig(config.encryptionKey, config.dataDir);
     const jobs = new JobQueue(db);
     const worker = new JobWorker(jobs, log.child({ component: 'worker' }), config.worker);
+    const outboundLog = log.child({ component: 'outbound' });
+    const outbound = {
+      registry: OutboundPolicy.parse([config.outbound.allow, config.outbound.registryAllow], { purpose: 'registry', log: outboundLog }),
+      feeds: OutboundPolicy.parse(config.outbound.allow, { purpose: 'feeds', log: outboundLog }),
+      notifications: OutboundPolicy.parse(config.outbound.allow, { purpose: 'notifications', log: outboundLog }),
+    };
     const delivery: DeliveryOptions = {
-      policy: OutboundPolicy.parse(config.notifications.outboundAllow),
+      policy: outbound.notifications,
       maxResponseBytes: config.notifications.maxResponseBytes,
       userAgent: `Vigil/${packageVersion}`,
     };
@@ -120,6 +131,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
           run: (query, execution) => executeStoredQuery(services, query, execution),
         }),
       },
+      outbound,
       notifications: {
         dispatcher: new NotificationDispatcher(db, log.child({ component: 'notifications' }), secretBox, config.notifications, delivery),
         delivery,

@@ -22,6 +22,7 @@ function registryShape(r: registries.RegistryRecord) {
 async function validateAgainstRegistry(ctx: RequestContext, input: registries.RegistryInput): Promise<void> {
   const host = input.registry.split('/')[0];
   await checkCredentials(host, { username: input.registry_user ?? '', password: input.registry_pass ?? '' }, {
+    policy: ctx.services.outbound.registry,
     verifyTls: input.registry_verify ?? true,
     insecure: input.registry_verify === false,
     timeoutMs: 15_000,

@@ -33,6 +33,7 @@ export async function resolveManifestDigest(services: Services, accountName: str
   const access = await accessFor(services.db, services.secretBox, accountName, ref.registry, ref.repository);
   try {
     const resolved = await resolveImageReference(ref, {
+      policy: services.outbound.registry,
       credentials: access.credentials,
       verifyTls: access.verifyTls,
       insecure: !access.verifyTls,

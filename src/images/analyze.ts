@@ -59,6 +59,7 @@ async function openSource(services: Services, image: ImageRecord, signal: AbortS
   const ref = parseImageReference(source.pull_string!);
   const access = await accessFor(services.db, services.secretBox, image.account_name, ref.registry, ref.repository);
   return resolveImageReference(ref, {
+    policy: services.outbound.registry,
     credentials: access.credentials,
     verifyTls: access.verifyTls,
     insecure: !access.verifyTls,

@@ -37,6 +37,7 @@ export async function watchRepositoryTags(services: Services, accountName: strin
   const ref = parseImageReference(repository);
   const access = await accessFor(services.db, services.secretBox, accountName, ref.registry, ref.repository);
   const client = new RegistryClient(ref.registry, {
+    policy: services.outbound.registry,
     credentials: access.credentials,
     verifyTls: access.verifyTls,
     insecure: !access.verifyTls,

@@ -9,7 +9,7 @@ import { toBool } from '../db/index.js';
 import { InvalidError, NotFoundError } from '../errors.js';
 import type { SecretBox } from '../util/secret-box.js';
 import { nowIso } from '../util/time.js';
-import { redactUrl } from './outbound/http.js';
+import { redactUrl } from '../outbound/urls.js';
 import type { DeliveryTarget, EndpointKind } from './types.js';
 
 export type OperationalStatus = 'unknown' | 'healthy' | 'unhealthy';

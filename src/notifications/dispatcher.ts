@@ -13,7 +13,7 @@ import type { Db } from '../db/index.js';
 import type { SecretBox } from '../util/secret-box.js';
 import { nowIso } from '../util/time.js';
 import { channelFor } from './channels/index.js';
-import { closeIdleConnections } from './outbound/http.js';
+import { closeIdleConnections } from '../outbound/http.js';
 import { deliveryTarget, type ConfigurationRecord } from './configurations.js';
 import { PROCESS_TOKEN } from '../jobs/worker.js';
 import { claimDue, deleteSettledBefore, messageOf, outboxSignals, releaseAbandonedClaims, releaseClaims, settleAttempt, type NotificationRecord, type Settlement } from './outbox.js';

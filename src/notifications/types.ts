@@ -3,6 +3,7 @@
  * goes (a decrypted target per endpoint kind), and what an attempt to deliver it came to (an outcome, stored
  * as a receipt). Nothing here knows about HTTP routes or the database.
  */
+import type { OutboundPolicy } from '../outbound/policy.js';
 
 export const ENDPOINT_KINDS = ['webhook', 'slack', 'teams', 'smtp'] as const;
 export type EndpointKind = (typeof ENDPOINT_KINDS)[number];
@@ -98,14 +99,9 @@ export interface DeliveryOutcome {
   retryable: boolean;
 }
 
-/** Which addresses outbound requests may reach (see outbound/policy.ts). */
-export interface OutboundPolicyLike {
-  /** Throws OutboundError('blocked_address') unless the resolved address may be reached for this host. */
-  check(host: string, address: string): void;
-}
-
 export interface DeliveryOptions {
-  policy: OutboundPolicyLike;
+  /** Which addresses receivers may resolve to (VIGIL_OUTBOUND_ALLOW). */
+  policy: OutboundPolicy;
   /** Largest response body read from a receiver; the rest is discarded. */
   maxResponseBytes: number;
   /** Sent as User-Agent / X-Mailer. */

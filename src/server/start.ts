@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import { startWatchScheduler } from '../images/watch.js';
 import { startInventoryExpiry } from '../inventory/expiry.js';
 import { registerJobs } from '../jobs/registry.js';
+import { closeIdleConnections } from '../outbound/http.js';
 import { createServices, type Services } from '../service.js';
 import { startFeedScheduler } from '../vulns/feeds.js';
 import { createApp } from './app.js';
@@ -70,6 +71,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       await services.notifications.dispatcher.stop();
       // Running analyses are interrupted, not lost: their jobs stay claimed and resume at the next start.
       await services.worker.stop();
+      for (const policy of Object.values(services.outbound)) closeIdleConnections(policy);
       await services.db.destroy();
     })());
   return { services, server, url, close };

@@ -115,11 +115,13 @@ async function localCopy(services: Services, source: FeedSource, force: boolean,
   const destDir = join(services.config.dataDir, 'feeds', 'downloads', source.name);
   mkdirSync(destDir, { recursive: true });
   const fetched = await fetchFeedSource(source.location, {
+    policy: services.outbound.feeds,
     destDir,
     etag: !force && sameUrl ? (row?.source_etag ?? undefined) : undefined,
     maxBytes: services.config.feeds.maxDownloadBytes,
     timeoutMs: services.config.feeds.downloadTimeoutMs,
     signal,
+    userAgent: `Vigil/${services.version}`,
   });
   if (fetched.notModified) return 'not_modified';
   return { path: fetched.path, etag: fetched.etag };

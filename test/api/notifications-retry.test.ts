@@ -66,14 +66,14 @@ describe('retries, failure and replay', () => {
     expect(list.json.items).toHaveLength(1);
     const delivery = list.json.items[0];
     expect(delivery).toMatchObject({ state: 'failed', tries: 3, max_tries: 3, next_attempt_at: null, notification_type: 'event', event_type: 'system.feeds.sync.feed_failed' });
-    expect(delivery.last_error).toMatch(/ECONNREFUSED/);
+    expect(delivery.last_error).toBe(`unreachable: cannot reach 127.0.0.1:${port}: the address is not allowed or did not answer`);
     const receipts = (await raw(server.url, 'GET', `${BASE}/${configUuid}/deliveries/${delivery.notification_id}/receipts`)).json.items;
     expect(receipts.map((r: { attempt: number; success: boolean }) => [r.attempt, r.success])).toEqual([[1, false], [2, false], [3, false]]);
     // Backoff: the second gap is at least the first delay's lower bound doubled (equal jitter keeps half of it).
     const times = receipts.map((r: { attempted_at: string }) => Date.parse(r.attempted_at));
     expect(times[1] - times[0]).toBeGreaterThanOrEqual(15);
     expect(times[2] - times[1]).toBeGreaterThanOrEqual(30);
-    expect((await raw(server.url, 'GET', `${BASE}/${configUuid}/status`)).json).toMatchObject({ status: 'unhealthy', last_error: expect.stringMatching(/ECONNREFUSED/) });
+    expect((await raw(server.url, 'GET', `${BASE}/${configUuid}/status`)).json).toMatchObject({ status: 'unhealthy', last_error: expect.stringMatching(/^unreachable: cannot reach /) });
   });
 
   it('a replay of the failed notification is delivered once when the receiver is back, with the same id', async () => {
@@ -108,15 +108,22 @@ describe('retries, failure and replay', () => {
     }
   });
 
-  it('does not retry what cannot succeed: a refused address fails at the first try', async () => {
-    const strict = await startTestServer({ VIGIL_NOTIFY_POLL_MS: '20', VIGIL_NOTIFY_MAX_TRIES: '5' });
+  it('fails a refused address exactly like a receiver that is down: same error, same retries', async () => {
+    // Only the name localhost is allowed: 127.0.0.1 is refused before connecting; localhost:<closed port> refuses the connection.
+    const strict = await startTestServer({ VIGIL_OUTBOUND_ALLOW: 'localhost', VIGIL_NOTIFY_POLL_MS: '20', VIGIL_NOTIFY_MAX_TRIES: '2', VIGIL_NOTIFY_BACKOFF_BASE_MS: '10' });
+    const closed = await closedPort();
     try {
-      const uuid = await webhookFor(strict, `http://127.0.0.1:${port}/hook`);
-      const done = nextSettled(strict);
+      const refused = await webhookFor(strict, `http://127.0.0.1:${closed}/hook`);
+      const down = await webhookFor(strict, `http://localhost:${closed}/hook`);
+      const failed = (uuid: string) => nextSettled(strict, (s) => s.configurationUuid === uuid && s.state === 'failed');
+      const done = Promise.all([failed(refused), failed(down)]);
       await feedFailedEvent(strict, 'osv');
-      expect(await done).toMatchObject({ state: 'failed', tries: 1 });
-      const [d] = (await raw(strict.url, 'GET', `${BASE}/${uuid}/deliveries`)).json.items;
-      expect(d.last_error).toMatch(/loopback/);
+      const [byPolicy, byReceiver] = await done;
+      expect(byPolicy.tries).toBe(2);
+      expect(byReceiver.tries).toBe(2);
+      const lastError = async (uuid: string) => (await raw(strict.url, 'GET', `${BASE}/${uuid}/deliveries`)).json.items[0].last_error as string;
+      expect(await lastError(refused)).toBe(`unreachable: cannot reach 127.0.0.1:${closed}: the address is not allowed or did not answer`);
+      expect(await lastError(down)).toBe(`unreachable: cannot reach localhost:${closed}: the address is not allowed or did not answer`);
     } finally {
       await strict.close();
     }

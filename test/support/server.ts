@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server/start.js';
 import { createScratchDatabase } from './db.js';
+import { LOOPBACK_ALLOW } from './outbound.js';
 
 export const ADMIN_PASSWORD = 'admin-test-password';
 
@@ -33,6 +34,9 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     VIGIL_LOG_LEVEL: options.logs ? 'debug' : (process.env.VIGIL_TEST_LOG_LEVEL ?? 'silent'),
     // No cron-timed feed syncs in tests: they sync on demand, deterministically.
     VIGIL_FEED_SYNC_SCHEDULE: 'off',
+    // The suite's registries, feed servers and receivers listen on loopback, which the outbound policy refuses
+    // by default; tests of that refusal pass their own VIGIL_OUTBOUND_ALLOW ('' for none).
+    VIGIL_OUTBOUND_ALLOW: LOOPBACK_ALLOW,
     ...(scratch.url ? { VIGIL_DATABASE_URL: scratch.url } : {}),
     ...env,
   });

@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ScratchDatabase } from './db.js';
 import { freePort } from './registry.js';
+import { LOOPBACK_ALLOW } from './outbound.js';
 import { ADMIN_PASSWORD } from './server.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -48,6 +49,7 @@ export async function startVigil(scratch: ScratchDatabase, env: Record<string, s
       VIGIL_ARGON2_MEMORY_KIB: '1024',
       VIGIL_ARGON2_TIME_COST: '1',
       VIGIL_LOG_LEVEL: 'info',
+      VIGIL_OUTBOUND_ALLOW: LOOPBACK_ALLOW, // as startTestServer: the suite's registries and receivers are on loopback
       ...(scratch.url ? { VIGIL_DATABASE_URL: scratch.url } : {}),
       ...env,
     },

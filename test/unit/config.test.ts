@@ -32,6 +32,18 @@ describe('loadConfig', () => {
     expect(c.databaseUrl).toBe('postgres://u:p@h:5432/d');
   });
 
+  it('reads the outbound allow-lists, naming the variable of a bad entry', () => {
+    expect(loadConfig({}).outbound).toEqual({ allow: null, registryAllow: null });
+    expect(loadConfig({ VIGIL_OUTBOUND_ALLOW: 'smtp.internal', VIGIL_REGISTRY_ALLOW: '10.1.2.3/32,registry.internal' }).outbound).toEqual({
+      allow: 'smtp.internal',
+      registryAllow: '10.1.2.3/32,registry.internal',
+    });
+    expect(errorOf({ VIGIL_OUTBOUND_ALLOW: '10.0.0.0/33' }).variable).toBe('VIGIL_OUTBOUND_ALLOW');
+    const bad = errorOf({ VIGIL_REGISTRY_ALLOW: 'registry.internal, http://x' });
+    expect(bad.variable).toBe('VIGIL_REGISTRY_ALLOW');
+    expect(bad.message).toContain('"http://x"');
+  });
+
   it('reads the runtime inventory settings: TTL, analysis of running images and its bound per report', () => {
     expect(loadConfig({}).inventory).toEqual({ ttlSeconds: 86400, analyze: true, analyzeMaxPerReport: 50, maxReportBytes: 64 * 1024 ** 2 });
     const c = loadConfig({ VIGIL_INVENTORY_TTL_SECONDS: '600', VIGIL_INVENTORY_ANALYZE: 'false', VIGIL_INVENTORY_ANALYZE_MAX_PER_REPORT: '5', VIGIL_INVENTORY_MAX_REPORT_BYTES: '8mb' });

@@ -4,7 +4,8 @@
  * configured, anonymous otherwise) and cache it per scope until it expires; or `WWW-Authenticate: Basic` -> send
  * the credentials directly. The scheme is remembered so later requests authenticate without a 401 round trip.
  */
-import { httpRequest, isLoopbackHost, readBody } from './http-transport.js';
+import type { OutboundPolicy } from '../../outbound/policy.js';
+import { isLoopbackHost, readBody, registryGet } from './registry-http.js';
 import { RegistryError, RegistryUnauthorizedError, type RegistryErrorContext } from './errors.js';
 
 export interface Credentials {
@@ -78,6 +79,8 @@ function basicHeader(c: Credentials): string {
 }
 
 export interface AuthenticatorOptions {
+  /** Token services are outbound requests like any other, under the registry's policy. */
+  policy: OutboundPolicy;
   credentials?: Credentials;
   timeoutMs: number;
   verifyTls: boolean;
@@ -183,7 +186,7 @@ export class RegistryAuthenticator {
       this.checkCredentialTransport(realm, ctx);
       headers.Authorization = basicHeader(this.options.credentials);
     }
-    const res = await httpRequest(realm, { headers, timeoutMs: this.options.timeoutMs, verifyTls: this.options.verifyTls, signal, context: ctx });
+    const res = await registryGet(realm, { headers, policy: this.options.policy, timeoutMs: this.options.timeoutMs, verifyTls: this.options.verifyTls, signal, context: ctx });
     const body = await readBody(res, MAX_TOKEN_RESPONSE_BYTES, 'token response', ctx);
     if (res.status === 401 || res.status === 403) throw this.unauthorized(ctx);
     if (res.status !== 200) {

@@ -18,7 +18,8 @@ import {
   RegistryTlsError,
   type RegistryErrorContext,
 } from './errors.js';
-import { discardBody, httpRequest, isLoopbackHost, NOT_TLS_CODE, readBody, type HttpResponse } from './http-transport.js';
+import type { OutboundPolicy } from '../../outbound/policy.js';
+import { bodyStream, discardBody, isLoopbackHost, NOT_TLS_CODE, readBody, registryGet, type HttpResponse } from './registry-http.js';
 import { checkConfigMediaType, diffIdsForLayers, parseImageConfig } from './image-config.js';
 import { parseManifestDocument, type ManifestDocument } from './manifests.js';
 import { MANIFEST_ACCEPT } from './media-types.js';
@@ -38,6 +39,8 @@ import { platformOfConfig, type ImageLayer, type ResolvedImage } from './resolve
 export type { Credentials } from './registry-auth.js';
 
 export interface RegistryClientOptions {
+  /** Which addresses the registry (and its token service and storage) may resolve to: services.outbound.registry. */
+  policy: OutboundPolicy;
   credentials?: Credentials;
   /** Allows plain HTTP to this registry (it is tried when HTTPS is not spoken). Loopback hosts always allow it. */
   insecure?: boolean;
@@ -109,11 +112,13 @@ export class RegistryClient {
   private readonly verifyTls: boolean;
   private readonly plainHttpAllowed: boolean;
   private readonly userAgent: string;
+  private readonly policy: OutboundPolicy;
   /** Decided on the first request when plain HTTP is allowed: HTTPS is tried first, as docker does. */
   private scheme?: 'https:' | 'http:';
 
-  constructor(registry: string, options: RegistryClientOptions = {}) {
+  constructor(registry: string, options: RegistryClientOptions) {
     this.registry = registry;
+    this.policy = options.policy;
     this.host = registryApiHost(registry);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.verifyTls = options.verifyTls ?? true;
@@ -127,6 +132,7 @@ export class RegistryClient {
     this.plainHttpAllowed = options.insecure === true || isLoopbackHost(hostname);
     if (!this.plainHttpAllowed) this.scheme = 'https:';
     this.auth = new RegistryAuthenticator(registry, {
+      policy: options.policy,
       credentials: options.credentials,
       timeoutMs: this.timeoutMs,
       verifyTls: this.verifyTls,
@@ -230,7 +236,7 @@ export class RegistryClient {
     if (res.status !== 200) throw await this.failure(res, { kind: 'blob', digest }, ctx);
     const verifier = verifyingStream(digest, { what: `blob ${digest} of ${this.registry}/${repository}`, expectedSize: options.expectedSize });
     // pipeline destroys the verifier with the socket's error, so a broken download surfaces to the reader.
-    return pipeline(res.body, verifier, () => {});
+    return pipeline(bodyStream(res, ctx), verifier, () => {});
   }
 
   /** Every tag of a repository, following the registry's `Link: <...>; rel="next"` pagination (bounded). */
@@ -287,7 +293,7 @@ export class RegistryClient {
   /** One request to the registry host, settling the scheme on first use where plain HTTP is allowed. */
   private async send(path: string, headers: Record<string, string>, ctx: RegistryErrorContext, signal?: AbortSignal): Promise<HttpResponse> {
     const request = (scheme: string) =>
-      httpRequest(new URL(`${scheme}//${this.host}${path}`), { headers, timeoutMs: this.timeoutMs, verifyTls: this.verifyTls, signal, context: ctx });
+      registryGet(new URL(`${scheme}//${this.host}${path}`), { headers, policy: this.policy, timeoutMs: this.timeoutMs, verifyTls: this.verifyTls, signal, context: ctx });
     if (this.scheme) return request(this.scheme);
     try {
       const res = await request('https:');
@@ -337,7 +343,7 @@ export class RegistryClient {
 /** Resolves a parsed reference with a client made for its registry (the digest wins over the tag). */
 export async function resolveImageReference(
   ref: ImageReference,
-  options: RegistryClientOptions & ResolveOptions = {},
+  options: RegistryClientOptions & ResolveOptions,
 ): Promise<RegistryImage> {
   const client = new RegistryClient(ref.registry, options);
   const image = await client.resolve(ref.repository, ref.digest ?? ref.tag ?? 'latest', options);
@@ -353,7 +359,7 @@ export async function resolveImageReference(
 export async function checkCredentials(
   registry: string,
   credentials: Credentials,
-  options: Omit<RegistryClientOptions, 'credentials'> & { signal?: AbortSignal } = {},
+  options: Omit<RegistryClientOptions, 'credentials'> & { signal?: AbortSignal },
 ): Promise<{ authenticated: boolean }> {
   return new RegistryClient(registry, { ...options, credentials }).ping(options.signal);
 }

@@ -3,7 +3,7 @@
  * and turn the receiver's answer, or the failure to get one, into a DeliveryOutcome.
  */
 import type { DeliveryOptions, DeliveryOutcome } from '../types.js';
-import { postJson, type PostResult } from '../outbound/http.js';
+import { postJson, type PostResult } from '../../outbound/post-json.js';
 import { startClock, summarize, thrownOutcome, urlSecrets } from './outcome.js';
 
 /** Where and how to POST; the receiver's URL and credentials never appear in the outcome. */

@@ -4,7 +4,7 @@
  * refusal or failure of the outbound layer (policy, DNS, connect, timeout) is classified.
  */
 import type { Channel, DeliveryOptions, DeliveryOutcome, DeliveryTarget, NotificationMessage } from '../types.js';
-import { OutboundError, type OutboundFailure } from '../outbound/policy.js';
+import { OutboundError, type OutboundFailure } from '../../outbound/errors.js';
 
 /** Which attempt this is; webhooks send it to the receiver (X-Vigil-Delivery-Attempt, tries/max_tries). */
 export interface AttemptInfo {
@@ -71,11 +71,12 @@ export function failedOutcome(
 
 /** Trying again helps only when the network or the receiver may recover; a refusal or bad configuration stays. */
 const RETRYABLE_OUTBOUND: Record<OutboundFailure, boolean> = {
-  timeout: true,
-  network: true,
+  // a refused address is retried like a receiver that is down: telling them apart would tell an address the
+  // policy refuses from a closed port (the retries cost no traffic: a refused address is never contacted)
+  unreachable: true,
+  response: true,
   // certificate problems are configuration (expired, self-signed, wrong name): a retry minutes later fails alike
   tls: false,
-  blocked_address: false,
   bad_url: false,
   redirect: false,
 };

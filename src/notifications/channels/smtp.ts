@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { createTransport, type NodemailerError, type SMTPSentMessageInfo, type SMTPTransportOptions } from 'nodemailer';
 import type { DeliveryOptions, DeliveryOutcome, NotificationMessage, SmtpTarget } from '../types.js';
-import { resolveAllowed } from '../outbound/policy.js';
+import { OutboundError, unreachableMessage } from '../../outbound/errors.js';
 import { clip, describeNotification, type NotificationDescription, type NotificationSeverity } from './describe.js';
 import { failedOutcome, startClock, summarize, thrownOutcome, type DeliveryChannel } from './outcome.js';
 
@@ -50,13 +50,13 @@ export const smtpChannel: DeliveryChannel<SmtpTarget> = {
       const info = await withDeadline(target.timeoutMs, (signal) => send(target, message, options, signal));
       return sentOutcome(info, elapsed(), secrets);
     } catch (err) {
-      return smtpFailure(err, elapsed(), secrets);
+      return smtpFailure(err, elapsed(), secrets, target, options);
     }
   },
 };
 
 async function send(target: SmtpTarget, message: NotificationMessage, options: DeliveryOptions, signal: AbortSignal): Promise<SMTPSentMessageInfo> {
-  const { address } = await resolveAllowed(target.host, options.policy);
+  const { address } = await options.policy.resolve(target.host);
   signal.throwIfAborted();
   const transport = createTransport(transportOptions(target, address));
   try {
@@ -130,9 +130,17 @@ function sentOutcome(info: SMTPSentMessageInfo, latencyMs: number, secrets: read
   };
 }
 
-function smtpFailure(err: unknown, latencyMs: number, secrets: readonly string[]): DeliveryOutcome {
-  if (err instanceof DeadlineExceeded) return failedOutcome({ error: `timeout: ${err.message}`, retryable: true, latencyMs });
+function smtpFailure(err: unknown, latencyMs: number, secrets: readonly string[], target: SmtpTarget, options: DeliveryOptions): DeliveryOutcome {
+  const unreachableOutcome = (detail: string) => {
+    const server = `${isIP(target.host) === 6 ? `[${target.host}]` : target.host}:${target.port}`;
+    options.policy.report(server, detail);
+    return failedOutcome({ error: `unreachable: ${unreachableMessage(server)}`, retryable: true, latencyMs });
+  };
+  // no answer, whatever the reason (refused by the policy, closed port, silence): one outcome, the reason logged
+  if (err instanceof OutboundError && err.reason === 'unreachable') return unreachableOutcome(err.detail);
+  if (err instanceof DeadlineExceeded) return unreachableOutcome(err.message);
   if (!isNodemailerError(err)) return thrownOutcome(err, latencyMs, secrets);
+  if (isNoAnswer(err)) return unreachableOutcome(`${err.code}: ${summarize(err.message, secrets)}`);
   const reply = typeof err.response === 'string' ? summarize(err.response, secrets) : null;
   return failedOutcome({
     error: summarize(`${err.code ?? 'error'}: ${err.message}`, secrets),
@@ -154,6 +162,12 @@ function isRetryableSmtpError(err: NodemailerError): boolean {
   if (isCertificateProblem(err)) return false;
   // the rest failed before the server judged anything (ECONNECTION, ESOCKET, ETIMEDOUT, EDNS): worth retrying
   return !PERMANENT_CODES.has(err.code ?? '');
+}
+
+/** Failures before the server said anything: connecting, name resolution, the greeting's wait, a dropped socket. */
+function isNoAnswer(err: NodemailerError): boolean {
+  if (typeof err.responseCode === 'number' || isCertificateProblem(err)) return false;
+  return err.code === 'ECONNECTION' || err.code === 'EDNS' || err.code === 'ETIMEDOUT' || err.code === 'ESOCKET';
 }
 
 /** A certificate the server will keep presenting (self-signed, expired, wrong name); nodemailer reports it as ESOCKET. */

@@ -3,7 +3,7 @@
  * Card (title, summary, fact set). Workflows answer 202 Accepted; the retired Office 365 connectors answer 200.
  */
 import type { DeliveryOutcome, NotificationMessage, TeamsTarget } from '../types.js';
-import type { PostResult } from '../outbound/http.js';
+import type { PostResult } from '../../outbound/post-json.js';
 import { clip, describeNotification, type NotificationSeverity } from './describe.js';
 import { httpOutcome, isRetryableStatus, postToReceiver } from './http-outcome.js';
 import type { DeliveryChannel } from './outcome.js';

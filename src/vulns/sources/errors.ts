@@ -25,7 +25,10 @@ export interface FeedFetchFailure {
   url: string;
   /** HTTP status when the server answered (`status` is taken: it is this error's own status on our API). */
   httpStatus?: number;
-  /** Node/undici error code of a network failure (ECONNREFUSED, ...), or ETIMEDOUT / ETOOLARGE for our own limits. */
+  /**
+   * The TLS or socket error code after the server answered, or ETIMEDOUT / ETOOLARGE for our own limits. Never set
+   * when the server did not answer at all: that must look the same whatever the reason.
+   */
   causeCode?: string;
 }
 

@@ -1,15 +1,24 @@
 /**
  * Downloads one feed source (an OSV all.zip, the KEV catalog, an EPSS CSV) to a file, so the readers can stream it
- * from disk. The body goes to a temporary file that is renamed into place only when complete: a failed or cut-off
- * download never leaves a file that could pass for the feed. A feed's ETag makes re-syncs of an unchanged feed a
- * cheap 304. Failures are FeedFetchErrors naming the URL without its credentials or query (signed-URL secrets).
+ * from disk, through the outbound client (src/outbound/) under the feeds' outbound policy: an admin-configured feed
+ * on an internal address needs VIGIL_OUTBOUND_ALLOW like any other outbound request. The body goes to a temporary
+ * file that is renamed into place only when complete: a failed or cut-off download never leaves a file that could
+ * pass for the feed. A feed's ETag makes re-syncs of an unchanged feed a cheap 304. Failures are FeedFetchErrors
+ * naming the URL without its credentials or query (signed-URL secrets).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
+import { OutboundError } from '../../outbound/errors.js';
+import { bodyFailure, request, type OutboundResponse } from '../../outbound/http.js';
+import type { OutboundPolicy } from '../../outbound/policy.js';
+import { safeDecode } from '../../outbound/urls.js';
 import { FeedFetchError } from './errors.js';
 
 export interface FetchFeedOptions {
+  /** Which addresses feed hosts may resolve to (services.outbound.feeds). */
+  policy: OutboundPolicy;
   /** Where the file is written (created if missing); a file of the same name there is replaced. */
   destDir: string;
   /** The ETag of the copy we already have; a 304 answer then means "keep it". */
@@ -23,48 +32,42 @@ export interface FetchFeedOptions {
   timeoutMs: number;
   /** Caller cancellation; its reason is thrown as is (not wrapped), so job runners recognise it. */
   signal?: AbortSignal;
+  /** Sent as User-Agent: some feed hosts refuse requests without one. */
+  userAgent?: string;
 }
 
 export type FetchFeedResult = { notModified: true } | { notModified: false; path: string; etag?: string; bytes: number };
 
 const DEFAULT_FILE_NAME = 'feed';
 const MAX_FILE_NAME = 128;
-
-const NETWORK_ERROR_WORDS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  EPIPE: 'connection closed',
-  ENOTFOUND: 'host name not found',
-  EAI_AGAIN: 'host name lookup failed (temporary DNS failure)',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ETIMEDOUT: 'connection timed out',
-  UND_ERR_SOCKET: 'connection closed by the server',
-  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-};
+const MAX_REDIRECTS = 10;
 
 /** Fetches `url` into `options.destDir`, keeping the URL's file name so the feed kind can be told by its extension. */
 export async function fetchFeedSource(url: string, options: FetchFeedOptions): Promise<FetchFeedResult> {
   const target = parseFeedUrl(url);
   options.signal?.throwIfAborted();
-  const idle = new IdleTimer(options.timeoutMs, () => failure(target, `no data received for ${options.timeoutMs} ms`, { causeCode: 'ETIMEDOUT' }));
-  const signal = options.signal ? AbortSignal.any([idle.signal, options.signal]) : idle.signal;
   try {
-    const res = await fetch(target.url, { headers: requestHeaders(target, options.etag), signal });
+    const res = await request(target.url, {
+      method: 'GET',
+      headers: requestHeaders(target, options),
+      policy: options.policy,
+      verifyTls: true,
+      headTimeoutMs: options.timeoutMs,
+      idleTimeoutMs: options.timeoutMs,
+      signal: options.signal,
+      redirects: { follow: 'any', max: MAX_REDIRECTS },
+    });
     if (res.status === 304 && options.etag !== undefined) {
-      await res.body?.cancel();
+      res.body.destroy();
       return { notModified: true };
     }
     checkResponse(res, target, options.maxBytes);
-    const saved = await saveBody(res, target, options, idle);
-    const etag = res.headers.get('etag');
+    const saved = await saveBody(res, target, options);
+    const etag = res.headers.etag;
     return { notModified: false, ...saved, ...(etag ? { etag } : {}) };
   } catch (err) {
     if (options.signal?.aborted) throw options.signal.reason;
-    if (idle.error) throw idle.error;
-    throw err instanceof FeedFetchError ? err : networkFailure(err, target);
-  } finally {
-    idle.stop();
+    throw err instanceof FeedFetchError ? err : downloadFailure(err, target, options.timeoutMs);
   }
 }
 
@@ -73,7 +76,7 @@ interface FeedTarget {
   url: URL;
   /** For messages: origin and path only. */
   display: string;
-  /** `Basic ...` from the URL's userinfo; fetch refuses URLs that carry credentials, and drops this header on cross-origin redirects. */
+  /** `Basic ...` from the URL's userinfo; the outbound client drops this header on redirects to another origin. */
   authorization?: string;
 }
 
@@ -98,10 +101,14 @@ function parseFeedUrl(raw: string): FeedTarget {
   return target;
 }
 
-function requestHeaders(target: FeedTarget, etag: string | undefined): Record<string, string> {
+function requestHeaders(target: FeedTarget, options: FetchFeedOptions): Record<string, string> {
   return {
+    accept: '*/*',
+    // the bytes as stored (a .gz feed stays gzip); without this a server may pick any content coding
+    'accept-encoding': 'identity',
+    'user-agent': options.userAgent ?? 'Vigil',
     ...(target.authorization ? { authorization: target.authorization } : {}),
-    ...(etag !== undefined ? { 'if-none-match': etag } : {}),
+    ...(options.etag !== undefined ? { 'if-none-match': options.etag } : {}),
   };
 }
 
@@ -110,14 +117,15 @@ function failure(target: FeedTarget, problem: string, extra: { httpStatus?: numb
 }
 
 /** Rejects non-2xx answers and bodies that announce themselves as too large, before anything is written. */
-function checkResponse(res: Response, target: FeedTarget, maxBytes: number): void {
-  if (!res.ok) {
-    void res.body?.cancel();
-    throw failure(target, `the server answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, { httpStatus: res.status });
+function checkResponse(res: OutboundResponse, target: FeedTarget, maxBytes: number): void {
+  if (res.status < 200 || res.status > 299) {
+    res.body.destroy();
+    const reason = res.body.statusMessage ? ` ${res.body.statusMessage}` : '';
+    throw failure(target, `the server answered HTTP ${res.status}${reason}`, { httpStatus: res.status });
   }
-  const declared = Number(res.headers.get('content-length') ?? NaN);
+  const declared = Number(res.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    void res.body?.cancel();
+    res.body.destroy();
     throw tooLarge(target, maxBytes, res.status);
   }
 }
@@ -127,32 +135,30 @@ function tooLarge(target: FeedTarget, maxBytes: number, httpStatus: number): Fee
 }
 
 /** Streams the body to a temporary file and renames it into place; the temporary file is removed on any failure. */
-async function saveBody(res: Response, target: FeedTarget, options: FetchFeedOptions, idle: IdleTimer): Promise<{ path: string; bytes: number }> {
+async function saveBody(res: OutboundResponse, target: FeedTarget, options: FetchFeedOptions): Promise<{ path: string; bytes: number }> {
   await mkdir(options.destDir, { recursive: true });
   const name = feedFileName(target.url);
   const path = join(options.destDir, name);
   const temp = join(options.destDir, `.${name}.${randomUUID()}.part`);
   try {
-    const bytes = await writeBody(res, temp, options.maxBytes, idle, () => tooLarge(target, options.maxBytes, res.status));
+    const bytes = await writeBody(res.body, temp, options.maxBytes, () => tooLarge(target, options.maxBytes, res.status));
     await rename(temp, path);
     return { path, bytes };
   } catch (err) {
     await rm(temp, { force: true });
-    throw err;
+    throw err === res.body.errored ? bodyFailure(err, res.url) : err; // the download's failure, or the disk's
   }
 }
 
-async function writeBody(res: Response, temp: string, maxBytes: number, idle: IdleTimer, tooLargeError: () => Error): Promise<number> {
+async function writeBody(body: IncomingMessage, temp: string, maxBytes: number, tooLargeError: () => Error): Promise<number> {
   const file = await open(temp, 'wx');
   let bytes = 0;
   try {
-    if (res.body === null) return 0;
-    // Leaving this loop by a throw cancels the body stream, which closes the connection.
-    for await (const chunk of res.body) {
-      idle.restart();
-      bytes += chunk.byteLength;
+    // Leaving this loop by a throw destroys the body stream, which closes the connection.
+    for await (const chunk of body) {
+      bytes += (chunk as Buffer).length;
       if (bytes > maxBytes) throw tooLargeError();
-      await file.write(chunk);
+      await file.write(chunk as Buffer);
     }
     return bytes;
   } finally {
@@ -170,61 +176,19 @@ export function feedFileName(url: URL): string {
   return name === '' ? DEFAULT_FILE_NAME : name;
 }
 
-/** Percent-decoding that leaves a malformed escape (`%zz`) as written instead of throwing. */
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-/** A fetch failure (no HTTP answer, or the body stream broke off) in words, with the underlying code. */
-function networkFailure(err: unknown, target: FeedTarget): FeedFetchError {
-  const cause = (err as { cause?: unknown } | undefined)?.cause ?? err;
-  const code = errorCode(cause);
-  const words = (code && NETWORK_ERROR_WORDS[code]) || (cause instanceof Error ? cause.message : String(cause));
-  return failure(target, words, code ? { causeCode: code } : {});
-}
-
-function errorCode(err: unknown): string | undefined {
-  const e = err as { code?: unknown; errors?: unknown[] } | undefined;
-  if (typeof e?.code === 'string') return e.code;
-  // Connecting to a name with several addresses fails with an AggregateError of per-address errors.
-  return Array.isArray(e?.errors) ? errorCode(e.errors[0]) : undefined;
-}
-
-/** Aborts when `timeoutMs` pass without restart(): first waiting for the headers, then between body chunks. */
-class IdleTimer {
-  private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout;
-  /** Set when the timer fired: the error the download fails with. */
-  error?: FeedFetchError;
-
-  constructor(
-    private readonly timeoutMs: number,
-    private readonly makeError: () => FeedFetchError,
-  ) {
-    this.timer = this.arm();
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  restart(): void {
-    clearTimeout(this.timer);
-    this.timer = this.arm();
-  }
-
-  stop(): void {
-    clearTimeout(this.timer);
-  }
-
-  private arm(): NodeJS.Timeout {
-    return setTimeout(() => {
-      this.error = this.makeError();
-      this.controller.abort(this.error);
-    }, this.timeoutMs);
+/**
+ * An outbound failure in words. Whatever kept the server from answering (the address refused by the policy, DNS, a
+ * closed port, silence) is one message without a cause code: the answer must not tell them apart (the precise
+ * reason is in the server log). TLS, redirect and broken-answer failures say what they are.
+ */
+function downloadFailure(err: unknown, target: FeedTarget, timeoutMs: number): FeedFetchError {
+  if (!(err instanceof OutboundError)) return failure(target, err instanceof Error ? err.message : String(err));
+  switch (err.reason) {
+    case 'unreachable':
+      return failure(target, 'the address is not allowed or did not answer');
+    case 'response':
+      return failure(target, err.code === 'ETIMEDOUT' ? `no data received for ${timeoutMs} ms` : err.message, { causeCode: err.code });
+    default:
+      return failure(target, err.message, err.code ? { causeCode: err.code } : {});
   }
 }

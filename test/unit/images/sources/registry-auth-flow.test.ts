@@ -7,6 +7,7 @@ import { RegistryUnauthorizedError } from '../../../../src/images/sources/errors
 import { checkCredentials, RegistryClient } from '../../../../src/images/sources/registry.js';
 import { buildImage, readLayerFiles, type BuiltImage } from '../../../support/image-builder.js';
 import { pushImage, startRegistry, startTokenService, type TestRegistry, type TokenService } from '../../../support/registry.js';
+import { LOOPBACK_POLICY } from '../../../support/outbound.js';
 
 const ALICE = { username: 'alice', password: 'correct-horse' };
 const WRONG = { username: 'alice', password: 'wrong-horse' };
@@ -43,55 +44,55 @@ afterAll(async () => {
 
 describe('Basic auth (htpasswd)', () => {
   it('asks for credentials when none are configured', async () => {
-    const err = await rejection(new RegistryClient(basic.host).resolve('private/app', '1'));
+    const err = await rejection(new RegistryClient(basic.host, { policy: LOOPBACK_POLICY }).resolve('private/app', '1'));
     expect(err).toBeInstanceOf(RegistryUnauthorizedError);
     expect(err.message).toContain(`registry ${basic.host} requires authentication to pull ${basic.host}/private/app`);
   });
 
   it('reports rejected credentials', async () => {
-    const err = await rejection(new RegistryClient(basic.host, { credentials: WRONG }).resolve('private/app', '1'));
+    const err = await rejection(new RegistryClient(basic.host, { policy: LOOPBACK_POLICY, credentials: WRONG }).resolve('private/app', '1'));
     expect(err).toBeInstanceOf(RegistryUnauthorizedError);
     expect(err.message).toContain('rejected the credentials of user "alice"');
     expect((err as RegistryUnauthorizedError).errorType).toBe('registry_unauthorized');
   });
 
   it('pulls with the right credentials', async () => {
-    const resolved = await new RegistryClient(basic.host, { credentials: ALICE }).resolve('private/app', '1');
+    const resolved = await new RegistryClient(basic.host, { policy: LOOPBACK_POLICY, credentials: ALICE }).resolve('private/app', '1');
     expect(resolved.manifestDigest).toBe(image.manifestDigest);
     const files = await readLayerFiles(await resolved.layers[0]!.open(), true);
     expect(files.get('hello')?.toString()).toBe('private bits');
   });
 
   it('validates credentials with checkCredentials', async () => {
-    await expect(checkCredentials(basic.host, ALICE)).resolves.toEqual({ authenticated: true });
-    await expect(checkCredentials(basic.host, WRONG)).rejects.toBeInstanceOf(RegistryUnauthorizedError);
+    await expect(checkCredentials(basic.host, ALICE, { policy: LOOPBACK_POLICY })).resolves.toEqual({ authenticated: true });
+    await expect(checkCredentials(basic.host, WRONG, { policy: LOOPBACK_POLICY })).rejects.toBeInstanceOf(RegistryUnauthorizedError);
     // A registry that asks for nothing cannot confirm credentials; say so rather than claim success.
-    await expect(checkCredentials(open.host, ALICE)).resolves.toEqual({ authenticated: false });
+    await expect(checkCredentials(open.host, ALICE, { policy: LOOPBACK_POLICY })).resolves.toEqual({ authenticated: false });
   });
 });
 
 describe('Bearer token auth', () => {
   it('pulls a public repository with an anonymous token', async () => {
-    const resolved = await new RegistryClient(bearer.host).resolve('public/app', '1');
+    const resolved = await new RegistryClient(bearer.host, { policy: LOOPBACK_POLICY }).resolve('public/app', '1');
     expect(resolved.manifestDigest).toBe(image.manifestDigest);
     expect(tokens.requests.some((r) => r.user === undefined && r.scopes.includes('repository:public/app:pull'))).toBe(true);
   });
 
   it('asks for credentials when the anonymous token does not grant the pull', async () => {
-    const err = await rejection(new RegistryClient(bearer.host).resolve('private/app', '1'));
+    const err = await rejection(new RegistryClient(bearer.host, { policy: LOOPBACK_POLICY }).resolve('private/app', '1'));
     expect(err).toBeInstanceOf(RegistryUnauthorizedError);
     expect(err.message).toContain('requires authentication');
   });
 
   it('reports credentials the token service rejects', async () => {
-    const err = await rejection(new RegistryClient(bearer.host, { credentials: WRONG }).resolve('private/app', '1'));
+    const err = await rejection(new RegistryClient(bearer.host, { policy: LOOPBACK_POLICY, credentials: WRONG }).resolve('private/app', '1'));
     expect(err).toBeInstanceOf(RegistryUnauthorizedError);
     expect(err.message).toContain('rejected the credentials of user "alice"');
   });
 
   it('pulls with credentials and reuses the token for the scope until it expires', async () => {
     const before = tokens.requests.length;
-    const client = new RegistryClient(bearer.host, { credentials: ALICE });
+    const client = new RegistryClient(bearer.host, { policy: LOOPBACK_POLICY, credentials: ALICE });
     const resolved = await client.resolve('private/app', '1');
     for (const layer of resolved.layers) await readLayerFiles(await layer.open(), true);
     await client.resolve('private/app', '1');
@@ -100,7 +101,7 @@ describe('Bearer token auth', () => {
   });
 
   it('validates credentials through the token service', async () => {
-    await expect(checkCredentials(bearer.host, ALICE)).resolves.toEqual({ authenticated: true });
-    await expect(checkCredentials(bearer.host, WRONG)).rejects.toBeInstanceOf(RegistryUnauthorizedError);
+    await expect(checkCredentials(bearer.host, ALICE, { policy: LOOPBACK_POLICY })).resolves.toEqual({ authenticated: true });
+    await expect(checkCredentials(bearer.host, WRONG, { policy: LOOPBACK_POLICY })).rejects.toBeInstanceOf(RegistryUnauthorizedError);
   });
 });

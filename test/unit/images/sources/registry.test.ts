@@ -24,6 +24,7 @@ import { parseImageReference } from '../../../../src/images/sources/references.j
 import { RegistryClient, resolveImageReference } from '../../../../src/images/sources/registry.js';
 import { buildImage, buildIndex, readLayerFiles, sha256, type BuiltImage, type BuiltIndex } from '../../../support/image-builder.js';
 import { pushBlob, pushImage, pushManifest, startRegistry, type TestRegistry } from '../../../support/registry.js';
+import { LOOPBACK_POLICY } from '../../../support/outbound.js';
 
 let registry: TestRegistry;
 let client: RegistryClient;
@@ -45,7 +46,7 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
 
 beforeAll(async () => {
   registry = await startRegistry();
-  client = new RegistryClient(registry.host);
+  client = new RegistryClient(registry.host, { policy: LOOPBACK_POLICY });
   ociImage = await buildImage({
     layers: [
       [{ path: 'etc', type: 'dir' }, { path: 'etc/os-release', content: 'ID=vigil\nVERSION_ID=1\n' }],
@@ -98,7 +99,7 @@ describe('resolution', () => {
     const image = await client.resolve('vigil/oci', ociImage.manifestDigest);
     expect(image.manifestDigest).toBe(ociImage.manifestDigest);
     expect(image.repoTags).toEqual([]);
-    const viaReference = await resolveImageReference(parseImageReference(`${registry.host}/vigil/oci:1@${ociImage.manifestDigest}`));
+    const viaReference = await resolveImageReference(parseImageReference(`${registry.host}/vigil/oci:1@${ociImage.manifestDigest}`), { policy: LOOPBACK_POLICY });
     expect(viaReference.manifestDigest).toBe(ociImage.manifestDigest);
     expect(viaReference.repoTags).toEqual([`${registry.host}/vigil/oci:1`]);
   });
@@ -265,25 +266,25 @@ describe('error mapping (fake registry)', () => {
   });
 
   it('rejects Docker schema 1 manifests with a typed error', async () => {
-    const err = await rejection(new RegistryClient(host).resolve('x/old', 'v1'));
+    const err = await rejection(new RegistryClient(host, { policy: LOOPBACK_POLICY }).resolve('x/old', 'v1'));
     expect(err).toBeInstanceOf(UnsupportedMediaTypeError);
     expect(err.message).toMatch(/^unsupported media type "application\/vnd.docker.distribution.manifest.v1\+prettyjws".*schema 1/);
   });
 
   it('rejects unknown manifest media types', async () => {
-    const err = await rejection(new RegistryClient(host).resolve('x/weird', 'v1'));
+    const err = await rejection(new RegistryClient(host, { policy: LOOPBACK_POLICY }).resolve('x/weird', 'v1'));
     expect(err).toBeInstanceOf(UnsupportedMediaTypeError);
     expect(err.message).toContain('unsupported media type "application/vnd.example.thing+json"');
   });
 
   it('checks Docker-Content-Digest against the bytes', async () => {
-    const err = await rejection(new RegistryClient(host).resolve('x/liar', 'v1'));
+    const err = await rejection(new RegistryClient(host, { policy: LOOPBACK_POLICY }).resolve('x/liar', 'v1'));
     expect(err).toBeInstanceOf(DigestMismatchError);
     expect(err.message).toContain('Docker-Content-Digest');
   });
 
   it('maps rate limiting, denial, unknown repositories and server errors', async () => {
-    const c = new RegistryClient(host);
+    const c = new RegistryClient(host, { policy: LOOPBACK_POLICY });
     const limited = await rejection(c.resolve('x/limited', 'v1'));
     expect(limited).toBeInstanceOf(RegistryRateLimitedError);
     expect(limited.message).toContain('retry after 30s');

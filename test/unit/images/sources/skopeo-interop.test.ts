@@ -13,6 +13,7 @@ import { readOciLayout } from '../../../../src/images/sources/oci-layout.js';
 import { RegistryClient } from '../../../../src/images/sources/registry.js';
 import { buildImage, readLayerFiles, writeOciLayout, type BuiltImage } from '../../../support/image-builder.js';
 import { requireTool, startRegistry, type TestRegistry } from '../../../support/registry.js';
+import { LOOPBACK_POLICY } from '../../../support/outbound.js';
 
 const run = promisify(execFile);
 
@@ -45,14 +46,14 @@ afterAll(async () => {
 describe('skopeo interoperability', () => {
   it('resolves an image skopeo pushed, byte for byte', async () => {
     await skopeo('copy', '--dest-tls-verify=false', `oci:${layout}:v1`, `docker://${registry.host}/interop/oci:v1`);
-    const resolved = await new RegistryClient(registry.host).resolve('interop/oci', 'v1');
+    const resolved = await new RegistryClient(registry.host, { policy: LOOPBACK_POLICY }).resolve('interop/oci', 'v1');
     expect(resolved.manifestDigest).toBe(image.manifestDigest);
     expect(resolved.configDigest).toBe(image.configDigest);
   });
 
   it('resolves an image skopeo converted to Docker schema 2', async () => {
     await skopeo('copy', '--dest-tls-verify=false', '--format', 'v2s2', `oci:${layout}:v1`, `docker://${registry.host}/interop/docker:v1`);
-    const resolved = await new RegistryClient(registry.host).resolve('interop/docker', 'v1');
+    const resolved = await new RegistryClient(registry.host, { policy: LOOPBACK_POLICY }).resolve('interop/docker', 'v1');
     expect(resolved.manifestMediaType).toBe('application/vnd.docker.distribution.manifest.v2+json');
     expect(resolved.layers.map((l) => l.diffId)).toEqual(image.layers.map((l) => l.diffId));
     const files = await readLayerFiles(await resolved.layers[0]!.open(), true);

@@ -1,28 +1,16 @@
 /**
- * The SSRF guard for notification deliveries: which addresses a webhook, Slack, Teams or SMTP receiver may
- * resolve to. Public unicast addresses are always reachable; loopback, private, link-local (cloud metadata),
- * multicast and other special-purpose ranges only when VIGIL_OUTBOUND_ALLOW names the host or the address.
+ * The SSRF guard of every outbound connection (registries and their token services, feed downloads,
+ * notification receivers): which addresses a host may resolve to. Public unicast addresses are always
+ * reachable; loopback, private, link-local (cloud metadata), multicast and other special-purpose ranges only
+ * when the policy's allow-list names the host or the address (VIGIL_OUTBOUND_ALLOW for everything, plus
+ * VIGIL_REGISTRY_ALLOW for registry traffic).
  *
  * Documentation ranges (192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32) are deliberately NOT refused:
  * they are routed nowhere, and tests use them as stand-ins for public addresses. 6to4 and NAT64 are allowed too.
  */
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import type { OutboundPolicyLike } from '../types.js';
-
-export type OutboundFailure = 'blocked_address' | 'redirect' | 'timeout' | 'network' | 'bad_url' | 'tls';
-
-/** A refused or failed outbound request. The message names at most host and port: URL paths, queries and
- * userinfo are credentials for Slack/Teams/webhooks and must never reach a log line or an API answer. */
-export class OutboundError extends Error {
-  constructor(
-    readonly reason: OutboundFailure,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'OutboundError';
-  }
-}
+import { unreachable } from './errors.js';
 
 type IpType = 'ipv4' | 'ipv6';
 interface Ip {
@@ -52,79 +40,98 @@ const DENIED: ReadonlyArray<{ kind: string; list: BlockList }> = DENIED_RANGES.m
   return { kind, list };
 });
 
-export class OutboundPolicy implements OutboundPolicyLike {
+/** What resolving a name needs of dns.promises.lookup; tests pass a fake. */
+export type LookupAllFn = (hostname: string, options: { all: true }) => Promise<LookupAddress[]>;
+
+/** Where the precise reason of an unreachable target is written (the server log; never an API answer). */
+export interface OutboundLog {
+  info(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface OutboundPolicyOptions {
+  /** What the traffic is for (registry, feeds, notifications), in log lines. */
+  purpose?: string;
+  log?: OutboundLog | null;
+  /** Name resolution; dns.promises.lookup unless a test injects another. */
+  lookup?: LookupAllFn;
+}
+
+export class OutboundPolicy {
   private constructor(
     private readonly hosts: ReadonlySet<string>,
     private readonly addresses: BlockList,
+    private readonly options: OutboundPolicyOptions,
   ) {}
 
-  /** Reads VIGIL_OUTBOUND_ALLOW: comma-separated hostnames, IP addresses and CIDRs. Throws on a bad entry. */
-  static parse(raw: string | null): OutboundPolicy {
+  /**
+   * Reads allow-lists (VIGIL_OUTBOUND_ALLOW, VIGIL_REGISTRY_ALLOW): comma-separated hostnames, IP addresses and
+   * CIDRs; several lists are united. Throws on a bad entry.
+   */
+  static parse(allow: string | null | ReadonlyArray<string | null>, options: OutboundPolicyOptions = {}): OutboundPolicy {
     const hosts = new Set<string>();
     const addresses = new BlockList();
-    for (const entry of (raw ?? '').split(',').map((e) => e.trim())) {
+    const lists = typeof allow === 'string' || allow === null ? [allow] : allow;
+    for (const entry of lists.flatMap((raw) => (raw ?? '').split(',')).map((e) => e.trim())) {
       if (entry === '') continue; // tolerate "a,,b" and a trailing comma
       if (!addAllowEntry(entry, hosts, addresses)) {
         throw new Error(
-          `outbound allow-list entry "${entry}" is not valid: expected a hostname (smtp.internal), ` +
+          `outbound allow-list entry "${entry}" is not valid: expected a hostname (registry.internal), ` +
             'an IP address (10.0.0.5, fd00::5) or a CIDR (10.0.0.0/8, fd00::/8)',
         );
       }
     }
-    return new OutboundPolicy(hosts, addresses);
+    return new OutboundPolicy(hosts, addresses, options);
   }
 
+  /**
+   * Throws an 'unreachable' OutboundError unless `address` may be reached for `host`: a public address, or one
+   * the allow-list names (by address or CIDR, or by the host name it was resolved from).
+   */
   check(host: string, address: string): void {
     const ip = canonicalIp(address);
-    if (ip === null) throw new OutboundError('blocked_address', `${host} resolved to "${address}", which is not an IP address`);
+    if (ip === null) throw unreachable(host, `it resolved to "${address}", which is not an IP address`);
     const kind = deniedKind(ip);
     if (kind === null || this.hosts.has(normalizeHost(host)) || this.addresses.check(ip.address, ip.type)) return;
-    const shown = normalizeHost(host) === normalizeHost(address) ? host : `${host} (${address})`;
-    throw new OutboundError(
-      'blocked_address',
-      `${shown} is a ${kind} address, which notifications may not reach; allow it with VIGIL_OUTBOUND_ALLOW`,
-    );
+    throw unreachable(host, `${ip.address} is a ${kind} address and not in the allow-list`);
   }
-}
 
-/** What resolveAllowed needs of dns.promises.lookup; tests pass a fake. */
-export type LookupAllFn = (hostname: string, options: { all: true }) => Promise<LookupAddress[]>;
-
-/**
- * The address to connect to for `host`: an IP literal is checked as is; a name is resolved and the first
- * address the policy accepts is returned, so a name that (also) resolves to an internal address cannot be
- * used to reach it.
- */
-export async function resolveAllowed(
-  host: string,
-  policy: OutboundPolicyLike,
-  lookupFn: LookupAllFn = dns.lookup,
-): Promise<{ address: string; family: 4 | 6 }> {
-  const bare = stripBrackets(host);
-  const literal = isIP(bare);
-  if (literal === 4 || literal === 6) {
-    policy.check(bare, bare);
-    return { address: bare, family: literal };
-  }
-  const candidates = await lookupAll(bare, lookupFn);
-  let refusal: unknown = null;
-  for (const { address, family } of candidates) {
-    try {
-      policy.check(bare, address);
-      return { address, family: family === 6 ? 6 : 4 };
-    } catch (err) {
-      refusal ??= err; // keep the first refusal: it names the host and the address refused
+  /**
+   * The address to connect to for `host`: an IP literal is checked as is; a name is resolved and the first
+   * address the policy accepts is returned, so a name that (also) resolves to an internal address cannot be
+   * used to reach it.
+   */
+  async resolve(host: string): Promise<{ address: string; family: 4 | 6 }> {
+    const bare = stripBrackets(host);
+    const literal = isIP(bare);
+    if (literal === 4 || literal === 6) {
+      this.check(bare, bare);
+      return { address: bare, family: literal };
     }
+    const candidates = await this.lookupAll(bare);
+    let refused: unknown = null;
+    for (const { address, family } of candidates) {
+      try {
+        this.check(bare, address);
+        return { address, family: family === 6 ? 6 : 4 };
+      } catch (err) {
+        refused ??= err; // keep the first refusal: it names the address refused
+      }
+    }
+    throw refused ?? unreachable(bare, 'the name has no addresses');
   }
-  throw refusal ?? new OutboundError('network', `cannot resolve ${bare}: no addresses`);
-}
 
-async function lookupAll(host: string, lookupFn: LookupAllFn): Promise<LookupAddress[]> {
-  try {
-    return await lookupFn(host, { all: true });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'lookup failed';
-    throw new OutboundError('network', `cannot resolve ${host}: ${code}`);
+  /** Writes why `host` was not reached to the server log (the caller only ever sees the neutral message). */
+  report(host: string, detail: string): void {
+    this.options.log?.info({ purpose: this.options.purpose, host, reason: detail }, 'outbound request refused or unanswered');
+  }
+
+  private async lookupAll(host: string): Promise<LookupAddress[]> {
+    try {
+      const lookup: LookupAllFn = this.options.lookup ?? ((name, options) => dns.lookup(name, options));
+      return await lookup(host, { all: true });
+    } catch (err) {
+      throw unreachable(host, `name resolution failed: ${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}`);
+    }
   }
 }
 

@@ -1,14 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { closeIdleConnections, originOf, postJson, redactUrl, type PostOptions } from '../../../src/notifications/outbound/http.js';
-import {
-  OutboundError,
-  OutboundPolicy,
-  resolveAllowed,
-  type LookupAllFn,
-  type OutboundFailure,
-} from '../../../src/notifications/outbound/policy.js';
+import { OutboundError, type OutboundFailure } from '../../../src/outbound/errors.js';
+import { closeIdleConnections } from '../../../src/outbound/http.js';
+import { OutboundPolicy, type LookupAllFn } from '../../../src/outbound/policy.js';
+import { postJson, type PostOptions } from '../../../src/outbound/post-json.js';
+import { originOf, redactUrl } from '../../../src/outbound/urls.js';
 import { closeServer, listenOnLoopback } from '../../support/receivers.js';
 
 const NO_EXTRA = OutboundPolicy.parse(null);
@@ -76,9 +73,9 @@ describe('OutboundPolicy.check', () => {
   ])('refuses %s (%s)', (address, kind) => {
     const error = catchSync(() => NO_EXTRA.check('receiver.example', address));
     expect(error).toBeInstanceOf(OutboundError);
-    expect(error).toMatchObject({ reason: 'blocked_address', name: 'OutboundError' });
-    expect(error.message).toContain(`${kind} address`);
-    expect(error.message).toContain('receiver.example');
+    // the message is the neutral one; the kind of address is for the log only
+    expect(error).toMatchObject({ reason: 'unreachable', name: 'OutboundError', message: 'cannot reach receiver.example: the address is not allowed or did not answer' });
+    expect(error.detail).toContain(`${kind} address`);
   });
 
   it.each([
@@ -96,7 +93,7 @@ describe('OutboundPolicy.check', () => {
   });
 
   it('refuses a non-IP address outright', () => {
-    expect(catchSync(() => NO_EXTRA.check('x', 'not-an-ip')).reason).toBe('blocked_address');
+    expect(catchSync(() => NO_EXTRA.check('x', 'not-an-ip')).reason).toBe('unreachable');
   });
 
   it('allows listed CIDRs, addresses and hostnames (mapped IPv6 judged as IPv4)', () => {
@@ -124,22 +121,35 @@ describe('OutboundPolicy.check', () => {
   });
 });
 
-describe('resolveAllowed', () => {
+describe('several allow-lists', () => {
+  it('unite (VIGIL_OUTBOUND_ALLOW and VIGIL_REGISTRY_ALLOW for registries)', () => {
+    const policy = OutboundPolicy.parse(['10.0.0.0/8', null, 'registry.internal, 192.168.1.5']);
+    for (const [host, address] of [['x', '10.9.9.9'], ['registry.internal', '172.16.0.1'], ['x', '192.168.1.5']]) {
+      expect(() => policy.check(host!, address!)).not.toThrow();
+    }
+    expect(() => policy.check('x', '172.16.0.1')).toThrow(OutboundError);
+  });
+});
+
+describe('OutboundPolicy.resolve', () => {
   const fakeLookup = (...addresses: string[]) =>
     vi.fn<LookupAllFn>(async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+  const resolveAllowed = (host: string, allow: OutboundPolicy | string | null, lookup: LookupAllFn) =>
+    OutboundPolicy.parse(allow instanceof OutboundPolicy ? null : allow, { lookup }).resolve(host);
 
   it('refuses a name that resolves to loopback (DNS rebinding) unless allowed', async () => {
     const lookup = fakeLookup('127.0.0.1');
     const error = await catchAsync(resolveAllowed('evil.example', NO_EXTRA, lookup));
-    expect(error.reason).toBe('blocked_address');
-    expect(error.message).toMatch(/evil\.example.*127\.0\.0\.1/);
+    expect(error.reason).toBe('unreachable');
+    expect(error.message).not.toContain('127.0.0.1');
+    expect(error.detail).toMatch(/127\.0\.0\.1 is a loopback address/);
     expect(lookup).toHaveBeenCalledWith('evil.example', { all: true });
 
-    await expect(resolveAllowed('evil.example', OutboundPolicy.parse('127.0.0.1/32'), lookup)).resolves.toEqual({
+    await expect(resolveAllowed('evil.example', '127.0.0.1/32', lookup)).resolves.toEqual({
       address: '127.0.0.1',
       family: 4,
     });
-    await expect(resolveAllowed('evil.example', OutboundPolicy.parse('evil.example'), lookup)).resolves.toEqual({
+    await expect(resolveAllowed('evil.example', 'evil.example', lookup)).resolves.toEqual({
       address: '127.0.0.1',
       family: 4,
     });
@@ -150,8 +160,7 @@ describe('resolveAllowed', () => {
       address: '93.184.215.14',
       family: 4,
     });
-    const v6Allowed = OutboundPolicy.parse('::1/128');
-    await expect(resolveAllowed('localhost', v6Allowed, fakeLookup('127.0.0.1', '::1'))).resolves.toEqual({
+    await expect(resolveAllowed('localhost', '::1/128', fakeLookup('127.0.0.1', '::1'))).resolves.toEqual({
       address: '::1',
       family: 6,
     });
@@ -159,7 +168,7 @@ describe('resolveAllowed', () => {
 
   it('checks IP literals without resolving them', async () => {
     const lookup = fakeLookup('8.8.8.8');
-    expect((await catchAsync(resolveAllowed('[::1]', NO_EXTRA, lookup))).reason).toBe('blocked_address');
+    expect((await catchAsync(resolveAllowed('[::1]', NO_EXTRA, lookup))).reason).toBe('unreachable');
     await expect(resolveAllowed('[2606:4700:4700::1111]', NO_EXTRA, lookup)).resolves.toEqual({
       address: '2606:4700:4700::1111',
       family: 6,
@@ -168,12 +177,16 @@ describe('resolveAllowed', () => {
     expect(lookup).not.toHaveBeenCalled();
   });
 
-  it('reports a DNS failure as a network error with its code', async () => {
+  it('reports a DNS failure as unreachable, its code in the detail', async () => {
     const lookup = vi.fn<LookupAllFn>(async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' });
     });
     const error = await catchAsync(resolveAllowed('nowhere.example', NO_EXTRA, lookup));
-    expect(error).toMatchObject({ reason: 'network', message: 'cannot resolve nowhere.example: ENOTFOUND' });
+    expect(error).toMatchObject({
+      reason: 'unreachable',
+      message: 'cannot reach nowhere.example: the address is not allowed or did not answer',
+      detail: 'name resolution failed: ENOTFOUND',
+    });
   });
 });
 
@@ -318,9 +331,10 @@ describe('postJson', () => {
     expect(result).toEqual({ status: 200, body: 'é'.repeat(5), truncated: true });
   });
 
-  it('gives up when the receiver does not answer in time', async () => {
-    const error = await expectFailure(post('hang', { timeoutMs: 200 }, `${base}${SECRET_PATH}`), 'timeout');
-    expect(error.message).toBe(`no answer from ${new URL(base).host} within 200 ms`);
+  it('gives up when the receiver does not answer in time, as unreachable', async () => {
+    const error = await expectFailure(post('hang', { timeoutMs: 200 }, `${base}${SECRET_PATH}`), 'unreachable');
+    expect(error.message).toBe(`cannot reach ${new URL(base).host}: the address is not allowed or did not answer`);
+    expect(error.detail).toBe('no answer within 200 ms');
   });
 
   it.each(['redirect-away', 'redirect-302-same', 'redirect-307-port'])('refuses %s', async (reply) => {
@@ -349,7 +363,8 @@ describe('postJson', () => {
     const port = new URL(base).port;
     for (const host of ['127.0.0.1', 'localhost', '[::ffff:127.0.0.1]']) {
       const url = `http://alice:hunter2@${host}:${port}${SECRET_PATH}`;
-      await expectFailure(post('ok', { policy: NO_EXTRA }, url), 'blocked_address');
+      const error = await expectFailure(post('ok', { policy: NO_EXTRA }, url), 'unreachable');
+      expect(error.message).toMatch(/^cannot reach \S+: the address is not allowed or did not answer$/);
     }
     expect(connections).toBe(before);
   });
@@ -364,13 +379,14 @@ describe('postJson', () => {
     expect(error.message).toMatch(/^127\.0\.0\.1:\d+: TLS failed: /);
   });
 
-  it('reports a refused connection as network', async () => {
+  it('reports a refused connection as unreachable, like a refused address', async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const error = await expectFailure(post('ok', {}, `http://127.0.0.1:${port}${SECRET_PATH}`), 'network');
-    expect(error.message).toBe(`127.0.0.1:${port}: ECONNREFUSED`);
+    const error = await expectFailure(post('ok', {}, `http://127.0.0.1:${port}${SECRET_PATH}`), 'unreachable');
+    expect(error.message).toBe(`cannot reach 127.0.0.1:${port}: the address is not allowed or did not answer`);
+    expect(error.detail).toBe('ECONNREFUSED');
   });
 
   it.each(['ftp://alice:hunter2@127.0.0.1/services/T000/B000/SECRETTOKEN?sig=abc', 'hunter2 SECRETTOKEN'])(
