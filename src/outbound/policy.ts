@@ -6,7 +6,8 @@
  * VIGIL_REGISTRY_ALLOW for registry traffic).
  *
  * Documentation ranges (192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32) are deliberately NOT refused:
- * they are routed nowhere, and tests use them as stand-ins for public addresses. 6to4 and NAT64 are allowed too.
+ * they are routed nowhere, and tests use them as stand-ins for public addresses. NAT64 and 6to4 addresses are judged
+ * by the IPv4 address they carry.
  */
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
@@ -176,10 +177,24 @@ function canonicalIp(address: string): Ip | null {
   if (family !== 6) return null;
   // WHATWG URL serializes IPv6 hosts canonically (compressed, lower-case hex, embedded IPv4 as hex)
   const canonical = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
-  if (mapped === null) return { address: canonical, type: 'ipv6' };
-  const [high, low] = [parseInt(mapped[1], 16), parseInt(mapped[2], 16)];
-  return { address: `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, type: 'ipv4' };
+  const groups = ipv6Groups(canonical);
+  const ipv4 = (high: number, low: number): Ip => ({ address: `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, type: 'ipv4' });
+  // IPv4-mapped ::ffff:a.b.c.d and NAT64's well-known prefix 64:ff9b::a.b.c.d reach the IPv4 host they carry;
+  // so does 6to4 2002:aabb:ccdd::/48 through its relay. Judge that host, or 64:ff9b::7f00:1 would be loopback.
+  if (groups.slice(0, 6).every((g, i) => g === (i === 5 ? 0xffff : 0))) return ipv4(groups[6], groups[7]);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return ipv4(groups[6], groups[7]);
+  if (groups[0] === 0x2002) return ipv4(groups[1], groups[2]);
+  return { address: canonical, type: 'ipv6' };
+}
+
+/** The eight 16-bit groups of a canonical IPv6 address (as the URL parser writes it: hex, `::` at most once). */
+function ipv6Groups(canonical: string): number[] {
+  const [head, tail] = canonical.includes('::') ? canonical.split('::') : [canonical, null];
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const front = parse(head);
+  if (tail === null) return front;
+  const back = parse(tail);
+  return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
 }
 
 /** DNS names: letters, digits, '-' and '_' in labels of up to 63; a numeric last label would be an IPv4 typo. */

@@ -70,6 +70,10 @@ describe('OutboundPolicy.check', () => {
     ['::ffff:7f00:1', 'loopback'],
     ['0:0:0:0:0:ffff:a00:1', 'private'],
     ['::FFFF:169.254.169.254', 'link-local'],
+    ['64:ff9b::7f00:1', 'loopback'], // NAT64 of 127.0.0.1
+    ['64:ff9b::a9fe:a9fe', 'link-local'], // NAT64 of 169.254.169.254
+    ['2002:a00:1::', 'private'], // 6to4 of 10.0.0.1
+    ['2002:7f00:1:1::5', 'loopback'], // 6to4 of 127.0.0.1
   ])('refuses %s (%s)', (address, kind) => {
     const error = catchSync(() => NO_EXTRA.check('receiver.example', address));
     expect(error).toBeInstanceOf(OutboundError);
@@ -85,8 +89,9 @@ describe('OutboundPolicy.check', () => {
     '100.128.0.1', // just past 100.64/10
     '203.0.113.5', // documentation ranges are allowed (routed nowhere)
     '2606:4700:4700::1111',
-    '2002:c000:204::1', // 6to4
-    '64:ff9b::808:808', // NAT64
+    '2002:c000:204::1', // 6to4 of 192.0.2.4
+    '2002:808:808::1', // 6to4 of 8.8.8.8
+    '64:ff9b::808:808', // NAT64 of 8.8.8.8
     '::ffff:8.8.8.8',
   ])('allows public %s', (address) => {
     expect(() => NO_EXTRA.check('receiver.example', address)).not.toThrow();
