@@ -84,7 +84,7 @@ describe('package-lock.json from an image', () => {
   it('reads a v1 tree nested 20,000 deep down to the nesting limit instead of losing the whole file', () => {
     // Built as text: JSON.stringify itself recurses.
     const text = `{"lockfileVersion":1,"dependencies":${'{"p":{"version":"1.0.0","dependencies":'.repeat(20_000)}{}${'}}'.repeat(20_000)}}`;
-    const packages = npmCataloger.parse('/app/package-lock.json', Buffer.from(text)) as { name: string; metadata: { installPaths: string[] } }[];
+    const packages = npmCataloger.parse('/app/package-lock.json', Buffer.from(text)) as unknown as { name: string; metadata: { installPaths: string[] } }[];
     expect(packages).toHaveLength(1);
     expect(packages[0]!.name).toBe('p');
     expect(packages[0]!.metadata.installPaths).toHaveLength(100);
