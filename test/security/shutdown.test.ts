@@ -3,10 +3,12 @@
  * (`vigil | head -4`: a pipe nobody reads any more) and whatever is still running.
  */
 import { request } from 'node:http';
+import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, type ScratchDatabase } from '../support/db.js';
 import { adminAuth, authHeader, raw } from '../support/http.js';
 import { startVigil, stopVigil, type VigilChild } from '../support/vigil-process.js';
+import { LogSink } from '../../src/util/log-sink.js';
 
 const SHUTDOWN_TIMEOUT_MS = 1500;
 /** Starting a child process (TypeScript compiled on the fly) takes seconds on a loaded machine. */
@@ -73,4 +75,37 @@ describe('shutdown', () => {
     expect(code).toBe(3);
     upload.destroy();
   }, CHILD_TEST_TIMEOUT_MS);
+});
+
+describe('log sink', () => {
+  it('keeps at most its limit waiting for a reader that stalls, then says how many lines it dropped', async () => {
+    const taken: string[] = [];
+    let release: (() => void)[] = [];
+    // A reader that takes each chunk only when told to.
+    const reader = new Writable({
+      highWaterMark: 1,
+      write(chunk: Buffer, _encoding, done) {
+        taken.push(chunk.toString());
+        release.push(done);
+      },
+    });
+    const sink = new LogSink(reader, 1000);
+    const line = `${'x'.repeat(99)}\n`;
+    for (let i = 0; i < 100; i++) sink.write(line);
+    expect(reader.writableLength).toBeLessThanOrEqual(1000 + line.length);
+
+    const drained = sink.drained();
+    while (release.length > 0) {
+      const pending = release;
+      release = [];
+      for (const done of pending) done();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await drained;
+    sink.write('after\n');
+    while (release.length > 0) release.shift()!();
+    const notice = taken.find((t) => t.includes('log lines were dropped'));
+    expect(JSON.parse(notice!)).toMatchObject({ level: 40, msg: expect.stringMatching(/^\d+ log lines were dropped/) });
+    expect(taken.at(-1)).toBe('after\n');
+  });
 });
