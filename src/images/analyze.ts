@@ -119,8 +119,8 @@ async function analyze(services: Services, image: ImageRecord, log: Logger, sign
       layerCount: resolved.layers.length,
       chainId: topChainId(resolved.layers.map((l) => l.diffId)),
       packages: finalizePackages(walk.packagesByCataloger, distro),
+      files,
       documents: {
-        files,
         manifest: JSON.parse(resolved.manifestBytes.toString('utf8')),
         config: resolved.config,
         history,
