@@ -630,7 +630,13 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** List every path of the image's final filesystem */
+        /**
+         * List every path of the image's final filesystem
+         * @description Without `page` or `limit`: every file in one answer, in path order (upstream's shape), streamed as it is read,
+         *     so that an image of millions of files costs the server bounded memory. With either (a Vigil extension): one
+         *     page of `limit` files (default 1000) in path order, with `page`, `next_page` (empty on the last page),
+         *     `returned_count` and `total_count`.
+         */
         get: operations["get_image_content_by_type_files"];
         put?: never;
         post?: never;
@@ -3235,6 +3241,13 @@ export interface components {
             content: components["schemas"]["FilesContent"][];
             content_type: string;
             image_digest: string;
+            /** @description The next page number, or empty when this is the last page. */
+            next_page?: string;
+            /** @description Only in a paged answer (Vigil extension), as are the fields below. */
+            page?: string;
+            returned_count?: number;
+            /** @description Files of the image. */
+            total_count?: number;
         };
         ContentJavaPackageResponse: {
             content: components["schemas"]["JavaPackageContent"][];
@@ -6489,7 +6502,12 @@ export interface operations {
     };
     get_image_content_by_type_files: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Files per page, default 1000 when `page` is given (Vigil extension). */
+                limit?: number;
+                /** @description Page number, from 1 (Vigil extension). */
+                page?: string;
+            };
             header?: {
                 /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];

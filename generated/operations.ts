@@ -714,7 +714,7 @@ export interface OperationIO {
   };
   get_image_content_by_type_files: {
     path: operations['get_image_content_by_type_files']['parameters']['path'];
-    query: Record<string, never>;
+    query: NonNullable<operations['get_image_content_by_type_files']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['get_image_content_by_type_files']['responses'][200]['content']['application/json'] };
   };

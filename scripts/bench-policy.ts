@@ -768,6 +768,7 @@ async function populate(db: Db, dir: string, records: GenRecord[], background: G
       imageSize: 187_000_000,
       layerCount: 9,
       packages,
+      files: [],
       documents: { dockerfile },
     },
     undefined,

@@ -2,6 +2,10 @@
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config.js';
 import { startServer } from './server/start.js';
+import { LogSink } from './util/log-sink.js';
+
+/** Exit status when a shutdown did not finish within VIGIL_SHUTDOWN_TIMEOUT_MS and the process stopped anyway. */
+const EXIT_SHUTDOWN_FORCED = 3;
 
 async function main(): Promise<void> {
   let config;
@@ -14,7 +18,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const log = pino({ level: config.logLevel, base: { service: 'vigil' } });
+  const logSink = new LogSink(process.stdout);
+  const log = pino({ level: config.logLevel, base: { service: 'vigil' } }, logSink);
   const running = await startServer(config, log);
   const storage = config.databaseUrl ? 'Postgres' : `SQLite at ${config.dataDir}/vigil.sqlite`;
   log.info({ url: running.url, storage }, `Vigil ${running.services.version} listening on ${running.url} (storage: ${storage})`);
@@ -27,15 +32,27 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    let exitCode: number | null = null;
+    // The deadline holds whatever is still running then: a request, a stopping job or delivery, log lines a reader
+    // is not taking. A shutdown that finished exits with its own status; one that did not, with 3.
+    setTimeout(() => {
+      if (exitCode === null) log.warn({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown did not finish within VIGIL_SHUTDOWN_TIMEOUT_MS; exiting');
+      process.exit(exitCode ?? EXIT_SHUTDOWN_FORCED);
+    }, config.shutdownTimeoutMs);
     log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    const exit = async (code: number) => {
+      exitCode = code;
+      await logSink.drained();
+      process.exit(code);
+    };
     running.close().then(
       () => {
         log.info('stopped');
-        process.exit(0);
+        return exit(0);
       },
       (err) => {
         log.error({ err }, 'error during shutdown');
-        process.exit(1);
+        return exit(1);
       },
     );
   };

@@ -5,6 +5,8 @@ import { sbomInputOf } from '../images/sbom-export.js';
 import { imageAncestors } from '../images/ancestry.js';
 import type { ContentSearchResult, RetrievedFile } from '../images/scanners/index.js';
 import * as store from '../images/store.js';
+import { countFiles, fileListChunks, readFileRange } from '../images/file-list.js';
+import { streamedJsonArray } from '../server/json-stream.js';
 import type { RequestContext } from '../server/context.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 
@@ -67,8 +69,11 @@ function fileContent(f: FileRecord) {
   };
 }
 
-async function filesOf(ctx: RequestContext, digest: string): Promise<FileRecord[]> {
-  return (await store.readDocument<FileRecord[]>(ctx.db, ctx.account.name, digest, 'files')) ?? [];
+/** Files per page when the caller gives `page` without `limit`. */
+const DEFAULT_FILES_PAGE = 1000;
+
+async function* fileContentChunks(ctx: RequestContext, digest: string) {
+  for await (const files of fileListChunks(ctx.db, ctx.account.name, digest)) yield files.map(fileContent);
 }
 
 export const imageContentHandlers: HandlerGroup<ContentOps> = {
@@ -84,13 +89,23 @@ export const imageContentHandlers: HandlerGroup<ContentOps> = {
       display_name: c.display,
       count: c.types.reduce((n, t) => n + (counts.get(t) ?? 0), 0),
     }));
-    items.push({ content_type: 'files', display_name: 'Files', count: (await filesOf(ctx, params.image_digest)).length });
+    items.push({ content_type: 'files', display_name: 'Files', count: await countFiles(ctx.db, ctx.account.name, params.image_digest) });
     return { status: 200, body: { items } };
   },
-  async get_image_content_by_type_files(ctx, { params }) {
+  async get_image_content_by_type_files(ctx, { params, query }) {
     await analyzedImage(ctx, params.image_digest);
-    const files = await filesOf(ctx, params.image_digest);
-    return { status: 200, body: { image_digest: params.image_digest, content_type: 'files', content: files.map(fileContent) } };
+    const head = { image_digest: params.image_digest, content_type: 'files' };
+    // Upstream's answer, all files at once: streamed, never built whole in memory.
+    if (query.page === undefined && query.limit === undefined) return { status: 200, body: streamedJsonArray(head, 'content', fileContentChunks(ctx, params.image_digest)) };
+    const page = Number(query.page ?? '1');
+    const limit = query.limit ?? DEFAULT_FILES_PAGE;
+    const [total, files] = await Promise.all([
+      countFiles(ctx.db, ctx.account.name, params.image_digest),
+      readFileRange(ctx.db, ctx.account.name, params.image_digest, (page - 1) * limit, limit),
+    ]);
+    const content = files.map(fileContent);
+    const nextPage = page * limit < total ? String(page + 1) : '';
+    return { status: 200, body: { ...head, content, page: String(page), next_page: nextPage, returned_count: content.length, total_count: total } };
   },
   async get_image_content_by_type_java_package(ctx, { params }) {
     await analyzedImage(ctx, params.image_digest);

@@ -44,13 +44,14 @@ export async function analyzeImport(services: Services, image: ImageRecord, sour
       imageSize: layers.reduce((n, l) => n + l.size, 0),
       layerCount: layers.length,
       packages: read.packages,
+      // An SBOM lists packages, not the filesystem.
+      files: [],
       documents: {
         ...(manifest ? { manifest } : {}),
         ...(config ? { config } : {}),
         history,
         dockerfile: dockerfile ?? guessDockerfile(history),
         layers,
-        files: [],
         warnings: read.warnings,
         // Absent parts stay absent: the gates then know the search did not run, rather than found nothing.
         ...(secrets ? { secret_search: importedSearchResults(secrets) } : {}),

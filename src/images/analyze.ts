@@ -73,7 +73,8 @@ function finalizePackages(walk: Map<string, CatalogedPackage[]>, distro: ReturnT
   const all: CatalogedPackage[] = [];
   for (const cataloger of ALL_CATALOGERS) {
     const found = walk.get(cataloger.name) ?? [];
-    all.push(...(cataloger.finalize ? cataloger.finalize(found, distro) : found));
+    // A loop, not push(...): spreading passes every element as an argument, and past ~100k the stack overflows.
+    for (const pkg of cataloger.finalize ? cataloger.finalize(found, distro) : found) all.push(pkg);
   }
   return all;
 }
@@ -119,8 +120,8 @@ async function analyze(services: Services, image: ImageRecord, log: Logger, sign
       layerCount: resolved.layers.length,
       chainId: topChainId(resolved.layers.map((l) => l.diffId)),
       packages: finalizePackages(walk.packagesByCataloger, distro),
+      files,
       documents: {
-        files,
         manifest: JSON.parse(resolved.manifestBytes.toString('utf8')),
         config: resolved.config,
         history,

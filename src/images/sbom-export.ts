@@ -1,7 +1,8 @@
 /** Assembles the SBOM writers' input from a stored analysis. */
 import type { Db } from '../db/index.js';
-import type { DistroInfo, FileRecord } from './model.js';
+import type { DistroInfo } from './model.js';
 import type { SbomInput } from './sbom/input.js';
+import { readFileList } from './file-list.js';
 import * as store from './store.js';
 
 export async function sbomInputOf(db: Db, image: store.ImageRecord, toolVersion: string, withFiles: boolean): Promise<SbomInput> {
@@ -11,7 +12,7 @@ export async function sbomInputOf(db: Db, image: store.ImageRecord, toolVersion:
     store.tagsOf(db, image.account_name, [image.image_digest]),
     store.readDocument<{ digest: string; size: number; media_type: string }[]>(db, ...scope, 'layers'),
     store.readDocument<{ created?: string }>(db, ...scope, 'config'),
-    withFiles ? store.readDocument<FileRecord[]>(db, ...scope, 'files') : Promise.resolve(undefined),
+    withFiles ? readFileList(db, ...scope) : Promise.resolve(undefined),
   ]);
   const imageTags = tags.get(image.image_digest) ?? [];
   // Current tags first, newest first: the first names the image in documents.

@@ -1,6 +1,7 @@
 /**
  * Image records: the image row, its tag mappings (current and historic), its analysis status history, and the
- * analysis results (packages as rows, large documents gzipped). Every query is scoped to an account.
+ * analysis results (packages as rows, large documents gzipped, the file list in chunks: file-list.ts). Every query
+ * is scoped to an account.
  */
 import { hostname } from 'node:os';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -9,7 +10,8 @@ import { toBool } from '../db/index.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
 import { recordEvent, type NewEvent } from '../events/events.js';
-import type { CatalogedPackage } from './model.js';
+import { writeFileList } from './file-list.js';
+import type { CatalogedPackage, FileRecord } from './model.js';
 
 export type AnalysisStatus = 'not_analyzed' | 'analyzing' | 'analyzed' | 'analysis_failed';
 export type ImageStatus = 'active' | 'deleting';
@@ -72,7 +74,6 @@ export interface StatusChange {
 }
 
 export type DocumentKind =
-  | 'files'
   | 'manifest'
   | 'config'
   | 'history'
@@ -244,6 +245,8 @@ export interface AnalysisResult {
   /** OCI ChainID of the layer stack (see ancestry-chain.ts); null when the layers are unknown. */
   chainId?: string | null;
   packages: CatalogedPackage[];
+  /** The final filesystem view, in path order (stored in chunks: file-list.ts). */
+  files: FileRecord[];
   documents: Partial<Record<DocumentKind, unknown>>;
 }
 
@@ -283,6 +286,7 @@ export async function saveAnalysis(
     await trx('image_documents').where(scope).delete();
     for (const [kind, value] of Object.entries(result.documents))
       if (value !== undefined) await trx('image_documents').insert({ ...scope, kind, content: gzipSync(JSON.stringify(value)) });
+    await writeFileList(trx, accountName, digest, result.files);
     const now = nowIso();
     await trx('images').where(scope).update({
       image_id: result.imageId,

@@ -114,26 +114,41 @@ function unquote(value: string): string {
   return value;
 }
 
+/** Records the variables an ARG (defaults) or ENV instruction sets; other instructions set none. */
+function applyAssignments(ins: DockerfileInstruction, vars: Map<string, string>): void {
+  if (ins.keyword === 'ARG') {
+    for (const a of ins.args.matchAll(ASSIGNMENT)) vars.set(a[1], unquote(a[2]));
+  } else if (ins.keyword === 'ENV') {
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(ins.args)) {
+      for (const a of ins.args.matchAll(ASSIGNMENT)) vars.set(a[1], unquote(a[2]));
+    } else {
+      // Legacy form: `ENV NAME value with spaces`.
+      const m = /^([A-Za-z_][A-Za-z0-9_]*)\s+(.*)$/s.exec(ins.args);
+      if (m) vars.set(m[1], m[2].trim());
+    }
+  }
+}
+
 /**
  * Variables an instruction can refer to: the ARG defaults and ENV values set before it in its stage (values passed
  * at build time are unknown here, so an ARG without a default stays unresolved).
  */
 export function variablesBefore(stage: readonly DockerfileInstruction[], index: number): Map<string, string> {
   const vars = new Map<string, string>();
-  for (const ins of stage.slice(0, index)) {
-    if (ins.keyword === 'ARG') {
-      for (const a of ins.args.matchAll(ASSIGNMENT)) vars.set(a[1], unquote(a[2]));
-    } else if (ins.keyword === 'ENV') {
-      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(ins.args)) {
-        for (const a of ins.args.matchAll(ASSIGNMENT)) vars.set(a[1], unquote(a[2]));
-      } else {
-        // Legacy form: `ENV NAME value with spaces`.
-        const m = /^([A-Za-z_][A-Za-z0-9_]*)\s+(.*)$/s.exec(ins.args);
-        if (m) vars.set(m[1], m[2].trim());
-      }
-    }
-  }
+  for (const ins of stage.slice(0, index)) applyAssignments(ins, vars);
   return vars;
+}
+
+/**
+ * Visits a stage's instructions in order, each with the variables set before it (as variablesBefore): one pass,
+ * so a Dockerfile of many instructions costs linear time rather than a variablesBefore per instruction.
+ */
+export function forEachWithVariables(stage: readonly DockerfileInstruction[], visit: (ins: DockerfileInstruction, vars: ReadonlyMap<string, string>) => void): void {
+  const vars = new Map<string, string>();
+  for (const ins of stage) {
+    visit(ins, vars);
+    applyAssignments(ins, vars);
+  }
 }
 
 /** Replaces `$NAME`, `${NAME}`, `${NAME:-default}` and `${NAME:+alternative}`; unknown variables stay as written. */

@@ -9,6 +9,7 @@ import type { Allowlist, ImageSelectionRule, MappingRule, PolicyDocument, Policy
 import { type EvaluationContext, type EvaluatedTag, type TriggerParams, TriggerNotEvaluableError } from './evaluation-context.js';
 import { findGate } from './gates/index.js';
 import { findParam, findTrigger } from './validate-policy.js';
+import { compileUserRegex } from '../util/user-regex.js';
 
 export type FinalAction = 'stop' | 'warn' | 'go';
 
@@ -54,7 +55,7 @@ const RANK: Record<FinalAction, number> = { stop: 0, warn: 1, go: 2 };
 export function patternMatches(pattern: string, value: string): boolean {
   if (pattern.startsWith('regexp:')) {
     try {
-      return new RegExp(`^(?:${pattern.slice('regexp:'.length)})`).test(value);
+      return compileUserRegex(`^(?:${pattern.slice('regexp:'.length)})`).test(value);
     } catch {
       return false;
     }
@@ -143,7 +144,7 @@ function compiledPattern(pattern: string): (value: string) => boolean {
   if (pattern.startsWith('regexp:')) {
     let re: RegExp;
     try {
-      re = new RegExp(`^(?:${pattern.slice('regexp:'.length)})`);
+      re = compileUserRegex(`^(?:${pattern.slice('regexp:'.length)})`);
     } catch {
       return () => false;
     }
@@ -203,7 +204,8 @@ export async function evaluatePolicy(doc: PolicyDocument, ctx: EvaluationContext
     for (const setId of mapping.rule_set_ids) {
       const set = doc.rule_sets.find((r) => r.id === setId);
       if (!set) continue;
-      for (const rule of set.rules) findings.push(...(await runRule(ctx, doc.id, rule, problems)));
+      // A loop, not push(...): a rule may fire once per file of an image, more than a call has room for arguments.
+      for (const rule of set.rules) for (const finding of await runRule(ctx, doc.id, rule, problems)) findings.push(finding);
     }
     const lists = (mapping.allowlist_ids ?? []).map((id) => (doc.allowlists ?? []).find((a) => a.id === id)).filter((a): a is Allowlist => !!a);
     applyAllowlists(findings, lists, ctx.now);

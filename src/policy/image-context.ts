@@ -5,7 +5,7 @@
 import type { Db } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
 import { imageAncestors } from '../images/ancestry.js';
-import type { FileRecord } from '../images/model.js';
+import { readFileList } from '../images/file-list.js';
 import type { ContentSearchResult, RetrievedFile } from '../images/scanners/index.js';
 import { getAnalyzedImage, packagesOf, readDocument, type PackageRow } from '../images/store.js';
 import { distroOf } from '../vulns/findings.js';
@@ -51,7 +51,7 @@ export async function imageEvaluationContext(db: Db, accountName: string, digest
     },
     now,
     packages: once(() => packagesOf(db, accountName, digest)),
-    files: once(async () => (await readDocument<FileRecord[]>(db, accountName, digest, 'files')) ?? []),
+    files: once(() => readFileList(db, accountName, digest)),
     vulnerabilities: once(() => imageVulnerabilities(db, accountName, digest, { vulnType: 'all', vendorOnly: false, includeDescription: false })),
     feedGroups: once(async (): Promise<FeedGroupState[]> => {
       const rows = await db('vuln_feed_groups as g').join('vuln_feeds as f', 'f.name', 'g.feed').select('g.feed', 'g.name', 'g.enabled', 'f.enabled as feed_enabled', 'g.record_count', 'g.last_sync');

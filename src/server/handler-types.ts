@@ -1,9 +1,11 @@
 /**
  * Handler signatures derived from the generated operation table: a missing handler, a wrong input type or a
- * response body that does not match the spec's schema is a compile error.
+ * response body that does not match the spec's schema is a compile error. A body may also be streamed
+ * (json-stream.ts), typed by the schema it produces.
  */
 import type { OperationId, OperationIO } from '../../generated/operations.js';
 import type { RequestContext } from './context.js';
+import type { StreamedJsonArray } from './json-stream.js';
 
 export interface HandlerInput<K extends OperationId> {
   params: OperationIO[K]['path'];
@@ -16,7 +18,7 @@ type Responses<K extends OperationId> = OperationIO[K]['responses'];
 export type Reply<K extends OperationId> = {
   [S in keyof Responses<K>]: undefined extends Responses<K>[S]
     ? { status: S; body?: undefined; headers?: Record<string, string> }
-    : { status: S; body: Responses<K>[S]; headers?: Record<string, string> };
+    : { status: S; body: Responses<K>[S] | StreamedJsonArray<Responses<K>[S]>; headers?: Record<string, string> };
 }[keyof Responses<K>];
 
 export type Handler<K extends OperationId> = (ctx: RequestContext, input: HandlerInput<K>) => Promise<Reply<K>>;

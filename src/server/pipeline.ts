@@ -20,6 +20,7 @@ import { createAuthenticate } from './auth-strategies.js';
 import { RequestContext } from './context.js';
 import { sendError } from './error-response.js';
 import type { Handlers } from './handler-types.js';
+import { StreamedJsonArray, writeStreamedJson } from './json-stream.js';
 
 const API_ROOT = '/v2';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -169,6 +170,8 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
       res.status(reply.status);
       if (reply.body === undefined) {
         res.end();
+      } else if (reply.body instanceof StreamedJsonArray) {
+        await writeStreamedJson(res, reply.body);
       } else if (meta.produces[0] === 'text/plain') {
         res.type('text/plain').send(String(reply.body));
       } else {

@@ -1,6 +1,7 @@
 /**
  * Regular expressions as policies and analyzer settings write them: Python syntax with `re.match` semantics.
  */
+import { compileUserRegex } from './user-regex.js';
 
 /**
  * A test with Python `re.match` semantics, which policy regexes are written for: anchored at the start of the text,
@@ -22,7 +23,7 @@ export function pythonMatcher(pattern: string, what = 'regex'): (text: string) =
   let re: RegExp;
   try {
     // Sticky rather than `^`: anchored at the start of the text even under the multi-line flag, as re.match is.
-    re = new RegExp(`(?:${source})`, flags + 'y');
+    re = compileUserRegex(`(?:${source})`, flags + 'y');
   } catch (err) {
     throw new Error(`${what} ${JSON.stringify(pattern)} is not a valid regular expression: ${(err as Error).message}`);
   }

@@ -69,6 +69,7 @@ export const ACCOUNT_TABLES = [
   'image_status_history',
   'image_packages',
   'image_documents',
+  'image_file_chunks',
   'events',
   'registries',
   'subscriptions',

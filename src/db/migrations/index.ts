@@ -13,6 +13,7 @@ import * as m011 from './011_reporting.js';
 import * as m012 from './012_runtime_inventory.js';
 import * as m013 from './013_notifications.js';
 import * as m014 from './014_token_generation.js';
+import * as m015 from './015_image_file_chunks.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '012_runtime_inventory': m012,
   '013_notifications': m013,
   '014_token_generation': m014,
+  '015_image_file_chunks': m015,
 };

@@ -63,15 +63,28 @@ function v1Identity(key: string, version: string): { name: string; version: stri
   return alias ? { name: alias[1], version: alias[2] } : { name: key, version };
 }
 
-function entriesFromDependencies(dependencies: JsonObject, parentPath: string, entries: LockEntry[]): void {
-  for (const [key, raw] of Object.entries(dependencies)) {
+/** v1 trees nested deeper are not read further: npm never writes them, and each level lengthens every path below it. */
+const MAX_V1_NESTING = 100;
+
+/** The v1 tree depth first, in file order, with an explicit stack: the file comes from the image, so it may nest anything. */
+function entriesFromDependencies(root: JsonObject): LockEntry[] {
+  const entries: LockEntry[] = [];
+  const pending: { key: string; raw: unknown; parentPath: string; depth: number }[] = [];
+  const pushInOrder = (dependencies: JsonObject, parentPath: string, depth: number) => {
+    const children = Object.entries(dependencies);
+    for (let i = children.length - 1; i >= 0; i--) pending.push({ key: children[i]![0], raw: children[i]![1], parentPath, depth });
+  };
+  pushInOrder(root, '', 1);
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { key, raw, parentPath, depth } = next;
     if (!isJsonObject(raw)) continue;
     const installPath = `${parentPath}node_modules/${key}`;
     const declared = stringField(raw, 'version');
     const identity = declared ? v1Identity(key, declared) : undefined;
     if (identity && isNpmPackageName(identity.name)) entries.push({ ...identity, installPath, ...entryFacts(raw) });
-    if (isJsonObject(raw.dependencies)) entriesFromDependencies(raw.dependencies, `${installPath}/`, entries);
+    if (isJsonObject(raw.dependencies) && depth < MAX_V1_NESTING) pushInOrder(raw.dependencies, `${installPath}/`, depth + 1);
   }
+  return entries;
 }
 
 /**
@@ -102,9 +115,7 @@ function mergeCopies(entries: LockEntry[]): Array<LockEntry & { installPaths: st
 export function parsePackageLock(path: string, content: Buffer): CatalogedPackage[] {
   const lock = parseJsonObject(content);
   if (!lock) return [];
-  const entries: LockEntry[] = [];
-  if (isJsonObject(lock.packages)) entries.push(...entriesFromPackages(lock.packages));
-  else if (isJsonObject(lock.dependencies)) entriesFromDependencies(lock.dependencies, '', entries);
+  const entries = isJsonObject(lock.packages) ? entriesFromPackages(lock.packages) : isJsonObject(lock.dependencies) ? entriesFromDependencies(lock.dependencies) : [];
   return mergeCopies(entries).map((e) =>
     npmPackage(
       e.name,

@@ -32,7 +32,14 @@ function render(node: parseSpdx.Info, parent?: 'and' | 'or'): string {
   return parent && parent !== node.conjunction ? `(${text})` : text;
 }
 
+/**
+ * Longer declared licenses are names, never parsed: real SPDX expressions are a few hundred characters at most,
+ * and the parser's time grows faster than linearly with the number of terms (seconds for some ten thousand).
+ */
+const MAX_EXPRESSION_LENGTH = 1000;
+
 function tryParse(value: string): parseSpdx.Info | undefined {
+  if (value.length > MAX_EXPRESSION_LENGTH) return undefined;
   try {
     return parseSpdx(value);
   } catch {

@@ -116,15 +116,24 @@ export function readCycloneDx(doc: JsonObject): { packages: CatalogedPackage[]; 
     } else if (PACKAGE_COMPONENT_TYPES.has(type)) {
       found.push(packageFacts(component, path));
     }
-    // Whatever a component is, what it nests may still be packages (a container's layers, a jar's shaded jars).
-    for (const nested of fields.objects(component, 'components', path)) visit(nested.item, nested.path);
   };
 
   const metadata = fields.optionalObject(doc, 'metadata', '');
   const subject = metadata && fields.optionalObject(metadata, 'component', 'metadata');
+  // Depth first in document order, with an explicit stack: nesting depth costs memory, never call stack.
+  // Whatever a component is, what it nests may still be packages (a container's layers, a jar's shaded jars).
   // The subject is the image itself, never a package of it; only what it nests is looked at.
-  if (subject) for (const nested of fields.objects(subject, 'components', 'metadata.component')) visit(nested.item, nested.path);
-  for (const { item, path } of fields.objects(doc, 'components', '')) visit(item, path);
+  const pending: { item: JsonObject; path: string }[] = [];
+  const pushInOrder = (nested: { item: JsonObject; path: string }[]) => {
+    for (let i = nested.length - 1; i >= 0; i--) pending.push(nested[i]!);
+  };
+  const subjectComponents = subject ? fields.objects(subject, 'components', 'metadata.component') : [];
+  pushInOrder(fields.objects(doc, 'components', ''));
+  pushInOrder(subjectComponents);
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    visit(next.item, next.path);
+    pushInOrder(fields.objects(next.item, 'components', next.path));
+  }
 
   const packages: CatalogedPackage[] = [];
   for (const facts of found) {

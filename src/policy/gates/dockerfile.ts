@@ -1,4 +1,4 @@
-import { expandVariables, finalStage, parseDockerfile, variablesBefore } from '../dockerfile-parse.js';
+import { expandVariables, finalStage, forEachWithVariables, parseDockerfile, variablesBefore } from '../dockerfile-parse.js';
 import type { DockerfileInstruction } from '../dockerfile-parse.js';
 import type { EvaluationContext, Fired, TriggerParams } from '../evaluation-context.js';
 import type { GateDefinition, ParamDefinition } from '../gate-types.js';
@@ -180,9 +180,9 @@ function exposedPort(entry: string): ExposedPort {
 function exposedPorts(instructions: readonly DockerfileInstruction[]): ExposedPort[] {
   const stage = finalStage(instructions);
   const ports = new Map<string, ExposedPort>();
-  stage.forEach((ins, idx) => {
+  forEachWithVariables(stage, (ins, vars) => {
     if (ins.keyword !== 'EXPOSE') return;
-    const args = expandVariables(ins.args, variablesBefore(stage, idx));
+    const args = expandVariables(ins.args, vars);
     for (const entry of args.split(/\s+/).filter(Boolean)) {
       const port = exposedPort(entry);
       if (!ports.has(port.label)) ports.set(port.label, port);

@@ -1,4 +1,5 @@
 import type { PackageRow } from '../../images/store.js';
+import { compileUserRegex } from '../../util/user-regex.js';
 import { apkComparator } from '../../vulns/versions/apk.js';
 import type { VersionComparator } from '../../vulns/versions/comparator.js';
 import { dpkgComparator } from '../../vulns/versions/dpkg.js';
@@ -103,7 +104,7 @@ function nameTest(op: string, pattern: string): (pkgName: string) => boolean {
       return (n) => n !== pattern;
     case 'like':
     case 'not_like': {
-      const re = new RegExp(`^(?:${pattern})`);
+      const re = compileUserRegex(`^(?:${pattern})`);
       return op === 'like' ? (n) => re.test(n) : (n) => !re.test(n);
     }
     default:

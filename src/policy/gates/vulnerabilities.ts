@@ -1,3 +1,4 @@
+import { compileUserRegex } from '../../util/user-regex.js';
 import { OS_PACKAGE_TYPES, type PackageVulnerabilityItem } from '../../vulns/image-report.js';
 import type { EvaluationContext, Fired, TriggerEvaluator, TriggerParams } from '../evaluation-context.js';
 import type { GateDefinition, ParamDefinition } from '../gate-types.js';
@@ -134,7 +135,7 @@ function packageRule(params: TriggerParams, now: Date): PackageRule {
     // Like the engine, max_days_since_fix counts only together with fix_available=true.
     fixedBefore: fixAvailable === true ? days('max_days_since_fix') : undefined,
     // re.match semantics: the pattern must match at the start of the path.
-    pathExclude: exclude === undefined || exclude === '' ? undefined : new RegExp(`^(?:${exclude})`),
+    pathExclude: exclude === undefined || exclude === '' ? undefined : compileUserRegex(`^(?:${exclude})`),
     kev: optionalBool('known_exploited_vulnerability'),
     epssOp: params.epss_score_comparison ?? '>=',
     epssScore: numberParam(params, 'epss_score'),
