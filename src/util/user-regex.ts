@@ -29,9 +29,56 @@ export function groupNesting(source: string): number {
   return deepest;
 }
 
-/** Compiles a user-written pattern; a pattern that nests too deep is refused like a syntax error. */
+/**
+ * What a pattern holds that matters for its worst case: backreferences or lookaround (which V8's linear engine
+ * cannot run, so the fallback above does not help), and a repeated group whose body itself repeats or
+ * alternates (`(a+)+`, `(a|ab)*`: the shapes whose backtracking grows exponentially with the input).
+ */
+export function backtrackingShape(source: string): { needsBacktracking: boolean; nestedRepetition: boolean } {
+  let needsBacktracking = false;
+  let nestedRepetition = false;
+  // Per open group: does its body repeat or alternate? The outermost entry stands for the whole pattern.
+  const groups: boolean[] = [false];
+  let inClass = false;
+  const repeats = (at: number): boolean => {
+    if (source[at] === '*' || source[at] === '+') return true;
+    const bounds = source[at] === '{' ? /^\{(\d+)(,(\d*))?\}/.exec(source.slice(at, at + 24)) : null;
+    if (!bounds) return false;
+    const most = bounds[2] === undefined ? Number(bounds[1]) : bounds[3] === '' ? Infinity : Number(bounds[3]);
+    return most > 1;
+  };
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i];
+    if (ch === '\\') {
+      const next = source[i + 1] ?? '';
+      if (!inClass && (/[1-9]/.test(next) || next === 'k')) needsBacktracking = true;
+      i++;
+    } else if (inClass) inClass = ch !== ']';
+    else if (ch === '[') inClass = true;
+    else if (ch === '(') {
+      if (/^\(\?<?[=!]/.test(source.slice(i, i + 4))) needsBacktracking = true;
+      groups.push(false);
+    } else if (ch === ')') {
+      const inner = groups.length > 1 ? groups.pop()! : false;
+      const repeated = repeats(i + 1);
+      if (repeated && inner) nestedRepetition = true;
+      groups[groups.length - 1] ||= inner || repeated;
+    } else if (ch === '|' || repeats(i)) groups[groups.length - 1] = true;
+  }
+  return { needsBacktracking, nestedRepetition };
+}
+
+/**
+ * Compiles a user-written pattern. Refused like a syntax error: groups nested too deep, and a backreference or
+ * lookaround together with a repeated group that repeats or alternates inside (no engine could bound that one).
+ */
 export function compileUserRegex(source: string, flags = ''): RegExp {
   const nesting = groupNesting(source);
   if (nesting > MAX_GROUP_NESTING) throw new SyntaxError(`groups nest ${nesting} deep; at most ${MAX_GROUP_NESTING} are allowed`);
+  const shape = backtrackingShape(source);
+  if (shape.needsBacktracking && shape.nestedRepetition)
+    throw new SyntaxError(
+      'a pattern with backreferences or lookaround may not repeat a group that itself repeats or alternates, such as (a+)+ or (a|b)*: its matching time can grow exponentially; rewrite it without one or the other',
+    );
   return new RegExp(source, flags);
 }

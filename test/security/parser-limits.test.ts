@@ -15,6 +15,7 @@ import { evaluatePolicy } from '../../src/policy/evaluate-policy.js';
 import { dockerfileGate } from '../../src/policy/gates/dockerfile.js';
 import { regexString } from '../../src/policy/params.js';
 import { pythonMatcher } from '../../src/util/python-regex.js';
+import { backtrackingShape } from '../../src/util/user-regex.js';
 import { fakeContext, run } from '../unit/policy/triggers/fake-context.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -48,6 +49,19 @@ describe('user-written regular expressions', () => {
     expect(regexString.check(deep)).toMatch(/is not a valid regular expression: .*nest/);
     // Parentheses that are escaped or inside a character class are not groups.
     expect(pythonMatcher(`${'\\('.repeat(60)}[(((((]`)(`${'('.repeat(61)}`)).toBe(true);
+  });
+
+  it('refuses backreferences and lookaround together with a repeated group that repeats or alternates', () => {
+    // (a+)+\1$ took 85 s on 30 characters: V8's linear engine cannot run backreferences, so nothing bounds it.
+    for (const pattern of ['(a+)+\\1$', '(a|ab)*(?=x)', '(?<n>a+){2,}\\k<n>', '((a)*b)+(?<!c)']) {
+      expect(() => pythonMatcher(pattern), pattern).toThrow(/backreferences or lookaround/);
+      expect(regexString.check(pattern)).toMatch(/is not a valid regular expression: .*exponential/);
+    }
+    // Either alone is fine: nested repetition falls back to the linear engine; plain backreferences are cheap.
+    for (const pattern of ['(a+)+$', '(ab)\\1', '(a)(b)+\\2', '[(]+\\1', '(a+)?(?=x)', 'x(?!y)'])
+      expect(() => pythonMatcher(pattern), pattern).not.toThrow();
+    expect(backtrackingShape('(a{2,})+')).toEqual({ needsBacktracking: false, nestedRepetition: true });
+    expect(backtrackingShape('(ab){1}\\1')).toEqual({ needsBacktracking: true, nestedRepetition: false });
   });
 });
 
