@@ -12,6 +12,7 @@ import * as m010 from './010_image_ancestry.js';
 import * as m011 from './011_reporting.js';
 import * as m012 from './012_runtime_inventory.js';
 import * as m013 from './013_notifications.js';
+import * as m014 from './014_rematch_keys.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '011_reporting': m011,
   '012_runtime_inventory': m012,
   '013_notifications': m013,
+  '014_rematch_keys': m014,
 };
