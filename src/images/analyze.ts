@@ -31,6 +31,7 @@ import { parsePlatform } from './sources/platforms.js';
 import { analyzeImport } from './analyze-import.js';
 import { topChainId } from './ancestry-chain.js';
 import { findImage, saveAnalysis, transitionAnalysis, type ImageRecord, type ImageSourceRecord } from './store.js';
+import { appendAll } from '../util/arrays.js';
 
 export const ANALYZE_IMAGE_JOB = 'analyze_image';
 
@@ -72,7 +73,7 @@ function finalizePackages(walk: Map<string, CatalogedPackage[]>, distro: ReturnT
   const all: CatalogedPackage[] = [];
   for (const cataloger of ALL_CATALOGERS) {
     const found = walk.get(cataloger.name) ?? [];
-    all.push(...(cataloger.finalize ? cataloger.finalize(found, distro) : found));
+    appendAll(all, cataloger.finalize ? cataloger.finalize(found, distro) : found);
   }
   return all;
 }

@@ -9,6 +9,7 @@ import type { Allowlist, ImageSelectionRule, MappingRule, PolicyDocument, Policy
 import { type EvaluationContext, type EvaluatedTag, type TriggerParams, TriggerNotEvaluableError } from './evaluation-context.js';
 import { findGate } from './gates/index.js';
 import { findParam, findTrigger } from './validate-policy.js';
+import { appendAll } from '../util/arrays.js';
 
 export type FinalAction = 'stop' | 'warn' | 'go';
 
@@ -203,7 +204,7 @@ export async function evaluatePolicy(doc: PolicyDocument, ctx: EvaluationContext
     for (const setId of mapping.rule_set_ids) {
       const set = doc.rule_sets.find((r) => r.id === setId);
       if (!set) continue;
-      for (const rule of set.rules) findings.push(...(await runRule(ctx, doc.id, rule, problems)));
+      for (const rule of set.rules) appendAll(findings, await runRule(ctx, doc.id, rule, problems));
     }
     const lists = (mapping.allowlist_ids ?? []).map((id) => (doc.allowlists ?? []).find((a) => a.id === id)).filter((a): a is Allowlist => !!a);
     applyAllowlists(findings, lists, ctx.now);

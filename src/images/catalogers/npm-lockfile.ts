@@ -8,6 +8,7 @@
 import type { CatalogedPackage } from '../model.js';
 import { isJsonObject, parseJsonObject, stringField, withoutUndefined, type JsonObject } from './json-object.js';
 import { isNpmPackageName, npmLicenses, npmPackage } from './npm-package.js';
+import { appendAll } from '../../util/arrays.js';
 
 /** One installed copy of a package as the lock file describes it. */
 interface LockEntry {
@@ -103,7 +104,7 @@ export function parsePackageLock(path: string, content: Buffer): CatalogedPackag
   const lock = parseJsonObject(content);
   if (!lock) return [];
   const entries: LockEntry[] = [];
-  if (isJsonObject(lock.packages)) entries.push(...entriesFromPackages(lock.packages));
+  if (isJsonObject(lock.packages)) appendAll(entries, entriesFromPackages(lock.packages));
   else if (isJsonObject(lock.dependencies)) entriesFromDependencies(lock.dependencies, '', entries);
   return mergeCopies(entries).map((e) =>
     npmPackage(

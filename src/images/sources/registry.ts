@@ -34,6 +34,7 @@ import {
 } from './references.js';
 import { pullScope, RegistryAuthenticator, type Credentials } from './registry-auth.js';
 import { platformOfConfig, type ImageLayer, type ResolvedImage } from './resolved-image.js';
+import { appendAll } from '../../util/arrays.js';
 
 export type { Credentials } from './registry-auth.js';
 
@@ -242,7 +243,7 @@ export class RegistryClient {
       const res: HttpResponse = await this.get(path, { scope: pullScope(repository), signal, ctx });
       if (res.status !== 200) throw await this.failure(res, { kind: 'manifest', reference: 'tags/list' }, ctx);
       const body = JSON.parse((await readBody(res, MAX_MANIFEST_BYTES, 'tag list', ctx)).toString('utf8')) as { tags?: unknown };
-      if (Array.isArray(body.tags)) tags.push(...body.tags.filter((t): t is string => typeof t === 'string'));
+      if (Array.isArray(body.tags)) appendAll(tags, body.tags.filter((t): t is string => typeof t === 'string'));
       const link = res.headers['link'];
       const next = typeof link === 'string' ? /<([^>]+)>;\s*rel="?next"?/.exec(link)?.[1] : undefined;
       path = next ? (next.startsWith('/') ? next : `${new URL(next).pathname}${new URL(next).search}`) : null;
