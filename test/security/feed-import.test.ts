@@ -20,7 +20,7 @@ import { runFeedSync, type FeedSyncProgress } from '../../src/vulns/feeds.js';
 import { waitForAnalysis } from '../support/analysis.js';
 import { raw } from '../support/http.js';
 import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
-import { minimalOsvRecord, recordEntries, writeZip } from '../support/osv-zip.js';
+import { minimalOsvRecord, recordEntries, writeSingleEntryZip, writeZip } from '../support/osv-zip.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** Above the 150 000 records at which the old import failed (a spread of its changed keys into push()). */
@@ -274,10 +274,13 @@ describe('a large single-entry archive', () => {
   it('is split into records as it streams, never held whole', async () => {
     const path = join(work, 'single-entry.zip');
     const count = 80_000;
-    const records = Array.from({ length: count }, (_, i) => minimalOsvRecord(`ONE-${i}`, `entry-package-${i}`));
-    const document = Buffer.from(JSON.stringify(records, null, 1));
-    expect(document.length).toBeGreaterThan(2 * READER_BOUND);
-    await writeZip(path, [['all.json', document]]);
+    function* document() {
+      yield Buffer.from('[\n');
+      for (let i = 0; i < count; i++) yield Buffer.from(`${i ? ',\n' : ''}${JSON.stringify(minimalOsvRecord(`ONE-${i}`, `entry-package-${i}`), null, 1)}`);
+      yield Buffer.from('\n]\n');
+    }
+    const { entryBytes } = await writeSingleEntryZip(path, 'all.json', document());
+    expect(entryBytes).toBeGreaterThan(2 * READER_BOUND);
     const result = readOsvPath(path);
     let read = 0;
     for await (const record of result.records) if (record.id === `ONE-${read}`) read++;

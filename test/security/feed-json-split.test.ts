@@ -26,6 +26,20 @@ describe('splitJsonDocument', () => {
     expect(await split('\ufeff[{"a":1}]', 2)).toEqual(['{"a":1}']);
   });
 
+  it('agrees with JSON.parse on arrays of strings full of escapes, cut anywhere', async () => {
+    // A fixed pseudo-random sequence: the same cases every run.
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    const alphabet = ['a', '"', '\\', '\\"', ',', ']', '}', '{', '[', 'é', '\n', '\u2028', ' '];
+    const text = () => Array.from({ length: next(40) }, () => alphabet[next(alphabet.length)]).join('');
+    for (let round = 0; round < 50; round++) {
+      const values = Array.from({ length: 1 + next(5) }, () => (next(3) === 0 ? text() : { s: text(), n: [text(), { t: text() }] }));
+      const document = JSON.stringify(values, null, next(2) ? 1 : undefined);
+      const pieces = await split(document, 1 + next(9));
+      expect(pieces.map((p) => JSON.parse(p as string))).toEqual(values);
+    }
+  });
+
   it('yields a document that is not an array whole (from its first byte that is not space)', async () => {
     expect(await split(' {"id": "X", "a": [1, 2]} ', 4)).toEqual(['{"id": "X", "a": [1, 2]} ']);
   });

@@ -30,6 +30,11 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
 
+function indexOrEnd(chunk: Uint8Array, byte: number, from: number): number {
+  const at = chunk.indexOf(byte, from);
+  return at < 0 ? chunk.length : at;
+}
+
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
@@ -103,20 +108,32 @@ export async function* splitJsonDocument(chunks: AsyncIterable<Uint8Array>, sour
     }
     /** Where the current element starts in this chunk, while one is open. */
     let start = inValue ? 0 : -1;
+    /** The next backslash at or after the scan position, once looked for (the chunk's length for none). */
+    let nextBackslash = -1;
     for (; i < chunk.length; i++) {
       const c = chunk[i]!;
       if (inValue) {
         if (inString) {
-          if (escaped) escaped = false;
-          else if (c === BACKSLASH) escaped = true;
-          else if (c === QUOTE) {
-            inString = false;
-            if (depth === 0) {
-              // A top-level string element ends with its closing quote.
-              value.add(chunk.subarray(start, i + 1));
-              yield value.take(index++);
-              inValue = false;
-            }
+          if (escaped) {
+            escaped = false;
+            continue;
+          }
+          // Strings (a record's details) are most of a feed's bytes: jump to the next quote or backslash natively.
+          if (nextBackslash < i) nextBackslash = indexOrEnd(chunk, BACKSLASH, i);
+          const quote = indexOrEnd(chunk, QUOTE, i);
+          if (nextBackslash < quote) {
+            i = nextBackslash;
+            escaped = true;
+            continue;
+          }
+          i = quote;
+          if (i === chunk.length) continue;
+          inString = false;
+          if (depth === 0) {
+            // A top-level string element ends with its closing quote.
+            value.add(chunk.subarray(start, i + 1));
+            yield value.take(index++);
+            inValue = false;
           }
           continue;
         }
