@@ -10,7 +10,7 @@
  *   record size limit;
  * - a large single-entry archive is streamed: the reader never holds more than a bounded buffer of it.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -287,6 +287,29 @@ describe('a large single-entry archive', () => {
     expect(read).toBe(count);
     expect(result.stats).toMatchObject({ read: count, skipped: 0 });
     expect(result.stats.largestBuffer).toBeLessThanOrEqual(READER_BOUND);
+  });
+
+  it('whose entry inflates past the size its directory states is refused at that size (a zip bomb)', async () => {
+    /** The archive at `path` with its (only) central directory entry stating `size` as the uncompressed size. */
+    const understated = (path: string, size: number) => {
+      const zip = readFileSync(path);
+      const central = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+      zip.writeUInt32LE(size, central + 24);
+      writeFileSync(path, zip);
+    };
+    // An entry read whole (stated 1 000 bytes, inflates to 200 000) and a streamed one (stated 2 MiB, inflates to 40).
+    const small = join(work, 'bomb-small.zip');
+    await writeZip(small, [['bomb.json', Buffer.from(JSON.stringify({ ...minimalOsvRecord('BOMB-1', VICTIM), details: 'z'.repeat(200_000) }))]]);
+    understated(small, 1000);
+    const whole = readOsvPath(small);
+    for await (const _ of whole.records) expect.unreachable();
+    expect(whole.stats).toMatchObject({ read: 0, skipped: 1, errors: [{ source: 'bomb.json', message: expect.stringMatching(/^cannot decompress/) }] });
+    const large = join(work, 'bomb-large.zip');
+    await writeZip(large, [['bomb.json', Buffer.from(JSON.stringify({ ...minimalOsvRecord('BOMB-2', VICTIM), details: 'z'.repeat(40 * STREAM_READ) }))]]);
+    understated(large, 2 * STREAM_READ);
+    const streamed = readOsvPath(large);
+    await expect((async () => { for await (const _ of streamed.records) expect.unreachable(); })()).rejects.toThrow(/bomb\.json inflates to more than its stated 2097152 bytes/);
+    expect(streamed.stats.largestBuffer).toBeLessThanOrEqual(2 * STREAM_READ);
   });
 
   it('whose one record is over the limit is refused, having held no more than a bounded piece of it', async () => {
