@@ -20,7 +20,7 @@
  *    rest sharing one match cache as a re-match does (timed, no target).
  * 5. A feed update touching --update-fraction of the records (1 %: later fixes, new affected windows, fixes for
  *    unfixed advisories), written as new zips; an incremental sync of every source (timed), then
- *    `rematchImages(db, changedKeys)` (timed; target < --target-rematch, 10 s). A few re-matched images are then
+ *    `rematchQueuedKeys(db)` over the keys it queued (timed; target < --target-rematch, 10 s). A few re-matched images are then
  *    refreshed in full, which must change nothing.
  *
  * Prints a table, ratios measured in this run and a markdown copy for docs/benchmarks.md; exits 1 when a target
@@ -61,8 +61,7 @@ import { refreshImageFindings, type MatchCache } from '../src/vulns/findings.js'
 import { clearParsedEntries, matchPackages } from '../src/vulns/match-package.js';
 import { readOsvPath } from '../src/vulns/osv/archive.js';
 import type { OsvRecord } from '../src/vulns/osv/types.js';
-import { matchKeyId, type MatchKey } from '../src/vulns/records.js';
-import { rematchImages } from '../src/vulns/rematch.js';
+import { rematchQueuedKeys } from '../src/vulns/rematch.js';
 import { loadAverage, machine, median, numberOptions, percentile, phaseProfiler, scratchDatabase, table, thousands, verdict, type ScratchDatabase } from './bench-support.js';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -747,7 +746,7 @@ async function syncAll(db: Db, sources: Source[], label: string): Promise<{ seco
     const st = result.stats;
     progress(
       `${label} ${source.feed}: ${thousands(st.read)} read in ${secs.toFixed(1)} s (${thousands(st.read / secs)}/s); ` +
-        `inserted ${st.inserted}, updated ${st.updated}, unchanged ${st.unchanged}, removed ${st.removed}, skipped ${st.skipped}; ${result.changedKeys.length} changed keys`,
+        `inserted ${st.inserted}, updated ${st.updated}, unchanged ${st.unchanged}, removed ${st.removed}, skipped ${st.skipped}; ${result.changedKeys} changed keys`,
     );
   }
   return { seconds: seconds(started), perSource };
@@ -830,6 +829,9 @@ async function main(): Promise<number> {
     const db = scratch.db;
     progress(`database: ${scratch.describe}`);
     const imported = await profiled('import', () => syncAll(db, sources, 'import'));
+    // The images below are inserted after the import and get their first findings in full: the keys the import
+    // queued owe them no re-match.
+    await db('vuln_rematch_keys').delete();
     const importedRecords = imported.perSource.reduce((s, x) => s + x.result.stats.read, 0);
     const importRate = importedRecords / imported.seconds;
     const floorImportSeconds = imported.perSource.filter((x) => floorSources.includes(x.source)).reduce((t, x) => t + x.seconds, 0);
@@ -884,7 +886,7 @@ async function main(): Promise<number> {
     const distinctPackages = new Set(images.flat()).size;
     progress(`images: ${digests.length} inserted with ${thousands(packageRows)} package rows (${thousands(distinctPackages)} distinct packages) in ${seconds(insertStarted).toFixed(1)} s (setup, untimed)`);
     // The first --uncached-refreshes images as analysis refreshes them (no cache; timed one by one), the rest
-    // sharing one match cache as rematchImages does, which keeps the setup short.
+    // sharing one match cache as a re-match does, which keeps the setup short.
     const refreshMs: number[] = [];
     let initialFindings = 0;
     const cache: MatchCache = new Map();
@@ -918,14 +920,12 @@ async function main(): Promise<number> {
     for (const e of ECOS) if (update.get(e.eco)!.size) writeEcosystemZip(e, join(dir, `${e.feed}.zip`), update.get(e.eco));
     progress(`feed update: ${changedRecords} records changed (${[...changeKinds].map(([k, n]) => `${n} ${k}`).join(', ')}), zips rewritten in ${seconds(updateStarted).toFixed(1)} s (untimed)`);
     const resync = await profiled('update-sync', () => syncAll(db, sources, 'update'));
-    const keys = new Map<string, MatchKey>();
-    for (const x of resync.perSource) for (const k of x.result.changedKeys) keys.set(matchKeyId(k), k);
-    const changedKeys = [...keys.values()];
+    const changedKeys = (await db('vuln_rematch_keys').distinct('ecosystem', 'release', 'package_name')).length;
     const updatedRecords = resync.perSource.reduce((s, x) => s + x.result.stats.updated + x.result.stats.inserted + x.result.stats.removed, 0);
-    progress(`update sync: ${updatedRecords} records updated, ${changedKeys.length} changed keys, ${resync.seconds.toFixed(1)} s`);
+    progress(`update sync: ${updatedRecords} records updated, ${changedKeys} changed keys, ${resync.seconds.toFixed(1)} s`);
 
     const rematchStarted = process.hrtime.bigint();
-    const rematch = await profiled('rematch', () => rematchImages(db, changedKeys));
+    const rematch = await profiled('rematch', () => rematchQueuedKeys(db));
     const rematchSeconds = seconds(rematchStarted);
     progress(
       `re-match: ${rematch.images} images looked at, ${rematch.changedImages} changed; findings +${rematch.added} ~${rematch.updated} -${rematch.removed}; ${rematchSeconds.toFixed(2)} s`,
@@ -966,7 +966,7 @@ async function main(): Promise<number> {
         thousands(x.result.stats.read / x.seconds),
         `${u.seconds.toFixed(1)}`,
         String(u.result.stats.updated),
-        String(u.result.changedKeys.length),
+        String(u.result.changedKeys),
       ];
     });
     sourceRows.push([
@@ -976,7 +976,7 @@ async function main(): Promise<number> {
       thousands(importRate),
       resync.seconds.toFixed(1),
       String(resync.perSource.reduce((s, x) => s + x.result.stats.updated, 0)),
-      String(changedKeys.length),
+      String(changedKeys),
     ]);
     const sourcesTable = table(
       ['Source (feed)', 'Records', 'Import s', 'Records/s', 'Update sync s', 'Updated', 'Changed keys'],
@@ -1010,7 +1010,7 @@ async function main(): Promise<number> {
         `zips ${mib(zipBytes + realBytes)}${Number.isFinite(dbBytesAfterImport) ? `, database after import ${mib(dbBytesAfterImport)}` : ''}`,
       `SBOM: ${sbom.length} packages (${[...byType].map(([t, n]) => `${n} ${t}`).join(', ')}), ${findingsInSbom} matches on ${vulnerablePackages} packages; ${opts.matchRuns} timed runs after ${opts.warmup} warm-ups`,
       `images: ${digests.length} x ~${opts.imagePackages} packages (${thousands(packageRows)} rows, ${thousands(distinctPackages)} distinct), ${thousands(initialFindings)} findings after the first refresh, ${thousands(findingsTotal)} at the end`,
-      `update: ${changedRecords} records (${[...changeKinds].map(([k, n]) => `${n} ${k}`).join(', ')}) -> ${changedKeys.length} changed keys; re-match looked at ${rematch.images} images, ` +
+      `update: ${changedRecords} records (${[...changeKinds].map(([k, n]) => `${n} ${k}`).join(', ')}) -> ${changedKeys} changed keys; re-match looked at ${rematch.images} images, ` +
         `changed ${rematch.changedImages}: +${rematch.added} / ~${rematch.updated} / -${rematch.removed} findings; full-refresh check: ${drift} differences`,
       `database: ${scratch.describe}`,
       `load average at the end: ${loadAverage()}`,

@@ -114,6 +114,8 @@ export interface FeedConfig {
   syncOnStart: boolean;
   maxDownloadBytes: number;
   downloadTimeoutMs: number;
+  /** The largest OSV record (its JSON) an import accepts; a larger one is skipped and counted. */
+  maxRecordBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -149,13 +151,14 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
 
 const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 
-function size(env: Env, name: string, fallback: number): number {
+function size(env: Env, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const m = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(raw.trim());
   if (!m) throw new ConfigError(name, `expected a size such as 1048576, 512kb or 1mb, got "${raw}"`);
   const n = Number(m[1]) * SIZE_UNITS[(m[2] ?? '').toLowerCase()];
   if (n < 1024) throw new ConfigError(name, `must be at least 1kb, got ${n} bytes`);
+  if (n > max) throw new ConfigError(name, `must be at most ${max} bytes, got ${n}`);
   return n;
 }
 
@@ -362,6 +365,8 @@ export function loadConfig(env: Env = process.env): Config {
       syncOnStart: bool(env, 'VIGIL_FEED_SYNC_ON_START', true),
       maxDownloadBytes: size(env, 'VIGIL_FEED_MAX_DOWNLOAD', 4 * 1024 ** 3),
       downloadTimeoutMs: int(env, 'VIGIL_FEED_DOWNLOAD_TIMEOUT_SECONDS', 600, 1, 86400) * 1000,
+      // A record becomes one string to parse: well below V8's string limit (about 512 MiB).
+      maxRecordBytes: size(env, 'VIGIL_FEED_MAX_RECORD_BYTES', 16 * 1024 ** 2, 256 * 1024 ** 2),
     },
     inventory: {
       ttlSeconds: int(env, 'VIGIL_INVENTORY_TTL_SECONDS', 86400, 1, 365 * 86400),

@@ -31,6 +31,7 @@ import { parsePlatform } from './sources/platforms.js';
 import { analyzeImport } from './analyze-import.js';
 import { topChainId } from './ancestry-chain.js';
 import { findImage, saveAnalysis, transitionAnalysis, type ImageRecord, type ImageSourceRecord } from './store.js';
+import { appendAll } from '../util/arrays.js';
 
 export const ANALYZE_IMAGE_JOB = 'analyze_image';
 
@@ -73,8 +74,7 @@ function finalizePackages(walk: Map<string, CatalogedPackage[]>, distro: ReturnT
   const all: CatalogedPackage[] = [];
   for (const cataloger of ALL_CATALOGERS) {
     const found = walk.get(cataloger.name) ?? [];
-    // A loop, not push(...): spreading passes every element as an argument, and past ~100k the stack overflows.
-    for (const pkg of cataloger.finalize ? cataloger.finalize(found, distro) : found) all.push(pkg);
+    appendAll(all, cataloger.finalize ? cataloger.finalize(found, distro) : found);
   }
   return all;
 }

@@ -10,6 +10,7 @@ import { type EvaluationContext, type EvaluatedTag, type TriggerParams, TriggerN
 import { findGate } from './gates/index.js';
 import { findParam, findTrigger } from './validate-policy.js';
 import { compileUserRegex } from '../util/user-regex.js';
+import { appendAll } from '../util/arrays.js';
 
 export type FinalAction = 'stop' | 'warn' | 'go';
 
@@ -204,8 +205,7 @@ export async function evaluatePolicy(doc: PolicyDocument, ctx: EvaluationContext
     for (const setId of mapping.rule_set_ids) {
       const set = doc.rule_sets.find((r) => r.id === setId);
       if (!set) continue;
-      // A loop, not push(...): a rule may fire once per file of an image, more than a call has room for arguments.
-      for (const rule of set.rules) for (const finding of await runRule(ctx, doc.id, rule, problems)) findings.push(finding);
+      for (const rule of set.rules) appendAll(findings, await runRule(ctx, doc.id, rule, problems));
     }
     const lists = (mapping.allowlist_ids ?? []).map((id) => (doc.allowlists ?? []).find((a) => a.id === id)).filter((a): a is Allowlist => !!a);
     applyAllowlists(findings, lists, ctx.now);

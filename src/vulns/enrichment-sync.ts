@@ -1,12 +1,13 @@
 /**
  * KEV and EPSS: per-CVE facts that enrich findings rather than create them. Each source replaces its feed's rows
- * in one transaction (both publish complete snapshots), so readers see the old set or the new one, never a mix.
+ * in one transaction (both publish complete snapshots), so readers see the old set or the new one, never a mix; the
+ * sync's outcome and the caller's switch work commit in that same transaction.
  * They never change which packages match, so no re-matching follows.
  */
 import type { Db } from '../db/index.js';
 import { readEpssCsv } from './sources/epss.js';
 import { readKevFile } from './sources/kev.js';
-import { ensureFeed, recordSyncOutcome } from './feed-sync.js';
+import { ensureFeed, recordSyncOutcome, type SwitchHook } from './feed-sync.js';
 import { nowIso } from '../util/time.js';
 
 export interface EnrichmentStats {
@@ -27,21 +28,34 @@ async function setSingleGroup(db: Db, feed: string, group: string, count: number
     .merge(['record_count', 'last_sync']);
 }
 
-async function finish<T extends EnrichmentStats>(db: Db, feed: string, kind: string, source: string, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs a source's replacement, recording the outcome; `work` replaces the rows in one transaction and calls
+ * `switched` inside it, so the outcome and the caller's switch work (its completion event) commit with the rows.
+ */
+async function finish<T extends EnrichmentStats>(
+  db: Db,
+  feed: string,
+  kind: string,
+  source: string,
+  onSwitch: SwitchHook<T> | undefined,
+  work: (switched: (trx: Db, stats: T) => Promise<void>) => Promise<T>,
+): Promise<T> {
   await ensureFeed(db, feed, kind);
   try {
-    const stats = await work();
-    await recordSyncOutcome(db, feed, { status: 'ok', stats, source, kind });
-    return stats;
+    return await work(async (trx, stats) => {
+      await recordSyncOutcome(trx, feed, { status: 'ok', stats, source, kind });
+      await onSwitch?.(trx, stats);
+    });
   } catch (err) {
     await recordSyncOutcome(db, feed, { status: 'failed', error: err instanceof Error ? err.message : String(err), source, kind });
     throw err;
   }
 }
 
-export function syncKevSource(db: Db, feed: string, path: string, source = path): Promise<EnrichmentStats> {
-  return finish(db, feed, 'kev', source, async () => {
+export function syncKevSource(db: Db, feed: string, path: string, source = path, onSwitch?: SwitchHook<EnrichmentStats>): Promise<EnrichmentStats> {
+  return finish(db, feed, 'kev', source, onSwitch, async (switched) => {
     const catalog = await readKevFile(path);
+    const stats: EnrichmentStats = { read: catalog.entries.length + catalog.skipped, skipped: catalog.skipped, stored: catalog.entries.length, errors: catalog.errors };
     await db.transaction(async (trx) => {
       await trx('vuln_kev').where({ feed }).delete();
       const rows = catalog.entries.map((e) => ({
@@ -57,15 +71,19 @@ export function syncKevSource(db: Db, feed: string, path: string, source = path)
       // Another KEV feed may already hold a CVE; the catalog is the same list, so the first one stays.
       for (let i = 0; i < rows.length; i += BATCH) await trx('vuln_kev').insert(rows.slice(i, i + BATCH)).onConflict('cve_id').ignore();
       await setSingleGroup(trx, feed, 'kev', rows.length);
+      await switched(trx, stats);
     });
-    return { read: catalog.entries.length + catalog.skipped, skipped: catalog.skipped, stored: catalog.entries.length, errors: catalog.errors };
+    return stats;
   });
 }
 
-export function syncEpssSource(db: Db, feed: string, path: string, source = path): Promise<EnrichmentStats & { scoreDate?: string }> {
-  return finish(db, feed, 'epss', source, async () => {
+type EpssStats = EnrichmentStats & { scoreDate?: string };
+
+export function syncEpssSource(db: Db, feed: string, path: string, source = path, onSwitch?: SwitchHook<EpssStats>): Promise<EpssStats> {
+  return finish(db, feed, 'epss', source, onSwitch, async (switched) => {
     const input = readEpssCsv(path);
     let stored = 0;
+    let stats: EpssStats | undefined;
     await db.transaction(async (trx) => {
       await trx('vuln_epss').where({ feed }).delete();
       let batch: { cve_id: string; feed: string; epss: number; percentile: number }[] = [];
@@ -80,7 +98,9 @@ export function syncEpssSource(db: Db, feed: string, path: string, source = path
       if (batch.length) await trx('vuln_epss').insert(batch).onConflict('cve_id').merge(['feed', 'epss', 'percentile']);
       stored += batch.length;
       await setSingleGroup(trx, feed, 'epss', stored);
+      stats = { read: input.stats.read, skipped: input.stats.skipped, stored, errors: input.stats.errors, scoreDate: input.meta.scoreDate };
+      await switched(trx, stats);
     });
-    return { read: input.stats.read, skipped: input.stats.skipped, stored, errors: input.stats.errors, scoreDate: input.meta.scoreDate };
+    return stats!;
   });
 }

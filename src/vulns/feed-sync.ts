@@ -2,16 +2,19 @@
  * Feed synchronisation: store the records of a source (OSV all.zip, directory or file; Alpine secdb converted to
  * OSV) that are new or whose content changed, with their affected-package index, and drop records the source no
  * longer has. Records are first written to staging tables in small transactions, so a long first import does not
- * hold the database (SQLite has one writer) for its whole duration; one short transaction at the end moves them
- * into the live tables. A source that fails part-way (truncated archive, unreadable path, a crash) never reaches
- * that step, so the previous data keeps serving, unchanged. Malformed records are skipped and counted, never fatal.
+ * hold the database (SQLite has one writer) for its whole duration; one transaction at the end (the switch) moves
+ * them into the live tables, records the outcome, queues the changed index keys for re-matching and runs the
+ * caller's own switch work (its completion event). A sync is all or nothing: a source that fails part-way
+ * (truncated archive, unreadable path, a crash) never reaches the switch, and a switch that fails rolls back
+ * whole, so the previous data keeps serving, unchanged. Malformed records are skipped and counted; a source
+ * with no valid record at all fails.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../db/index.js';
 import { nowIso } from '../util/time.js';
 import { readOsvPath, type OsvReadError, type OsvReadResult } from './osv/archive.js';
 import type { OsvRecord } from './osv/types.js';
-import { encodeRecordJson, feedGroupName, type MatchKey, matchKeyId } from './records.js';
+import { encodeRecordJson, feedGroupName } from './records.js';
 import { normalizePackageName } from './package-names.js';
 
 export interface SyncStats {
@@ -26,8 +29,12 @@ export interface SyncStats {
 
 export interface SyncResult {
   stats: SyncStats;
-  /** Every (ecosystem, release, name) whose advisories changed: the packages to re-match. */
-  changedKeys: MatchKey[];
+  syncId: string;
+  /**
+   * How many (ecosystem, release, name) keys had their advisories changed: the packages to re-match. The keys
+   * wait in vuln_rematch_keys under `syncId` until a re-match takes them (rematchQueuedKeys).
+   */
+  changedKeys: number;
 }
 
 export interface SyncOptions {
@@ -37,7 +44,15 @@ export interface SyncOptions {
   /** Source description stored with the feed (path or URL without credentials). */
   source?: string;
   kind?: string;
+  /**
+   * Work that must happen exactly when the new data goes live (a completion event): run inside the switch
+   * transaction, after everything else in it; a throw rolls the switch back and fails the sync.
+   */
+  onSwitch?: SwitchHook<SyncStats>;
 }
+
+/** Work run inside a sync's switch transaction, given the sync's statistics. */
+export type SwitchHook<S> = (trx: Db, stats: Readonly<S>) => Promise<void>;
 
 const BATCH = 500;
 /** Records staged per transaction: fewer commits, still short enough for other writers to get in between. */
@@ -133,32 +148,37 @@ function chunks<T>(items: T[], size = BATCH): T[][] {
   return out;
 }
 
-function addKeys(into: Map<string, MatchKey>, rows: { ecosystem: string; release: string | null; package_name: string }[]): void {
-  for (const r of rows) {
-    const key = { ecosystem: r.ecosystem, release: r.release ?? null, packageName: r.package_name };
-    into.set(matchKeyId(key), key);
-  }
+/**
+ * Queues for re-matching, under the sync's id, the distinct index keys of `from` rows matching `where`; done in
+ * the database, so a sync of hundreds of thousands of records never holds its keys in memory.
+ */
+async function queueKeys(trx: Db, syncId: string, from: 'vuln_sync_affected' | 'vulnerability_affected', where: string, bindings: string[]): Promise<void> {
+  await trx.raw(
+    `INSERT INTO vuln_rematch_keys (sync_id, ecosystem, release, package_name)
+     SELECT DISTINCT CAST(? AS VARCHAR(36)), ecosystem, COALESCE(release, ''), package_name FROM ${from} WHERE ${where}
+     ON CONFLICT (sync_id, ecosystem, release, package_name) DO NOTHING`,
+    [syncId, ...bindings],
+  );
 }
 
-/** Moves the staged records into the live tables in one transaction and returns the index keys that changed. */
-async function applyStaged(db: Db, feed: string, syncId: string, replacedIds: string[]): Promise<MatchKey[]> {
-  return db.transaction(async (trx) => {
-    const keys = new Map<string, MatchKey>();
-    for (const ids of chunks(replacedIds)) {
-      addKeys(keys, await trx('vulnerability_affected').where({ feed }).whereIn('vuln_id', ids).distinct('ecosystem', 'release', 'package_name'));
-      await trx('vulnerability_affected').where({ feed }).whereIn('vuln_id', ids).delete();
-      await trx('vulnerabilities').where({ feed }).whereIn('id', ids).delete();
-    }
-    addKeys(keys, await trx('vuln_sync_affected').where({ sync_id: syncId }).distinct('ecosystem', 'release', 'package_name'));
-    const recordCols = RECORD_COLUMNS.join(', ');
-    const affectedCols = AFFECTED_COLUMNS.join(', ');
-    await trx.raw(`INSERT INTO vulnerabilities (${recordCols}) SELECT ${recordCols} FROM vuln_sync_records WHERE sync_id = ?`, [syncId]);
-    await trx.raw(`INSERT INTO vulnerability_affected (${affectedCols}) SELECT ${affectedCols} FROM vuln_sync_affected WHERE sync_id = ?`, [syncId]);
-    await trx('vuln_sync_affected').where({ sync_id: syncId }).delete();
-    await trx('vuln_sync_records').where({ sync_id: syncId }).delete();
-    await refreshGroupCounts(trx, feed);
-    return [...keys.values()];
-  });
+/**
+ * The switch: moves the staged records into the live tables and queues the index keys that changed (those of the
+ * replaced or removed records' old entries and of the staged ones), in the caller's transaction.
+ */
+async function applyStaged(trx: Db, feed: string, syncId: string, replacedIds: string[]): Promise<void> {
+  for (const ids of chunks(replacedIds)) {
+    await queueKeys(trx, syncId, 'vulnerability_affected', `feed = ? AND vuln_id IN (${ids.map(() => '?').join(', ')})`, [feed, ...ids]);
+    await trx('vulnerability_affected').where({ feed }).whereIn('vuln_id', ids).delete();
+    await trx('vulnerabilities').where({ feed }).whereIn('id', ids).delete();
+  }
+  await queueKeys(trx, syncId, 'vuln_sync_affected', 'sync_id = ?', [syncId]);
+  const recordCols = RECORD_COLUMNS.join(', ');
+  const affectedCols = AFFECTED_COLUMNS.join(', ');
+  await trx.raw(`INSERT INTO vulnerabilities (${recordCols}) SELECT ${recordCols} FROM vuln_sync_records WHERE sync_id = ?`, [syncId]);
+  await trx.raw(`INSERT INTO vulnerability_affected (${affectedCols}) SELECT ${affectedCols} FROM vuln_sync_affected WHERE sync_id = ?`, [syncId]);
+  await trx('vuln_sync_affected').where({ sync_id: syncId }).delete();
+  await trx('vuln_sync_records').where({ sync_id: syncId }).delete();
+  await refreshGroupCounts(trx, feed);
 }
 
 /** Record counts per group, kept with the group's enabled flag; empty groups go unless an administrator disabled them. */
@@ -248,16 +268,23 @@ export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult
     await stage(db, syncId, feed, [...batch.values()]);
     stats.skipped = input.stats.skipped;
     stats.errors = input.stats.errors;
-    // A source that yields nothing usable (a mirror that now serves an error page, a half-written file) would
-    // otherwise read as "every record was withdrawn" and empty the feed.
-    if (stats.read === 0 && known.size > 0)
-      throw new Error(`the source yielded no valid records (${stats.skipped} skipped${stats.errors[0] ? `: ${stats.errors[0].message}` : ''}); keeping the ${known.size} records of the last sync`);
+    // A source that yields nothing usable (a mirror that now serves an error page, a half-written file, records
+    // all in a shape we cannot read) would otherwise read as "every record was withdrawn" and empty the feed, or
+    // pass for an empty new feed.
+    if (stats.read === 0 && (known.size > 0 || stats.skipped > 0)) {
+      const why = `${stats.skipped} skipped${stats.errors[0] ? `, first: ${stats.errors[0].source}: ${stats.errors[0].message}` : ''}`;
+      throw new Error(`the source yielded no valid records (${why})${known.size > 0 ? `; keeping the ${known.size} records of the last sync` : ''}`);
+    }
     const removed = [...known.keys()].filter((id) => !seen.has(id));
     stats.removed = removed.length;
-    const changedKeys = await applyStaged(db, feed, syncId, [...replaced, ...removed]);
-    await recordSyncOutcome(db, feed, { status: 'ok', stats, source: options.source, kind: options.kind });
+    const changedKeys = await db.transaction(async (trx) => {
+      await applyStaged(trx, feed, syncId, replaced.concat(removed));
+      await recordSyncOutcome(trx, feed, { status: 'ok', stats, source: options.source, kind: options.kind });
+      await options.onSwitch?.(trx, stats);
+      return Number((await trx('vuln_rematch_keys').where({ sync_id: syncId }).count({ n: '*' }).first())?.n ?? 0);
+    });
     options.onProgress?.(stats);
-    return { stats, changedKeys };
+    return { stats, syncId, changedKeys };
   } catch (err) {
     await clearStaging(db, feed).catch(() => undefined);
     await recordSyncOutcome(db, feed, { status: 'failed', stats, error: err instanceof Error ? err.message : String(err), source: options.source, kind: options.kind });

@@ -17,10 +17,9 @@ import type { Services } from '../service.js';
 import { nowIso } from '../util/time.js';
 import { reevaluateImage } from '../policy/reevaluate.js';
 import { syncEpssSource, syncKevSource } from './enrichment-sync.js';
-import { syncFeedRecords, type SyncStats } from './feed-sync.js';
+import { syncFeedRecords, type SwitchHook, type SyncStats } from './feed-sync.js';
 import { readOsvPath } from './osv/archive.js';
-import type { MatchKey } from './records.js';
-import { rematchImages, type RematchStats } from './rematch.js';
+import { rematchQueuedKeys, type RematchStats } from './rematch.js';
 import { readAlpineSecdbPath } from './sources/alpine-secdb.js';
 import { detectFeedKind, feedNameFromLocation, type FeedKind } from './sources/detect.js';
 import { fetchFeedSource } from './sources/fetch.js';
@@ -127,24 +126,26 @@ async function localCopy(services: Services, source: FeedSource, force: boolean,
   return { path: fetched.path, etag: fetched.etag };
 }
 
-async function importSource(services: Services, name: string, kind: FeedKind, path: string, location: string, progress: FeedSyncProgress) {
+/** Imports a downloaded source; `onSwitch` runs in the transaction that makes its data live. */
+async function importSource(services: Services, name: string, kind: FeedKind, path: string, location: string, progress: FeedSyncProgress, onSwitch: SwitchHook<unknown>): Promise<unknown> {
   const onProgress = (s: Readonly<SyncStats>) => {
     progress.records = s.read;
     services.log.info({ feed: name, ...s, errors: undefined }, 'feed sync progress');
   };
+  const options = { source: location, kind, onProgress, progressEvery: 20_000, onSwitch };
   switch (kind) {
     case 'osv':
-      return syncFeedRecords(services.db, name, readOsvPath(path), { source: location, kind, onProgress, progressEvery: 20_000 });
+      return (await syncFeedRecords(services.db, name, readOsvPath(path, { maxRecordBytes: services.config.feeds.maxRecordBytes }), options)).stats;
     case 'alpine-secdb':
-      return syncFeedRecords(services.db, name, readAlpineSecdbPath(path), { source: location, kind, onProgress, progressEvery: 20_000 });
+      return (await syncFeedRecords(services.db, name, readAlpineSecdbPath(path), options)).stats;
     case 'kev':
-      return { stats: await syncKevSource(services.db, name, path, location), changedKeys: [] as MatchKey[] };
+      return syncKevSource(services.db, name, path, location, onSwitch);
     case 'epss':
-      return { stats: await syncEpssSource(services.db, name, path, location), changedKeys: [] as MatchKey[] };
+      return syncEpssSource(services.db, name, path, location, onSwitch);
   }
 }
 
-async function syncOne(services: Services, source: FeedSource, force: boolean, signal: AbortSignal, progress: FeedSyncProgress, changed: MatchKey[]): Promise<FeedOutcome> {
+async function syncOne(services: Services, source: FeedSource, force: boolean, signal: AbortSignal, progress: FeedSyncProgress): Promise<FeedOutcome> {
   const { db } = services;
   const row = await db('vuln_feeds').where({ name: source.name }).first('enabled');
   if (row && !toBool(row.enabled)) return { feed: source.name, status: 'disabled' };
@@ -158,17 +159,20 @@ async function syncOne(services: Services, source: FeedSource, force: boolean, s
     }
     progress.stage = 'importing';
     const kind = await detectFeedKind(copy.path);
-    const result = await importSource(services, source.name, kind, copy.path, location, progress);
-    if (copy.etag !== undefined || /^https?:/i.test(source.location)) await db('vuln_feeds').where({ name: source.name }).update({ source_etag: copy.etag ?? null });
-    changed.push(...result.changedKeys);
-    await recordEvent(db, {
-      accountName: ADMIN_ACCOUNT,
-      type: 'system.feeds.sync.feed_completed',
-      resourceType: 'feed',
-      resourceId: source.name,
-      details: { kind, location, stats: result.stats },
-    });
-    return { feed: source.name, status: 'ok', kind, stats: result.stats };
+    // What must hold exactly when the new data does: the ETag it came with and the completion event. A failure
+    // here rolls the whole switch back, leaving the previous data (and ETag) in place.
+    const onSwitch: SwitchHook<unknown> = async (trx, stats) => {
+      if (copy.etag !== undefined || /^https?:/i.test(source.location)) await trx('vuln_feeds').where({ name: source.name }).update({ source_etag: copy.etag ?? null });
+      await recordEvent(trx, {
+        accountName: ADMIN_ACCOUNT,
+        type: 'system.feeds.sync.feed_completed',
+        resourceType: 'feed',
+        resourceId: source.name,
+        details: { kind, location, stats },
+      });
+    };
+    const stats = await importSource(services, source.name, kind, copy.path, location, progress, onSwitch);
+    return { feed: source.name, status: 'ok', kind, stats };
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     services.log.error({ feed: source.name, location, err }, 'feed sync failed; the previous data stays in use');
@@ -183,34 +187,41 @@ async function syncOne(services: Services, source: FeedSource, force: boolean, s
   }
 }
 
-/** Runs one sync over the sources (all, or those named) and re-matches what changed. */
+/**
+ * Runs one sync over the sources (all, or those named), then re-matches what changed: the keys every switched
+ * feed queued, plus any a failed or interrupted earlier re-match left queued.
+ */
 export async function runFeedSync(services: Services, payload: FeedSyncPayload, signal: AbortSignal, progress: FeedSyncProgress): Promise<FeedSyncSummary> {
   const sources = (await allSources(services)).filter((s) => !payload.feeds || payload.feeds.includes(s.name));
   Object.assign(progress, { running: true, startedAt: nowIso(), feed: undefined, stage: undefined, records: undefined, images: undefined });
+  const finished = (failed: boolean, details: Record<string, unknown>) =>
+    recordEvent(services.db, { accountName: ADMIN_ACCOUNT, type: failed ? 'system.feeds.sync.failed' : 'system.feeds.sync.completed', resourceType: 'feeds', resourceId: 'feeds', details });
   try {
     await recordEvent(services.db, { accountName: ADMIN_ACCOUNT, type: 'system.feeds.sync.started', resourceType: 'feeds', resourceId: 'feeds', details: { feeds: sources.map((s) => s.name), trigger: payload.trigger } });
-    const changed: MatchKey[] = [];
     const feeds: FeedOutcome[] = [];
     for (const source of sources) {
       if (signal.aborted) break;
       progress.feed = source.name;
       progress.records = 0;
-      feeds.push(await syncOne(services, source, payload.force ?? false, signal, progress, changed));
+      feeds.push(await syncOne(services, source, payload.force ?? false, signal, progress));
     }
     progress.stage = 'rematching';
     progress.feed = undefined;
-    const rematch = await rematchImages(services.db, changed, {
-      onProgress: (s) => (progress.images = s.images),
-      onImageChanged: (account, digest) => reevaluateQuietly(services, account, digest),
-    });
+    let rematch: RematchStats;
+    try {
+      rematch = await rematchQueuedKeys(services.db, {
+        onProgress: (s) => (progress.images = s.images),
+        onImageChanged: (account, digest) => reevaluateQuietly(services, account, digest),
+      });
+    } catch (err) {
+      // The keys stay queued: the job's retry, or the next sync, re-matches them.
+      const error = err instanceof Error ? err.message : String(err);
+      services.log.error({ err }, 're-matching after the feed sync failed; it is retried with the next sync');
+      await finished(true, { feeds, rematch_error: error });
+      throw err;
+    }
     const failed = feeds.filter((f) => f.status === 'failed');
-    await recordEvent(services.db, {
-      accountName: ADMIN_ACCOUNT,
-      type: failed.length ? 'system.feeds.sync.failed' : 'system.feeds.sync.completed',
-      resourceType: 'feeds',
-      resourceId: 'feeds',
-      details: { feeds, rematch },
-    });
+    await finished(failed.length > 0, { feeds, rematch });
     services.log.info({ feeds: feeds.map((f) => `${f.feed}:${f.status}`), rematch }, 'feed sync finished');
     return { feeds, rematch };
   } finally {

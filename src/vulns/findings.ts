@@ -10,6 +10,7 @@ import { nowIso } from '../util/time.js';
 import { lookupTarget, type MatchablePackage } from './ecosystems.js';
 import { loadExclusions, matchPackages, type FixState, type MatchExclusions, type PackageMatch } from './match-package.js';
 import { matchKeyId } from './records.js';
+import { appendAll } from '../util/arrays.js';
 
 /** A package as stored for an image, with what matching and findings need. */
 export interface ImagePackage extends MatchablePackage {
@@ -199,7 +200,7 @@ export async function refreshImageFindings(db: Db, accountName: string, digest: 
     const names = [...new Set(packages.map((p) => p.name))];
     existing = [];
     for (let i = 0; i < names.length; i += 400)
-      existing.push(...(await db('image_vulnerabilities').where(scope).whereIn('package_name', names.slice(i, i + 400)).select(FINDING_COLUMNS)));
+      appendAll(existing, await db('image_vulnerabilities').where(scope).whereIn('package_name', names.slice(i, i + 400)).select(FINDING_COLUMNS));
     existing = existing.filter((f) => inScope.has(packageIdentity({ type: f.package_type, name: f.package_name, version: f.package_version, path: f.package_path })));
   } else existing = await db('image_vulnerabilities').where(scope).select(FINDING_COLUMNS);
   return writeDiff(db, scope, existing, desired, options.now ?? nowIso());

@@ -42,12 +42,29 @@ interface ImageScope {
 
 /**
  * Analyzed images holding a package looked up under one of the keys' names (the release is checked per image),
- * with those packages: one pass over the package table by name for all images, not a query per image.
+ * with those packages, and the keys that can hit any package at all: one pass over the package table by name for
+ * all images, not a query per image. The keys come in batches and only those naming a package some image holds
+ * are kept, so memory follows what the images hold, not how many keys a sync changed.
  */
-async function imagesHolding(db: Db, keys: MatchKey[]): Promise<{ images: ImageScope[]; rawNames: string[] }> {
-  const keyNames = new Set(keys.map((k) => k.packageName));
+async function imagesHolding(db: Db, keyBatches: AsyncIterable<MatchKey[]> | Iterable<MatchKey[]>): Promise<{ images: ImageScope[]; rawNames: string[]; keys: Set<string> }> {
   const tuples: { type: string; name: string; origin: string | null }[] = await db('image_packages').distinct('type', 'name', 'origin');
-  const rawNames = [...new Set(tuples.filter((t) => lookupNames({ ...t }).some((n) => keyNames.has(n))).map((t) => t.name))];
+  const rawNamesByLookup = new Map<string, string[]>();
+  for (const t of tuples)
+    for (const n of lookupNames(t)) {
+      const raw = rawNamesByLookup.get(n);
+      if (raw) raw.push(t.name);
+      else rawNamesByLookup.set(n, [t.name]);
+    }
+  const keys = new Set<string>();
+  const names = new Set<string>();
+  for await (const batch of keyBatches)
+    for (const key of batch) {
+      const raw = rawNamesByLookup.get(key.packageName);
+      if (!raw) continue;
+      keys.add(matchKeyId(key));
+      for (const n of raw) names.add(n);
+    }
+  const rawNames = [...names];
   const images = new Map<string, ImageScope & { packages: ImagePackage[] }>();
   for (let i = 0; i < rawNames.length; i += CHUNK) {
     const rows: (PackageRowFields & { account_name: string; image_digest: string; analyzed_at: string | null })[] = await db('image_packages as p')
@@ -64,7 +81,7 @@ async function imagesHolding(db: Db, keys: MatchKey[]): Promise<{ images: ImageS
       scope.packages.push(imagePackageOf(r));
     }
   }
-  return { images: [...images.values()], rawNames };
+  return { images: [...images.values()], rawNames, keys };
 }
 
 async function analyzedImages(db: Db): Promise<ImageScope[]> {
@@ -92,14 +109,14 @@ export async function notifySubscribedTags(db: Db, accountName: string, digest: 
 }
 
 /**
- * Re-matches the images affected by changed index keys, or every analyzed image for `'all'` (after a feed or group
- * is enabled, disabled or deleted).
+ * Re-matches the images affected by changed index keys (a list, or batches of them), or every analyzed image for
+ * `'all'` (after a feed or group is enabled, disabled or deleted).
  */
-export async function rematchImages(db: Db, changed: MatchKey[] | 'all', options: RematchOptions = {}): Promise<RematchStats> {
+export async function rematchImages(db: Db, changed: MatchKey[] | AsyncIterable<MatchKey[]> | 'all', options: RematchOptions = {}): Promise<RematchStats> {
   const stats: RematchStats = { images: 0, changedImages: 0, added: 0, updated: 0, removed: 0 };
-  if (changed !== 'all' && changed.length === 0) return stats;
-  const scope = changed === 'all' ? { images: await analyzedImages(db), rawNames: undefined } : await imagesHolding(db, changed);
-  const onlyKeys = changed === 'all' ? undefined : new Set(changed.map(matchKeyId));
+  if (Array.isArray(changed) && changed.length === 0) return stats;
+  const scope = changed === 'all' ? { images: await analyzedImages(db), rawNames: undefined, keys: undefined } : await imagesHolding(db, Array.isArray(changed) ? [changed] : changed);
+  const onlyKeys = scope.keys;
   const exclusions = await loadExclusions(db);
   const cache: MatchCache = new Map();
   // A few images per transaction: fewer commits, and each image's findings still land with its events.
@@ -134,4 +151,43 @@ export async function rematchImages(db: Db, changed: MatchKey[] | 'all', options
     options.onProgress?.(stats);
   }
   return stats;
+}
+
+const KEY_BATCH = 5000;
+
+/** The keys queued up to id `upTo`, in batches. */
+async function* queuedKeyBatches(db: Db, upTo: number): AsyncGenerator<MatchKey[]> {
+  for (let after = 0; ; ) {
+    const rows: { id: number; ecosystem: string; release: string; package_name: string }[] = await db('vuln_rematch_keys')
+      .where('id', '>', after)
+      .andWhere('id', '<=', upTo)
+      .orderBy('id')
+      .limit(KEY_BATCH)
+      .select('id', 'ecosystem', 'release', 'package_name');
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1]!.id;
+    yield rows.map(keyOfRow);
+  }
+}
+
+function keyOfRow(r: { ecosystem: string; release: string; package_name: string }): MatchKey {
+  return { ecosystem: r.ecosystem, release: r.release === '' ? null : r.release, packageName: r.package_name };
+}
+
+/**
+ * Re-matches the images holding the keys feed syncs queued (vuln_rematch_keys), and takes those keys off the
+ * queue once done. Keys of a sync whose re-match failed or never ran (a crash) stay queued for the next call.
+ */
+export async function rematchQueuedKeys(db: Db, options: RematchOptions = {}): Promise<RematchStats> {
+  const last = Number((await db('vuln_rematch_keys').max({ id: 'id' }).first())?.id ?? 0);
+  if (last === 0) return rematchImages(db, [], options);
+  const stats = await rematchImages(db, queuedKeyBatches(db, last), options);
+  await db('vuln_rematch_keys').where('id', '<=', last).delete();
+  return stats;
+}
+
+/** The keys one sync queued (tests and benchmarks; a large sync's keys are many). */
+export async function queuedKeysOf(db: Db, syncId: string): Promise<MatchKey[]> {
+  const rows = await db('vuln_rematch_keys').where({ sync_id: syncId }).orderBy('id').select('ecosystem', 'release', 'package_name');
+  return rows.map(keyOfRow);
 }

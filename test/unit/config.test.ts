@@ -103,6 +103,10 @@ describe('loadConfig', () => {
     expect(errorOf({ VIGIL_FEED_SYNC_SCHEDULE: 'every day' }).variable).toBe('VIGIL_FEED_SYNC_SCHEDULE');
     expect(errorOf({ VIGIL_FEED_SYNC_ON_START: 'sometimes' }).variable).toBe('VIGIL_FEED_SYNC_ON_START');
     expect(loadConfig({ VIGIL_FEED_SYNC_SCHEDULE: 'off' }).feeds.syncSchedule).toBeNull();
+    expect(loadConfig({}).feeds.maxRecordBytes).toBe(16 * 1024 ** 2);
+    expect(loadConfig({ VIGIL_FEED_MAX_RECORD_BYTES: '1mb' }).feeds.maxRecordBytes).toBe(1024 ** 2);
+    // A record is parsed as one string: the limit stays well below V8's.
+    expect(errorOf({ VIGIL_FEED_MAX_RECORD_BYTES: '1gb' }).message).toMatch(/at most 268435456/);
   });
 
   it('reads the content scan settings: retrieved files, secret and content search expressions, size limits', () => {

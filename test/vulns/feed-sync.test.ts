@@ -5,6 +5,7 @@ import { zipSync, strToU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/index.js';
 import { feedGroupCounts, syncOsvSource } from '../../src/vulns/feed-sync.js';
+import { queuedKeysOf } from '../../src/vulns/rematch.js';
 import { createTestDb } from '../support/db.js';
 
 let db: Db;
@@ -33,6 +34,14 @@ function writeFeed(files: Record<string, unknown>): string {
   return feed;
 }
 
+/** The keys a sync queued for re-matching, as `ecosystem:release:name`. */
+async function changedKeysOf(sync: Promise<{ syncId: string; changedKeys: number }>): Promise<string[]> {
+  const { syncId, changedKeys } = await sync;
+  const keys = (await queuedKeysOf(db, syncId)).map((k) => `${k.ecosystem}:${k.release}:${k.packageName}`).sort();
+  expect(keys).toHaveLength(changedKeys);
+  return keys;
+}
+
 const ids = async () => (await db('vulnerabilities').orderBy('id').select('id', 'modified')).map((r: { id: string; modified: string }) => `${r.id}@${r.modified}`);
 
 beforeAll(async () => {
@@ -55,9 +64,10 @@ describe('OSV feed sync', () => {
       'broken.json': '{"id": "X", "modified": 5}',
       'not-json.json': '{{{',
     });
-    const { stats, changedKeys } = await syncOsvSource(db, 'osv', feed);
+    const sync = syncOsvSource(db, 'osv', feed);
+    const { stats } = await sync;
     expect(stats).toMatchObject({ read: 2, skipped: 2, inserted: 2, updated: 0, unchanged: 0, removed: 0 });
-    expect(changedKeys.map((k) => `${k.ecosystem}:${k.release}:${k.packageName}`).sort()).toEqual(['debian:11:openssl', 'debian:12:openssl', 'pypi:null:foo-bar']);
+    expect(await changedKeysOf(sync)).toEqual(['debian:11:openssl', 'debian:12:openssl', 'pypi:null:foo-bar']);
     expect(stats.errors.map((e) => e.source).sort()).toEqual([join(feed, 'broken.json'), join(feed, 'not-json.json')]);
     const index = await db('vulnerability_affected').orderBy(['vuln_id', 'release']).select('vuln_id', 'ecosystem', 'release', 'package_name');
     expect(index).toEqual([
@@ -81,10 +91,11 @@ describe('OSV feed sync', () => {
       'GO-3.json': record('GO-3', '2026-02-01T00:00:00Z', [{ ecosystem: 'Go', name: 'golang.org/x/net', fixed: '0.23.0' }]),
     });
     const before = await db('vulnerabilities').where({ id: 'PYSEC-1' }).first('updated_at');
-    const { stats, changedKeys } = await syncOsvSource(db, 'osv', feed);
+    const sync = syncOsvSource(db, 'osv', feed);
+    const { stats } = await sync;
     expect(stats).toMatchObject({ read: 3, inserted: 1, updated: 1, unchanged: 1, skipped: 0, removed: 0 });
     // The old and new index entries of DSA-2, and the new GO-3 one; nothing of the unchanged PYSEC-1.
-    expect(changedKeys.map((k) => `${k.ecosystem}:${k.release}:${k.packageName}`).sort()).toEqual(['debian:11:openssl', 'debian:12:openssl', 'go:null:golang.org/x/net']);
+    expect(await changedKeysOf(sync)).toEqual(['debian:11:openssl', 'debian:12:openssl', 'go:null:golang.org/x/net']);
     expect(await ids()).toEqual(['DSA-2@2026-02-01T00:00:00Z', 'GO-3@2026-02-01T00:00:00Z', 'PYSEC-1@2026-01-01T00:00:00Z']);
     expect((await db('vulnerabilities').where({ id: 'PYSEC-1' }).first('updated_at')).updated_at).toBe(before.updated_at);
     // The updated record's index was replaced, not appended to.
@@ -100,7 +111,7 @@ describe('OSV feed sync', () => {
     };
     const touched = await syncOsvSource(db, 'osv', writeFeed({ ...others, 'PYSEC-1.json': { ...base, modified: '2026-05-05T00:00:00Z' } }));
     expect(touched.stats).toMatchObject({ unchanged: 3, updated: 0 });
-    expect(touched.changedKeys).toEqual([]);
+    expect(touched.changedKeys).toBe(0);
     const changed = await syncOsvSource(db, 'osv', writeFeed({ ...others, 'PYSEC-1.json': { ...base, summary: 'now with details' } }));
     expect(changed.stats).toMatchObject({ unchanged: 2, updated: 1 });
   });
@@ -111,10 +122,10 @@ describe('OSV feed sync', () => {
     });
     const path = join(dir, 'all.zip');
     writeFileSync(path, zip);
-    const { stats, changedKeys } = await syncOsvSource(db, 'osv', path);
-    expect(stats).toMatchObject({ read: 1, inserted: 1, removed: 3 });
+    const sync = syncOsvSource(db, 'osv', path);
+    expect((await sync).stats).toMatchObject({ read: 1, inserted: 1, removed: 3 });
     expect(await ids()).toEqual(['GO-4@2026-03-01T00:00:00Z']);
-    expect(changedKeys.map((k) => k.packageName).sort()).toEqual(['example.com/mod', 'foo-bar', 'golang.org/x/net', 'openssl']);
+    expect(await changedKeysOf(sync)).toEqual(['debian:12:openssl', 'go:null:example.com/mod', 'go:null:golang.org/x/net', 'pypi:null:foo-bar']);
     expect(await feedGroupCounts(db, 'osv')).toEqual([{ group: 'go', records: 1 }]);
   });
 

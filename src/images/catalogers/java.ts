@@ -15,6 +15,7 @@ import { cpe23, purl } from '../identifiers.js';
 import { JAVA_ARCHIVE_EXTENSION, walkJavaArchive, type JavaArchiveContents, type PomPropertiesFile } from './java-archive.js';
 import { parseJarFileName, type JarFileName } from './java-file-name.js';
 import { manifestAttribute, type ManifestAttributes } from './java-manifest.js';
+import { appendAll } from '../../util/arrays.js';
 
 /** Manifest main attributes worth keeping in package metadata (the rest is build noise). */
 const MANIFEST_METADATA_KEYS = [
@@ -42,7 +43,7 @@ export const javaCataloger: Cataloger = {
     const found: CatalogedPackage[] = [];
     walkJavaArchive(path, content, (archive) => {
       try {
-        found.push(...packagesFromArchive(archive));
+        appendAll(found, packagesFromArchive(archive));
       } catch {
         // A malformed archive must not cost the packages already found in its siblings.
       }

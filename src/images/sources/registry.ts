@@ -35,6 +35,7 @@ import {
 } from './references.js';
 import { pullScope, RegistryAuthenticator, type Credentials } from './registry-auth.js';
 import { platformOfConfig, type ImageLayer, type ResolvedImage } from './resolved-image.js';
+import { appendAll } from '../../util/arrays.js';
 
 export type { Credentials } from './registry-auth.js';
 
@@ -248,8 +249,7 @@ export class RegistryClient {
       const res: HttpResponse = await this.get(path, { scope: pullScope(repository), signal, ctx });
       if (res.status !== 200) throw await this.failure(res, { kind: 'manifest', reference: 'tags/list' }, ctx);
       const body = JSON.parse((await readBody(res, MAX_MANIFEST_BYTES, 'tag list', ctx)).toString('utf8')) as { tags?: unknown };
-      // A loop, not push(...): a registry's page may list more tags than a call has room for arguments.
-      if (Array.isArray(body.tags)) for (const t of body.tags) if (typeof t === 'string') tags.push(t);
+      if (Array.isArray(body.tags)) appendAll(tags, body.tags.filter((t): t is string => typeof t === 'string'));
       const link = res.headers['link'];
       const next = typeof link === 'string' ? /<([^>]+)>;\s*rel="?next"?/.exec(link)?.[1] : undefined;
       path = next ? (next.startsWith('/') ? next : `${new URL(next).pathname}${new URL(next).search}`) : null;

@@ -5,6 +5,7 @@ import type { GateDefinition, ParamDefinition } from '../gate-types.js';
 import { booleanString, commaDelimitedStrings, enumString, floatString, integerString, isTrue, listOf, regexString } from '../params.js';
 import { defaultTriggerId } from '../trigger-ids.js';
 import { orderComparison, satisfiesOrder } from './common.js';
+import { maxOf } from '../../util/arrays.js';
 
 const GATE = 'vulnerabilities';
 const DAY_MS = 86_400_000;
@@ -50,13 +51,11 @@ type ScoreName = 'base_score' | 'exploitability_score' | 'impact_score';
 
 /** The highest CVSS v3 score of a kind over a list of sources, -1 when none has one (as the engine does). */
 function maxScore(data: readonly { cvss_v3?: Partial<Record<ScoreName, number | null>> }[], score: ScoreName): number {
-  const values = data.map((d) => d.cvss_v3?.[score]).filter((v): v is number => typeof v === 'number');
-  return values.length ? Math.max(...values) : -1;
+  return maxOf(data.map((d) => d.cvss_v3?.[score]).filter((v): v is number => typeof v === 'number'), -1);
 }
 
 function maxEpss(item: PackageVulnerabilityItem, key: 'epss' | 'percentile'): number {
-  const values = item.epss.map((e) => e[key]).filter((v) => typeof v === 'number');
-  return values.length ? Math.max(...values) : -1;
+  return maxOf(item.epss.map((e) => e[key]).filter((v) => typeof v === 'number'), -1);
 }
 
 /** A float as Python's str() writes it (7 -> "7.0"), so messages read as the engine's do. */

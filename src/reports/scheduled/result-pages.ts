@@ -5,6 +5,7 @@
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Db } from '../../db/index.js';
+import { appendAll } from '../../util/arrays.js';
 
 export const RESULT_PAGE_SIZE = 1000;
 
@@ -21,7 +22,7 @@ export class ResultPageWriter {
   ) {}
 
   async add(elements: readonly unknown[]): Promise<void> {
-    this.buffer.push(...elements);
+    appendAll(this.buffer, elements);
     this.count += elements.length;
     while (this.buffer.length >= this.pageSize) await this.write(this.buffer.splice(0, this.pageSize));
   }

@@ -1,13 +1,18 @@
 /**
  * Reads OSV records from the places feeds publish them: an ecosystem's `all.zip`, a directory tree of `*.json`
- * files (a git checkout of an advisory database), or one JSON file. Records are yielded one at a time so a feed of
- * tens of thousands of advisories never sits in memory as parsed JSON; a malformed record is skipped and counted
- * (with the first few reasons kept) rather than failing the whole feed. Failures of the source itself (not a zip,
- * truncated archive, unreadable path) are thrown, since a partial feed must not pass for a complete one.
+ * files (a git checkout of an advisory database), or one JSON file; any of these documents may hold one record or
+ * an array of them. Records are yielded one at a time so a feed of hundreds of thousands of advisories never sits
+ * in memory as parsed JSON, and a large document (a single-entry archive, a big array file) is split into records
+ * as it streams, never held whole: memory is bounded by the record size limit, not by the source. A malformed or
+ * oversized record is skipped and counted (with the first few reasons kept) rather than failing the whole feed.
+ * Failures of the source itself (not a zip, truncated archive, broken document structure, unreadable path) are
+ * thrown, since a partial feed must not pass for a complete one.
  */
+import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OsvRecordError } from './errors.js';
+import { splitJsonDocument } from './json-split.js';
 import { parseOsvRecord } from './record.js';
 import type { OsvRecord } from './types.js';
 import { zipEntries } from './zip-entries.js';
@@ -27,6 +32,8 @@ export interface OsvReadStats {
   skipped: number;
   /** Why entries were skipped, up to `maxErrors` of them. */
   errors: OsvReadError[];
+  /** The OSV readers: the largest buffer held of the source at once (a read window, a document, a record), in bytes. */
+  largestBuffer?: number;
 }
 
 /** `records` can be iterated once; `stats` fills in as it is consumed and is final once the iteration ends. */
@@ -38,9 +45,15 @@ export interface OsvReadResult {
 export interface OsvReadOptions {
   /** How many skip reasons to keep; the count in `skipped` is always complete. Default 100. */
   maxErrors?: number;
+  /** A record larger than this (its JSON, in bytes) is skipped. Default 16 MiB, as VIGIL_FEED_MAX_RECORD_BYTES. */
+  maxRecordBytes?: number;
 }
 
 const DEFAULT_MAX_ERRORS = 100;
+const DEFAULT_MAX_RECORD_BYTES = 16 << 20;
+/** Documents (archive entries, files) up to this size are read whole; larger ones are split as they stream. */
+const WHOLE_DOCUMENT_BYTES = 1 << 20;
+const FILE_READ_BYTES = 1 << 20;
 
 /** Records of a zip archive (OSV's per-ecosystem `all.zip`), given as bytes or a file path. Non-JSON entries are ignored. */
 export function readOsvArchive(zip: Uint8Array | string, options: OsvReadOptions = {}): OsvReadResult {
@@ -66,10 +79,48 @@ export function readOsvPath(path: string, options: OsvReadOptions = {}): OsvRead
   });
 }
 
-/** Counts what one read produced and turns bytes or parsed JSON into records or skip reasons. */
+/** Counts what one read produced and turns documents into records or skip reasons. */
 class Tally {
-  readonly stats: OsvReadStats = { read: 0, skipped: 0, errors: [] };
-  constructor(private readonly maxErrors: number) {}
+  readonly stats: OsvReadStats = { read: 0, skipped: 0, errors: [], largestBuffer: 0 };
+  readonly wholeDocumentBytes: number;
+  readonly noteBuffer = (bytes: number): void => {
+    if (bytes > (this.stats.largestBuffer ?? 0)) this.stats.largestBuffer = bytes;
+  };
+  constructor(
+    private readonly maxErrors: number,
+    readonly maxRecordBytes: number,
+  ) {
+    this.wholeDocumentBytes = Math.min(WHOLE_DOCUMENT_BYTES, maxRecordBytes);
+  }
+
+  /** The records of a document held whole: one record, or an array of them. */
+  *fromDocument(bytes: Uint8Array, source: string): Generator<OsvRecord> {
+    this.noteBuffer(bytes.length);
+    const json = this.parseJson(bytes, source);
+    if (json === undefined) return;
+    if (!Array.isArray(json.value)) {
+      const record = this.fromJson(json.value, source);
+      if (record) yield record;
+      return;
+    }
+    for (const [i, item] of json.value.entries()) {
+      const record = this.fromJson(item, `${source}[${i}]`);
+      if (record) yield record;
+    }
+  }
+
+  /** The records of a document read piece by piece: split into values, each parsed on its own. */
+  async *fromStream(chunks: AsyncIterable<Uint8Array>, source: string): AsyncGenerator<OsvRecord> {
+    for await (const piece of splitJsonDocument(chunks, source, { maxValueBytes: this.maxRecordBytes, onBuffer: this.noteBuffer })) {
+      const name = piece.index === undefined ? source : `${source}[${piece.index}]`;
+      if ('oversized' in piece) {
+        this.skip(name, `record of ${piece.oversized} bytes is larger than the limit of ${this.maxRecordBytes}`);
+        continue;
+      }
+      const record = this.fromBytes(piece.bytes, name);
+      if (record) yield record;
+    }
+  }
 
   /** The record in these bytes, or undefined after counting why there is none. */
   fromBytes(bytes: Uint8Array, source: string): OsvRecord | undefined {
@@ -112,27 +163,22 @@ class Tally {
 }
 
 function withTally(options: OsvReadOptions, produce: (tally: Tally) => AsyncGenerator<OsvRecord>): OsvReadResult {
-  const tally = new Tally(options.maxErrors ?? DEFAULT_MAX_ERRORS);
+  const tally = new Tally(options.maxErrors ?? DEFAULT_MAX_ERRORS, options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES);
   // A generator does nothing until first pulled, and can be consumed once, so the stats describe one pass.
   return { records: produce(tally), stats: tally.stats };
 }
 
 async function* zipRecords(zip: Uint8Array | string, tally: Tally): AsyncGenerator<OsvRecord> {
-  for await (const entry of zipEntries(zip, (name) => name.toLowerCase().endsWith('.json'))) {
-    if ('error' in entry) {
-      tally.skip(entry.name, entry.error);
-      continue;
-    }
-    const record = tally.fromBytes(entry.bytes, entry.name);
-    if (record) yield record;
+  const entries = zipEntries(zip, (name) => name.toLowerCase().endsWith('.json'), { wholeEntryBytes: tally.wholeDocumentBytes, onBuffer: tally.noteBuffer });
+  for await (const entry of entries) {
+    if ('error' in entry) tally.skip(entry.name, entry.error);
+    else if ('stream' in entry) yield* tally.fromStream(entry.stream, entry.name);
+    else yield* tally.fromDocument(entry.bytes, entry.name);
   }
 }
 
 async function* directoryRecords(dir: string, tally: Tally): AsyncGenerator<OsvRecord> {
-  for await (const path of jsonFilesBelow(dir)) {
-    const record = tally.fromBytes(await readFile(path), path);
-    if (record) yield record;
-  }
+  for await (const path of jsonFilesBelow(dir)) yield* fileRecords(path, tally);
 }
 
 /** `*.json` files below dir, depth first in name order. Symlinked directories are not entered, so a loop cannot trap the walk. */
@@ -148,15 +194,6 @@ async function* jsonFilesBelow(dir: string): AsyncGenerator<string> {
 }
 
 async function* fileRecords(path: string, tally: Tally): AsyncGenerator<OsvRecord> {
-  const json = tally.parseJson(await readFile(path), path);
-  if (json === undefined) return;
-  if (!Array.isArray(json.value)) {
-    const record = tally.fromJson(json.value, path);
-    if (record) yield record;
-    return;
-  }
-  for (const [i, item] of json.value.entries()) {
-    const record = tally.fromJson(item, `${path}[${i}]`);
-    if (record) yield record;
-  }
+  if ((await stat(path)).size <= tally.wholeDocumentBytes) yield* tally.fromDocument(await readFile(path), path);
+  else yield* tally.fromStream(createReadStream(path, { highWaterMark: FILE_READ_BYTES }), path);
 }
