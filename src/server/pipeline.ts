@@ -5,7 +5,7 @@
  * x-authz-action (403) -> handler -> response. Errors from any step go through one mapper.
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { Ajv } from 'ajv';
+import { Ajv as AjvClass, type Ajv, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import { OpenAPIBackend, type Request as OabRequest } from 'openapi-backend';
 import { operationTable, type OperationId, type OperationMeta } from '../../generated/operations.js';
@@ -25,6 +25,7 @@ const API_ROOT = '/v2';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Bodies of these types are streamed to the handler, never buffered or parsed here. */
 const STREAMED_MEDIA_TYPES = new Set(['application/x-tar', 'application/gzip', 'application/octet-stream', 'application/zip', 'multipart/form-data']);
+const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
 interface AjvError {
   instancePath: string;
@@ -65,6 +66,41 @@ function mediaType(req: Request): string {
   return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 }
 
+/**
+ * The first path segment that is not valid percent-encoded UTF-8 (`%FF`, `%E0%A4%A`, a lone `%`), if any. The router
+ * decodes path parameters with decodeURIComponent, which throws on those.
+ */
+function malformedPathSegment(path: string): string | undefined {
+  for (const segment of path.split('/')) {
+    try {
+      decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * openapi-backend validates JSON and form bodies only. Text bodies (text/plain) are validated here against their
+ * schema, wrapped as `{requestBody}` like the others so violations read `body ...`.
+ */
+function compileTextBodyValidators(definition: any): Map<string, ValidateFunction> {
+  const ajv = new AjvClass({ allErrors: true, strict: false });
+  const validators = new Map<string, ValidateFunction>();
+  for (const item of Object.values<any>(definition.paths))
+    for (const method of METHODS) {
+      const body = item[method]?.requestBody;
+      const schema = body?.content?.['text/plain']?.schema;
+      if (!schema) continue;
+      validators.set(
+        item[method].operationId,
+        ajv.compile({ type: 'object', properties: { requestBody: schema }, required: body.required ? ['requestBody'] : [] }),
+      );
+    }
+  return validators;
+}
+
 export function firstString(...values: unknown[]): string | undefined {
   for (const v of values) if (typeof v === 'string' && v !== '') return v;
   return undefined;
@@ -102,6 +138,7 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
   await api.init();
   api.validator.preCompileRequestValidators();
   const authenticate = createAuthenticate(services.authenticator);
+  const textBodyValidators = compileTextBodyValidators(definition);
 
   function allowedMethods(request: OabRequest): string[] {
     return METHODS.filter((method) => api.router.matchOperation({ ...request, method }, false)).map((m) => m.toUpperCase());
@@ -138,10 +175,20 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
           accepted: meta.consumes,
         });
       const streamed = meta.consumes.some((c) => STREAMED_MEDIA_TYPES.has(c));
-      if ((meta.consumes.length && !hasBody(req)) || streamed) request.body = undefined;
+      // No body at all is an empty form for form operations (none of whose fields the token endpoint requires).
+      if (meta.consumes.length && !hasBody(req)) request.body = meta.consumes.includes(FORM_MEDIA_TYPE) ? {} : undefined;
+      if (streamed) request.body = undefined;
+
+      const malformed = malformedPathSegment(request.path)?.slice(0, 64);
+      if (malformed !== undefined)
+        throw new InvalidError(`the request path is not valid percent-encoded UTF-8 at '${malformed}'`, {
+          errors: [{ location: 'path', message: `segment '${malformed}' is not valid percent-encoding` }],
+        });
 
       const validation = api.validator.validateRequest(request, operation);
       if (!validation.valid) throw validationError((validation.errors ?? []) as AjvError[]);
+      const validateText = textBodyValidators.get(operationId);
+      if (validateText && !validateText({ requestBody: request.body })) throw validationError((validateText.errors ?? []) as AjvError[]);
       const input = {
         params: (validation.coerced?.params ?? {}) as Record<string, unknown>,
         query: (validation.coerced?.query ?? {}) as Record<string, unknown>,

@@ -1,0 +1,52 @@
+/**
+ * Regressions found by the spec fuzz test (spec-fuzz.test.ts): requests the pipeline answered 500 or with a
+ * status the operation did not declare. Every answer is validated against the spec by the raw() helper.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError, expectValidationError } from '../support/fixtures.js';
+import { raw } from '../support/http.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('malformed requests', () => {
+  it.each([
+    ['GET', '/v2/user/api-keys/%FF'],
+    ['GET', '/v2/images/%E0%A4%A/content/java'],
+    ['DELETE', '/v2/accounts/%'],
+    ['GET', '/v2/notifications/endpoints/slack/configurations/%ZZ/deliveries/x'],
+  ])('answers 400 for a path parameter that is not valid percent-encoding: %s %s', async (method, path) => {
+    const res = await raw(server.url, method, path);
+    expectValidationError(res, ['path']);
+    expect(res.json.message).toMatch(/not valid percent-encoded UTF-8/);
+  });
+
+  it('answers a token request without a body as an empty form: 400 naming the missing field', async () => {
+    const res = await raw(server.url, 'POST', '/v2/oauth/token', { auth: null, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expectError(res, 400, 'validation_error');
+    expect(res.json.message).toMatch(/username/);
+  });
+
+  it('answers 400 for an import part sent as text without a body', async () => {
+    const operation = await raw(server.url, 'POST', '/v2/imports/images');
+    expect(operation.status).toBe(200);
+    const res = await raw(server.url, 'POST', `/v2/imports/images/${operation.json.uuid}/dockerfile`, { headers: { 'content-type': 'text/plain' } });
+    expectValidationError(res, ['body']);
+  });
+
+  it.each(['/v2', '/v2/health', '/v2/version', '/v2/openapi.json', '/v2/user', '/v2/user/credentials', '/v2/user/api-keys', '/v2/accounts/users', '/v2/rbac-manager/my-roles'])(
+    'refuses an unknown query parameter with a declared 400 in the error shape: %s',
+    async (path) => {
+      const res = await raw(server.url, 'GET', `${path}?unknown_param=1`);
+      expectValidationError(res, ['query.unknown_param']);
+    },
+  );
+});
