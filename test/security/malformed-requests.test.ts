@@ -42,6 +42,26 @@ describe('malformed requests', () => {
     expectValidationError(res, ['body']);
   });
 
+  // (page - 1) × limit is the query's OFFSET: past int64 the database failed (500), past 2^53 it was silently wrong.
+  it.each([
+    '/v2/kubernetes-containers?page=10000000000000000&page_size=1000',
+    '/v2/kubernetes-pods?page=1e308',
+    '/v2/events?page=10000000000000000&limit=1000',
+    '/v2/summaries/image-tags?page=100000000000000000',
+    '/v2/query/images/by-package?name=x&page=100000000000000000&limit=1000',
+  ])('refuses a page number past the declared maximum with 400: %s', async (path) => {
+    expectValidationError(await raw(server.url, 'GET', path), ['query.page']);
+  });
+
+  it('answers an empty page at the largest page number', async () => {
+    const res = await raw(server.url, 'GET', '/v2/kubernetes-containers?page=2147483647&page_size=1000');
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ items: [], page: 2147483647, next_page: false });
+    const events = await raw(server.url, 'GET', '/v2/events?page=2147483647&limit=1000');
+    expect(events.status, events.text).toBe(200);
+    expect(events.json.results).toEqual([]);
+  });
+
   it.each(['/v2', '/v2/health', '/v2/version', '/v2/openapi.json', '/v2/user', '/v2/user/credentials', '/v2/user/api-keys', '/v2/accounts/users', '/v2/rbac-manager/my-roles'])(
     'refuses an unknown query parameter with a declared 400 in the error shape: %s',
     async (path) => {
