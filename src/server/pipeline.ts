@@ -50,11 +50,36 @@ function describe(e: AjvError): string {
   return e.message ?? 'is invalid';
 }
 
+/** At most this many violations are listed in one answer. */
+const MAX_LISTED_VIOLATIONS = 100;
+/** Bodies with more JSON values than this are reported with their first violation only (see createPipeline). */
+const FULL_LISTING_MAX_VALUES = 10_000;
+
 function validationError(errors: AjvError[]): InvalidError {
-  const list = errors.map((e) => ({ location: locationOf(e), message: describe(e) }));
   // Ajv reports one "required" error per missing body when the body is absent; say it plainly.
-  const unique = list.filter((v, i) => list.findIndex((w) => w.location === v.location && w.message === v.message) === i);
-  return new InvalidError(`request validation failed: ${unique.map((e) => `${e.location} ${e.message}`).join('; ')}`, { errors: unique });
+  const byText = new Map<string, { location: string; message: string }>();
+  for (const e of errors) {
+    const entry = { location: locationOf(e), message: describe(e) };
+    const key = `${entry.location}\u0000${entry.message}`;
+    if (!byText.has(key)) byText.set(key, entry);
+  }
+  const unique = [...byText.values()];
+  const listed = unique.slice(0, MAX_LISTED_VIOLATIONS);
+  const more = unique.length > listed.length ? ` (the first ${listed.length} of ${unique.length} listed)` : '';
+  return new InvalidError(`request validation failed${more}: ${listed.map((e) => `${e.location} ${e.message}`).join('; ')}`, { errors: listed });
+}
+
+/** Whether a parsed JSON value holds more than `limit` values (counting stops there). */
+function valueCountExceeds(value: unknown, limit: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    count += 1;
+    if (v && typeof v === 'object') for (const child of Object.values(v)) stack.push(child);
+    if (count + stack.length > limit) return true;
+  }
+  return false;
 }
 
 function hasBody(req: Request): boolean {
@@ -114,28 +139,34 @@ export interface Pipeline {
 export async function createPipeline(services: Services, handlers: Handlers): Promise<Pipeline> {
   const definition = readProjectJson<any>('generated/openapi3.json');
   const sharedAjv = new Map<string, Ajv>();
-  const api = new OpenAPIBackend({
-    definition,
-    apiRoot: API_ROOT,
-    strict: true,
-    // quick: skip re-validating the document (codegen did) and compile validators lazily; request validators
-    // are compiled right after init, response validators are never needed at run time.
-    quick: true,
-    validate: true, // builds the validator; it runs as a step below, after authentication (handleRequest is not used)
-    coerceTypes: true,
-    ajvOpts: { useDefaults: true, allErrors: true, strict: false },
-    // openapi-backend builds a fresh Ajv per validator; sharing one per option set makes start-up fast.
-    customizeAjv: (ajv, options) => {
-      const key = JSON.stringify(options);
-      let shared = sharedAjv.get(key);
-      if (!shared) {
-        shared = ajvFormats.default(ajv, ['date-time', 'email', 'uri', 'uuid', 'date']);
-        sharedAjv.set(key, shared);
-      }
-      return shared;
-    },
-  });
-  await api.init();
+  const backend = (allErrors: boolean) =>
+    new OpenAPIBackend({
+      definition,
+      apiRoot: API_ROOT,
+      strict: true,
+      // quick: skip re-validating the document (codegen did) and compile validators lazily; request validators
+      // are compiled right after init, response validators are never needed at run time.
+      quick: true,
+      validate: true, // builds the validator; it runs as a step below, after authentication (handleRequest is not used)
+      coerceTypes: true,
+      ajvOpts: { useDefaults: true, allErrors, strict: false },
+      // openapi-backend builds a fresh Ajv per validator; sharing one per option set makes start-up fast.
+      customizeAjv: (ajv, options) => {
+        const key = JSON.stringify(options);
+        let shared = sharedAjv.get(key);
+        if (!shared) {
+          shared = ajvFormats.default(ajv, ['date-time', 'email', 'uri', 'uuid', 'date']);
+          sharedAjv.set(key, shared);
+        }
+        return shared;
+      },
+    });
+  // Routing and validation stop at a request's first violation, so work and memory stay bounded whatever the body
+  // (Ajv's allErrors on a body of a million wrong elements collects a million errors). Requests found invalid
+  // that are small are validated again in full, to list every violation.
+  const api = backend(false);
+  const lister = backend(true);
+  await Promise.all([api.init(), lister.init()]);
   api.validator.preCompileRequestValidators();
   const authenticate = createAuthenticate(services.authenticator);
   const textBodyValidators = compileTextBodyValidators(definition);
@@ -186,7 +217,10 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
         });
 
       const validation = api.validator.validateRequest(request, operation);
-      if (!validation.valid) throw validationError((validation.errors ?? []) as AjvError[]);
+      if (!validation.valid) {
+        const listed = valueCountExceeds(request.body, FULL_LISTING_MAX_VALUES) ? validation : lister.validator.validateRequest(request, operationId);
+        throw validationError((listed.errors ?? validation.errors ?? []) as AjvError[]);
+      }
       const validateText = textBodyValidators.get(operationId);
       if (validateText && !validateText({ requestBody: request.body })) throw validationError((validateText.errors ?? []) as AjvError[]);
       const input = {

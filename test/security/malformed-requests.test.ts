@@ -62,6 +62,35 @@ describe('malformed requests', () => {
     expect(events.json.results).toEqual([]);
   });
 
+  describe('bodies with very many violations', () => {
+    let operation: string;
+    beforeAll(async () => {
+      operation = (await raw(server.url, 'POST', '/v2/imports/images')).json.uuid;
+    });
+    const searches = (n: number) => `[${Array.from({ length: n }, () => '[]').join(',')}]`;
+
+    it('lists at most 100 violations, and says how many there were', async () => {
+      const res = await raw(server.url, 'POST', `/v2/imports/images/${operation}/secret-searches`, { headers: { 'content-type': 'application/json' }, body: searches(500) });
+      expectError(res, 400, 'validation_error');
+      expect(res.json.detail.errors).toHaveLength(100);
+      expect(res.json.message).toMatch(/^request validation failed \(the first 100 of 500 listed\)/);
+    });
+
+    // Listing every violation of these held one error object per element (and overflowed the call stack: 500).
+    it('reports a huge body with its first violation', async () => {
+      const res = await raw(server.url, 'POST', `/v2/imports/images/${operation}/secret-searches`, { headers: { 'content-type': 'application/json' }, body: searches(300_000) });
+      expectError(res, 400, 'validation_error');
+      expect(res.json.detail.errors.length).toBeLessThanOrEqual(2);
+    });
+
+    it('reports a multi-megabyte inventory report of wrong elements with its first violation', async () => {
+      const body = `{"cluster_name":"c","timestamp":"2024-01-01T00:00:00Z","namespaces":[${Array.from({ length: 2_000_000 }, () => '1').join(',')}]}`;
+      const res = await raw(server.url, 'POST', '/v2/kubernetes-inventory', { headers: { 'content-type': 'application/json' }, body });
+      expectError(res, 400, 'validation_error');
+      expect(res.json.detail.errors.length).toBeLessThanOrEqual(2);
+    });
+  });
+
   it.each(['/v2', '/v2/health', '/v2/version', '/v2/openapi.json', '/v2/user', '/v2/user/credentials', '/v2/user/api-keys', '/v2/accounts/users', '/v2/rbac-manager/my-roles'])(
     'refuses an unknown query parameter with a declared 400 in the error shape: %s',
     async (path) => {
