@@ -69,6 +69,38 @@ function validationError(errors: AjvError[]): InvalidError {
   return new InvalidError(`request validation failed${more}: ${listed.map((e) => `${e.location} ${e.message}`).join('; ')}`, { errors: listed });
 }
 
+/**
+ * Where a string (or object key) of the request holds U+0000, if anywhere. PostgreSQL stores no NUL in text or jsonb,
+ * so no request may carry one, whichever database is in use.
+ */
+function nulCharacterAt(input: Record<string, unknown>): string | undefined {
+  // Locations are spelled out only for the hit: a large body has millions of values.
+  interface Node {
+    value: unknown;
+    key: string;
+    parent: Node | null;
+  }
+  const locate = (node: Node) => {
+    const keys: string[] = [];
+    for (let n: Node | null = node; n; n = n.parent) keys.unshift(n.key.replaceAll('\u0000', '\\u0000'));
+    return keys.join('.');
+  };
+  const stack: Node[] = Object.entries(input).map(([key, value]) => ({ value, key, parent: null }));
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (typeof node.value === 'string') {
+      if (node.value.includes('\u0000')) return locate(node);
+    } else if (node.value && typeof node.value === 'object') {
+      for (const [key, value] of Object.entries(node.value)) {
+        const child = { value, key, parent: node };
+        if (key.includes('\u0000')) return locate(child);
+        stack.push(child);
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Whether a parsed JSON value holds more than `limit` values (counting stops there). */
 function valueCountExceeds(value: unknown, limit: number): boolean {
   let count = 0;
@@ -228,6 +260,9 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
         query: (validation.coerced?.query ?? {}) as Record<string, unknown>,
         body: request.body,
       };
+      const nul = nulCharacterAt({ path: input.params, query: input.query, body: input.body });
+      if (nul !== undefined)
+        throw new InvalidError(`request validation failed: ${nul} contains a NUL character (U+0000)`, { errors: [{ location: nul, message: 'contains a NUL character (U+0000)' }] });
 
       let account: AccountRecord | null = null;
       if (principal) {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectValidationError } from '../support/fixtures.js';
-import { raw } from '../support/http.js';
+import { json, raw } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -60,6 +60,17 @@ describe('malformed requests', () => {
     const events = await raw(server.url, 'GET', '/v2/events?page=2147483647&limit=1000');
     expect(events.status, events.text).toBe(200);
     expect(events.json.results).toEqual([]);
+  });
+
+  // PostgreSQL stores no NUL in text or jsonb: these were 500s there (and stored on SQLite).
+  it('refuses a NUL character in a query parameter, a body field or a body key with 400', async () => {
+    const query = await raw(server.url, 'DELETE', '/v2/kubernetes-namespaces?cluster_name=a%00b');
+    expectValidationError(query, ['query.cluster_name']);
+    const field = await json(server.url, 'POST', '/v2/subscriptions', { subscription_key: 'registry.example.com/a:b\u0000', subscription_type: 'tag_update' });
+    expectValidationError(field, ['body.subscription_key']);
+    const operation = (await raw(server.url, 'POST', '/v2/imports/images')).json.uuid;
+    const key = await json(server.url, 'POST', `/v2/imports/images/${operation}/image-config`, { config: { Labels: { ['x\u0000']: 'y' } } });
+    expectValidationError(key, ['body.config.Labels.x\\u0000']);
   });
 
   describe('bodies with very many violations', () => {
