@@ -6,7 +6,7 @@
  * detail}); afterwards the server must still answer. No request may lead the server to traffic beyond loopback.
  *
  * The seed is fixed (VIGIL_FUZZ_SEED overrides it, VIGIL_FUZZ_RUNS the runs per operation); a failure prints the
- * seed, fast-check's replay path and the shrunk request.
+ * seed, fast-check's replay path and the shrunk request. VIGIL_FUZZ_STATS=1 prints the statuses seen per operation.
  */
 import { createHash } from 'node:crypto';
 import dns from 'node:dns';
@@ -35,7 +35,7 @@ import {
 } from './spec-fuzz-requests.js';
 
 const SEED = Number(process.env.VIGIL_FUZZ_SEED ?? 14_000_014);
-const RUNS = Number(process.env.VIGIL_FUZZ_RUNS ?? 25);
+const RUNS = Number(process.env.VIGIL_FUZZ_RUNS ?? 60);
 
 /** Operations that reach a registry; pointed at a closed loopback port, they answer the declared 502. */
 const REGISTRY_CLIENTS = new Set(['add_image', 'create_registry', 'update_registry', 'add_repository']);
@@ -107,12 +107,12 @@ function checkAnswer(req: FuzzRequest, answer: Answer): void {
   const counts = statusCounts.get(req.operationId) ?? new Map<number, number>();
   counts.set(answer.status, (counts.get(answer.status) ?? 0) + 1);
   statusCounts.set(req.operationId, counts);
-  const where = `${answer.status} for ${describeRequest(req)}\nanswer: ${answer.text.slice(0, 600)}`;
+  const where = () => `${answer.status} for ${describeRequest(req)}\nanswer: ${answer.text.slice(0, 600)}`;
   // A request earlier in this file took the administrator's login away: stop here rather than fuzz on with 401s.
   if (!operationTable[req.operationId as OperationId].public && req.headers.authorization === fixtures.adminAuthorization && (answer.status === 401 || answer.status === 429))
-    throw new Error(`the administrator can no longer log in: ${where}`);
+    throw new Error(`the administrator can no longer log in: ${where()}`);
   const upstream = answer.status === 502 && REGISTRY_CLIENTS.has(req.operationId);
-  if (answer.status >= 500 && !upstream) throw new Error(`server error ${where}`);
+  if (answer.status >= 500 && !upstream) throw new Error(`server error ${where()}`);
   // Declared for the operation, and the body as its schema says.
   try {
     assertResponseMatchesSpec(req.method, validationUrl(req.path), answer.status, answer.contentType, answer.text);
@@ -129,11 +129,11 @@ function checkAnswer(req: FuzzRequest, answer: Answer): void {
     try {
       body = JSON.parse(answer.text);
     } catch {
-      throw new Error(`error answer is not JSON: ${where}`);
+      throw new Error(`error answer is not JSON: ${where()}`);
     }
     const shaped =
       body && body.code === answer.status && typeof body.error_type === 'string' && typeof body.message === 'string' && body.detail && typeof body.detail === 'object';
-    if (!shaped) throw new Error(`error answer without the error shape: ${where}`);
+    if (!shaped) throw new Error(`error answer without the error shape: ${where()}`);
   }
   const refused = guard.take();
   if (refused.length) throw new Error(`the server tried to leave loopback (${refused.join(', ')}) after ${describeRequest(req)}`);
@@ -263,7 +263,7 @@ function networkSanitizers(): FuzzFixtures['sanitize'] {
 // ---------------------------------------------------------------------------------------------------------------
 // Fixtures: real resources, so valid-looking requests reach the handlers and the domain code
 
-async function ok(res: { status: number; text: string }, what: string): Promise<void> {
+function ok(res: { status: number; text: string }, what: string): void {
   expect(res.status, `${what}: ${res.text}`).toBeLessThan(300);
 }
 
@@ -310,15 +310,15 @@ async function createFixtures(): Promise<FuzzFixtures> {
   const add = (name: string, ...vs: Array<string | undefined>) => (values[name] ??= []).push(...vs.filter((v): v is string => typeof v === 'string'));
 
   // Accounts and users: one non-admin caller, and one whose password the self-service operation may change.
-  await ok(await json(url, 'POST', '/v2/accounts', { name: FUZZ_ACCOUNT, email: 'fuzz@example.com' }), 'account');
+  ok(await json(url, 'POST', '/v2/accounts', { name: FUZZ_ACCOUNT, email: 'fuzz@example.com' }), 'account');
   for (const username of [FUZZ_USER, FUZZ_SELF])
-    await ok(await json(url, 'POST', `/v2/accounts/${FUZZ_ACCOUNT}/users`, { username, password: PASSWORD }), `user ${username}`);
-  await ok(await json(url, 'POST', '/v2/rbac-manager/roles/read-write/members', { username: FUZZ_USER, domain_name: FUZZ_ACCOUNT }), 'role');
+    ok(await json(url, 'POST', `/v2/accounts/${FUZZ_ACCOUNT}/users`, { username, password: PASSWORD }), `user ${username}`);
+  ok(await json(url, 'POST', '/v2/rbac-manager/roles/read-write/members', { username: FUZZ_USER, domain_name: FUZZ_ACCOUNT }), 'role');
   const selfKey = await json(url, 'POST', `/v2/accounts/${FUZZ_ACCOUNT}/users/${FUZZ_SELF}/api-keys`, { name: 'fuzz-self-key' });
-  await ok(selfKey, 'self key');
+  ok(selfKey, 'self key');
   const userKey = await json(url, 'POST', `/v2/accounts/${FUZZ_ACCOUNT}/users/${FUZZ_USER}/api-keys`, { name: 'fuzz-user-key' });
-  await ok(userKey, 'user key');
-  await ok(await json(url, 'POST', '/v2/user/api-keys', { name: 'fuzz-admin-key' }), 'admin key');
+  ok(userKey, 'user key');
+  ok(await json(url, 'POST', '/v2/user/api-keys', { name: 'fuzz-admin-key' }), 'admin key');
   add('account_name', 'admin', FUZZ_ACCOUNT);
   add('domain_name', 'admin', FUZZ_ACCOUNT);
   add('for_account', FUZZ_ACCOUNT);
@@ -348,10 +348,10 @@ async function createFixtures(): Promise<FuzzFixtures> {
   const configurationUuids: Record<string, string> = {};
   for (const [kind, body] of Object.entries(configurations)) {
     const created = await json(url, 'POST', `/v2/notifications/endpoints/${kind}/configurations`, body);
-    await ok(created, `${kind} configuration`);
+    ok(created, `${kind} configuration`);
     configurationUuids[kind] = created.json.uuid;
     const sel = await json(url, 'POST', `/v2/notifications/endpoints/${kind}/configurations/${created.json.uuid}/selectors`, selector);
-    await ok(sel, `${kind} selector`);
+    ok(sel, `${kind} selector`);
     add('uuid', created.json.uuid);
     resources.push(['notifications', 'endpoints', kind, 'configurations', created.json.uuid, 'selectors', sel.json.uuid]);
   }
@@ -360,14 +360,14 @@ async function createFixtures(): Promise<FuzzFixtures> {
   // A feed with one advisory for a package of the image, so the vulnerability routes have findings to show.
   const feed = osvFeed();
   const checksum = createHash('sha256').update(feed).digest('hex');
-  await ok(
+  ok(
     await raw(url, 'POST', `/v2/system/feeds/fuzzfeed?version=1&built=2024-01-01T00:00:00Z&checksum=${checksum}`, {
       headers: { 'content-type': 'application/octet-stream' },
       body: feed,
     }),
     'feed upload',
   );
-  await ok(await raw(url, 'POST', '/v2/system/feeds?wait=true'), 'feed sync');
+  ok(await raw(url, 'POST', '/v2/system/feeds?wait=true'), 'feed sync');
   const feeds = await raw(url, 'GET', '/v2/system/feeds');
   const groups: string[] = feeds.json.find((f: { name: string }) => f.name === 'fuzzfeed').groups.map((g: { name: string }) => g.name);
   expect(groups.length).toBeGreaterThan(0);
@@ -381,7 +381,7 @@ async function createFixtures(): Promise<FuzzFixtures> {
   const image = await alpineImage('spec-fuzz');
   const tag = 'fuzz.local/fuzz/app:1';
   const added = await uploadArchive(url, image, tag);
-  await ok(added, 'image');
+  ok(added, 'image');
   const digest: string = added.json.image_digest;
   expect(await waitForAnalysis(server, 'admin', digest)).toBe('analyzed');
   add('image_digests', digest);
@@ -391,7 +391,7 @@ async function createFixtures(): Promise<FuzzFixtures> {
   add('vulnerability_id', 'CVE-2099-0001', 'ALPINE-CVE-2099-0001');
   add('id', 'CVE-2099-0001', 'ALPINE-CVE-2099-0001');
   const annotation = await json(url, 'POST', `/v2/images/${digest}/vuln-annotations`, { vulnerability_id: 'CVE-2099-0001', status: 'not_affected', justification: 'component_not_present' });
-  await ok(annotation, 'annotation');
+  ok(annotation, 'annotation');
   resources.push(['images', digest, 'vuln-annotations', annotation.json.uuid]);
   for (const type of ['os', 'files', 'java', 'python', 'npm', 'gem', 'go', 'binary']) resources.push(['images', digest, 'content', type]);
   for (const type of ['manifest', 'dockerfile', 'docker_history']) resources.push(['images', digest, 'metadata', type]);
@@ -400,7 +400,7 @@ async function createFixtures(): Promise<FuzzFixtures> {
   // The image's events queued notifications: their ids.
   for (const [kind, uuid] of Object.entries(configurationUuids)) {
     const deliveries = await raw(url, 'GET', `/v2/notifications/endpoints/${kind}/configurations/${uuid}/deliveries`);
-    await ok(deliveries, `${kind} deliveries`);
+    ok(deliveries, `${kind} deliveries`);
     for (const d of deliveries.json.items.slice(0, 2)) resources.push(['notifications', 'endpoints', kind, 'configurations', uuid, 'deliveries', d.notification_id]);
   }
 
@@ -412,13 +412,13 @@ async function createFixtures(): Promise<FuzzFixtures> {
 
   // Subscriptions, registries, imports.
   const sub = await json(url, 'POST', '/v2/subscriptions', { subscription_key: `${CLOSED}/fuzz/app:1`, subscription_type: 'vuln_update' });
-  await ok(sub, 'subscription');
+  ok(sub, 'subscription');
   resources.push(['subscriptions', sub.json.subscription_id]);
   add('subscription_key', `${CLOSED}/fuzz/app:1`);
-  await ok(await json(url, 'POST', '/v2/registries', { registry: `${CLOSED}/fuzz`, registry_user: 'u', registry_pass: 'p' }), 'registry');
+  ok(await json(url, 'POST', '/v2/registries', { registry: `${CLOSED}/fuzz`, registry_user: 'u', registry_pass: 'p' }), 'registry');
   resources.push(['registries', `${CLOSED}/fuzz`]);
   const operation = await raw(url, 'POST', '/v2/imports/images');
-  await ok(operation, 'import operation');
+  ok(operation, 'import operation');
   resources.push(['imports', 'images', operation.json.uuid]);
 
   // Runtime inventory.
@@ -433,7 +433,7 @@ async function createFixtures(): Promise<FuzzFixtures> {
     pods: [{ uid: pod, name: 'web-1', namespace_uid: ns, node_uid: node }],
     containers: [{ id: 'containerd://web1', name: 'app', image_tag: tag, image_digest: digest, pod_uid: pod }],
   });
-  await ok(await json(url, 'POST', '/v2/kubernetes-inventory', inventory('fuzz-cluster')), 'inventory');
+  ok(await json(url, 'POST', '/v2/kubernetes-inventory', inventory('fuzz-cluster')), 'inventory');
   resources.push(['kubernetes-namespaces', ns], ['kubernetes-nodes', node], ['kubernetes-pods', pod]);
   add('cluster_name', 'fuzz-cluster');
   add('context', 'fuzz-cluster/web', 'fuzz-cluster');
@@ -505,7 +505,7 @@ beforeAll(async () => {
     VIGIL_REGISTRY_TIMEOUT_SECONDS: '5',
   });
   fixtures = await createFixtures();
-  guard.take();
+  expect(guard.take()).toEqual([]);
 }, 120_000);
 
 afterAll(async () => {
