@@ -734,14 +734,13 @@ function uploadBody(op: FuzzOperation, fixtures: FuzzFixtures, wellFormed: boole
 /** A body now and then for operations that take none: the parsers run before routing. */
 function strayBody(wellFormed: boolean): fc.Arbitrary<BodyChoice> {
   if (wellFormed) return fc.constant<BodyChoice>({ notes: [] });
-  // issue 14: body parsing (src/server/app.ts, branch sec-parsers) parses and refuses bodies before routing, so a
-  // malformed JSON body or an unsupported charset on an operation that takes no body is answered 400/415, which
-  // such operations do not declare (GET /v2/health among them). Only well-formed stray bodies are sent until that
-  // is settled there; add '{', 'not json' and 'application/json; charset=bogus' back then.
+  // issue 14: body parsing (src/server/app.ts, branch sec-parsers) reads bodies before routing, so a body in an
+  // unsupported charset sent to an operation that takes none is answered 415, which such operations do not
+  // declare. Add 'application/json; charset=bogus' and 'application/json; charset=utf-16' back when that is settled.
   const parseable = CONTENT_TYPES_WRONG.filter((t) => !t.includes('charset'));
   return fc.oneof(
     { weight: 12, arbitrary: fc.constant<BodyChoice>({ notes: [] }) },
-    { weight: 1, arbitrary: fc.constantFrom('{"a":1}', '[]', '{"__proto__":{"x":1}}').map((t) => ({ contentType: 'application/json', body: Buffer.from(t), notes: ['unexpected body'] })) },
+    { weight: 1, arbitrary: fc.constantFrom('{"a":1}', '[]', '{"__proto__":{"x":1}}', '{', 'x=1', 'not json').map((t) => ({ contentType: 'application/json', body: Buffer.from(t), notes: ['unexpected body'] })) },
     { weight: 1, arbitrary: fc.constantFrom(...parseable).map((contentType) => ({ contentType, body: Buffer.from('{"a":1}'), notes: [`unexpected body as ${contentType}`] })) },
   );
 }
