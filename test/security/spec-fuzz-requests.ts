@@ -147,6 +147,8 @@ export interface FuzzFixtures {
 export interface RequestParts {
   pathParams: Record<string, string>;
   query: Array<[string, string]>;
+  /** Query pieces sent as they are (`name=%ZZ`, `name[]=1`). */
+  rawQuery: string[];
   json?: unknown;
   form?: Record<string, string | string[]>;
 }
@@ -599,7 +601,8 @@ function jsonBody(op: FuzzOperation, schema: Schema, fixtures: FuzzFixtures, wel
     { weight: 1, arbitrary: fc.constantFrom<BodyChoice>({ contentType: 'application/json', notes: ['no body'] }, { notes: ['no body, no content type'] }) },
     {
       weight: 1,
-      arbitrary: fc.tuple(base, fc.constantFrom(...CONTENT_TYPES_WRONG)).map(([v, contentType]) => ({ contentType, body: Buffer.from(JSON.stringify(v) ?? ''), notes: [`content type ${contentType}`] })),
+      // Some of these still reach the JSON parser ('application/json;;', 'APPLICATION/JSON'): sanitizers must see them.
+      arbitrary: fc.tuple(base, fc.constantFrom(...CONTENT_TYPES_WRONG)).map(([v, contentType]) => asJson(v, [`content type ${contentType}`], contentType)),
     },
     {
       weight: 1,
@@ -846,15 +849,14 @@ function assemble(op: FuzzOperation, fixtures: FuzzFixtures, { segs, q, auth, sa
   const pathParams = op.params.filter((p) => p.in === 'path');
   const adminAuth = fixtures.authorizationOverrides[op.operationId] ?? fixtures.adminAuthorization;
   const notes: string[] = [...body.notes];
-  const parts: RequestParts = { pathParams: {}, query: [], json: body.json, form: body.form };
+  const parts: RequestParts = { pathParams: {}, query: [], rawQuery: [], json: body.json, form: body.form };
   segs.forEach((s, i) => {
     parts.pathParams[pathParams[i].name] = s.value;
     if (s.note) notes.push(s.note);
   });
-  const raw: string[] = [];
   for (const f of q) {
     parts.query.push(...f.pairs);
-    raw.push(...f.raw);
+    parts.rawQuery.push(...f.raw);
     if (f.note) notes.push(f.note);
   }
   const sanitize = fixtures.sanitize[op.operationId];
@@ -864,7 +866,7 @@ function assemble(op: FuzzOperation, fixtures: FuzzFixtures, { segs, q, auth, sa
     sanitize(parts);
     // A sanitizer that changed the JSON or form body re-encodes it.
     if (JSON.stringify(parts) !== before) {
-      if (parts.json !== undefined && body.json !== undefined && body.contentType?.includes('json')) bodyBytes = Buffer.from(JSON.stringify(parts.json));
+      if (parts.json !== undefined && body.json !== undefined) bodyBytes = Buffer.from(JSON.stringify(parts.json));
       else if (parts.form && body.form) bodyBytes = formEncode(parts.form);
     }
   }
@@ -875,7 +877,7 @@ function assemble(op: FuzzOperation, fixtures: FuzzFixtures, { segs, q, auth, sa
       // A sanitized value is re-encoded; otherwise the segment goes as generated (raw segments included).
       return parts.pathParams[name] === seg.value ? seg.encoded : encodeURIComponent(parts.pathParams[name]);
     });
-  const fragments = [...parts.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`), ...raw, ...unknown];
+  const fragments = [...parts.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`), ...parts.rawQuery, ...unknown];
   const headers: Record<string, string> = { ...extra };
   if (auth !== undefined) headers.authorization = auth;
   if (sa !== undefined) headers['x-service-account'] = sa;
