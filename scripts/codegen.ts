@@ -86,6 +86,8 @@ function collectOperations(doc: Json): OperationRow[] {
       }
       if (!isPublic && !statuses.includes('401')) fail(`${id} requires authentication but does not declare 401`);
       if (!statuses.includes('500')) fail(`${id} does not declare 500`);
+      // The pipeline validates every request (unknown query parameters, malformed path encoding): any can be a 400.
+      if (!statuses.includes('400')) fail(`${id} does not declare 400`);
       const body = params.find((p) => p.in === 'body');
       const form = params.some((p) => p.in === 'formData');
       rows.push({

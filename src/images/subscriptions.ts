@@ -75,7 +75,13 @@ export async function updateSubscription(
   patch: { active?: boolean; subscription_value?: string },
 ): Promise<SubscriptionRecord> {
   await getSubscription(db, accountName, id);
-  await db('subscriptions').where({ account_name: accountName, id }).update({ ...patch, last_updated: nowIso() });
+  // Only these two columns: the request body may hold any other property (the spec allows them), and spreading it
+  // would let a caller rewrite the key, the type or the owning account.
+  const changes = {
+    ...(patch.active !== undefined ? { active: patch.active } : {}),
+    ...(patch.subscription_value !== undefined ? { subscription_value: patch.subscription_value } : {}),
+  };
+  await db('subscriptions').where({ account_name: accountName, id }).update({ ...changes, last_updated: nowIso() });
   return getSubscription(db, accountName, id);
 }
 

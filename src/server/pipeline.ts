@@ -5,7 +5,7 @@
  * x-authz-action (403) -> handler -> response. Errors from any step go through one mapper.
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { Ajv } from 'ajv';
+import { Ajv as AjvClass, type Ajv, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import { OpenAPIBackend, type Request as OabRequest } from 'openapi-backend';
 import { operationTable, type OperationId, type OperationMeta } from '../../generated/operations.js';
@@ -26,6 +26,7 @@ const API_ROOT = '/v2';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Bodies of these types are streamed to the handler, never buffered or parsed here. */
 const STREAMED_MEDIA_TYPES = new Set(['application/x-tar', 'application/gzip', 'application/octet-stream', 'application/zip', 'multipart/form-data']);
+const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
 interface AjvError {
   instancePath: string;
@@ -50,11 +51,68 @@ function describe(e: AjvError): string {
   return e.message ?? 'is invalid';
 }
 
+/** At most this many violations are listed in one answer. */
+const MAX_LISTED_VIOLATIONS = 100;
+/** Bodies with more JSON values than this are reported with their first violation only (see createPipeline). */
+const FULL_LISTING_MAX_VALUES = 10_000;
+
 function validationError(errors: AjvError[]): InvalidError {
-  const list = errors.map((e) => ({ location: locationOf(e), message: describe(e) }));
   // Ajv reports one "required" error per missing body when the body is absent; say it plainly.
-  const unique = list.filter((v, i) => list.findIndex((w) => w.location === v.location && w.message === v.message) === i);
-  return new InvalidError(`request validation failed: ${unique.map((e) => `${e.location} ${e.message}`).join('; ')}`, { errors: unique });
+  const byText = new Map<string, { location: string; message: string }>();
+  for (const e of errors) {
+    const entry = { location: locationOf(e), message: describe(e) };
+    const key = `${entry.location}\u0000${entry.message}`;
+    if (!byText.has(key)) byText.set(key, entry);
+  }
+  const unique = [...byText.values()];
+  const listed = unique.slice(0, MAX_LISTED_VIOLATIONS);
+  const more = unique.length > listed.length ? ` (the first ${listed.length} of ${unique.length} listed)` : '';
+  return new InvalidError(`request validation failed${more}: ${listed.map((e) => `${e.location} ${e.message}`).join('; ')}`, { errors: listed });
+}
+
+/**
+ * Where a string (or object key) of the request holds U+0000, if anywhere. PostgreSQL stores no NUL in text or jsonb,
+ * so no request may carry one, whichever database is in use.
+ */
+function nulCharacterAt(input: Record<string, unknown>): string | undefined {
+  // Locations are spelled out only for the hit: a large body has millions of values.
+  interface Node {
+    value: unknown;
+    key: string;
+    parent: Node | null;
+  }
+  const locate = (node: Node) => {
+    const keys: string[] = [];
+    for (let n: Node | null = node; n; n = n.parent) keys.unshift(n.key.replaceAll('\u0000', '\\u0000'));
+    return keys.join('.');
+  };
+  const stack: Node[] = Object.entries(input).map(([key, value]) => ({ value, key, parent: null }));
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (typeof node.value === 'string') {
+      if (node.value.includes('\u0000')) return locate(node);
+    } else if (node.value && typeof node.value === 'object') {
+      for (const [key, value] of Object.entries(node.value)) {
+        const child = { value, key, parent: node };
+        if (key.includes('\u0000')) return locate(child);
+        stack.push(child);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Whether a parsed JSON value holds more than `limit` values (counting stops there). */
+function valueCountExceeds(value: unknown, limit: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    count += 1;
+    if (v && typeof v === 'object') for (const child of Object.values(v)) stack.push(child);
+    if (count + stack.length > limit) return true;
+  }
+  return false;
 }
 
 function hasBody(req: Request): boolean {
@@ -64,6 +122,41 @@ function hasBody(req: Request): boolean {
 
 function mediaType(req: Request): string {
   return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/**
+ * The first path segment that is not valid percent-encoded UTF-8 (`%FF`, `%E0%A4%A`, a lone `%`), if any. The router
+ * decodes path parameters with decodeURIComponent, which throws on those.
+ */
+function malformedPathSegment(path: string): string | undefined {
+  for (const segment of path.split('/')) {
+    try {
+      decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * openapi-backend validates JSON and form bodies only. Text bodies (text/plain) are validated here against their
+ * schema, wrapped as `{requestBody}` like the others so violations read `body ...`.
+ */
+function compileTextBodyValidators(definition: any): Map<string, ValidateFunction> {
+  const ajv = new AjvClass({ allErrors: true, strict: false });
+  const validators = new Map<string, ValidateFunction>();
+  for (const item of Object.values<any>(definition.paths))
+    for (const method of METHODS) {
+      const body = item[method]?.requestBody;
+      const schema = body?.content?.['text/plain']?.schema;
+      if (!schema) continue;
+      validators.set(
+        item[method].operationId,
+        ajv.compile({ type: 'object', properties: { requestBody: schema }, required: body.required ? ['requestBody'] : [] }),
+      );
+    }
+  return validators;
 }
 
 export function firstString(...values: unknown[]): string | undefined {
@@ -79,30 +172,37 @@ export interface Pipeline {
 export async function createPipeline(services: Services, handlers: Handlers): Promise<Pipeline> {
   const definition = readProjectJson<any>('generated/openapi3.json');
   const sharedAjv = new Map<string, Ajv>();
-  const api = new OpenAPIBackend({
-    definition,
-    apiRoot: API_ROOT,
-    strict: true,
-    // quick: skip re-validating the document (codegen did) and compile validators lazily; request validators
-    // are compiled right after init, response validators are never needed at run time.
-    quick: true,
-    validate: true, // builds the validator; it runs as a step below, after authentication (handleRequest is not used)
-    coerceTypes: true,
-    ajvOpts: { useDefaults: true, allErrors: true, strict: false },
-    // openapi-backend builds a fresh Ajv per validator; sharing one per option set makes start-up fast.
-    customizeAjv: (ajv, options) => {
-      const key = JSON.stringify(options);
-      let shared = sharedAjv.get(key);
-      if (!shared) {
-        shared = ajvFormats.default(ajv, ['date-time', 'email', 'uri', 'uuid', 'date']);
-        sharedAjv.set(key, shared);
-      }
-      return shared;
-    },
-  });
-  await api.init();
+  const backend = (allErrors: boolean) =>
+    new OpenAPIBackend({
+      definition,
+      apiRoot: API_ROOT,
+      strict: true,
+      // quick: skip re-validating the document (codegen did) and compile validators lazily; request validators
+      // are compiled right after init, response validators are never needed at run time.
+      quick: true,
+      validate: true, // builds the validator; it runs as a step below, after authentication (handleRequest is not used)
+      coerceTypes: true,
+      ajvOpts: { useDefaults: true, allErrors, strict: false },
+      // openapi-backend builds a fresh Ajv per validator; sharing one per option set makes start-up fast.
+      customizeAjv: (ajv, options) => {
+        const key = JSON.stringify(options);
+        let shared = sharedAjv.get(key);
+        if (!shared) {
+          shared = ajvFormats.default(ajv, ['date-time', 'email', 'uri', 'uuid', 'date']);
+          sharedAjv.set(key, shared);
+        }
+        return shared;
+      },
+    });
+  // Routing and validation stop at a request's first violation, so work and memory stay bounded whatever the body
+  // (Ajv's allErrors on a body of a million wrong elements collects a million errors). Requests found invalid
+  // that are small are validated again in full, to list every violation.
+  const api = backend(false);
+  const lister = backend(true);
+  await Promise.all([api.init(), lister.init()]);
   api.validator.preCompileRequestValidators();
   const authenticate = createAuthenticate(services.authenticator);
+  const textBodyValidators = compileTextBodyValidators(definition);
 
   function allowedMethods(request: OabRequest): string[] {
     return METHODS.filter((method) => api.router.matchOperation({ ...request, method }, false)).map((m) => m.toUpperCase());
@@ -139,15 +239,31 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
           accepted: meta.consumes,
         });
       const streamed = meta.consumes.some((c) => STREAMED_MEDIA_TYPES.has(c));
-      if ((meta.consumes.length && !hasBody(req)) || streamed) request.body = undefined;
+      // No body at all is an empty form for form operations (none of whose fields the token endpoint requires).
+      if (meta.consumes.length && !hasBody(req)) request.body = meta.consumes.includes(FORM_MEDIA_TYPE) ? {} : undefined;
+      if (streamed) request.body = undefined;
+
+      const malformed = malformedPathSegment(request.path)?.slice(0, 64);
+      if (malformed !== undefined)
+        throw new InvalidError(`the request path is not valid percent-encoded UTF-8 at '${malformed}'`, {
+          errors: [{ location: 'path', message: `segment '${malformed}' is not valid percent-encoding` }],
+        });
 
       const validation = api.validator.validateRequest(request, operation);
-      if (!validation.valid) throw validationError((validation.errors ?? []) as AjvError[]);
+      if (!validation.valid) {
+        const listed = valueCountExceeds(request.body, FULL_LISTING_MAX_VALUES) ? validation : lister.validator.validateRequest(request, operationId);
+        throw validationError((listed.errors ?? validation.errors ?? []) as AjvError[]);
+      }
+      const validateText = textBodyValidators.get(operationId);
+      if (validateText && !validateText({ requestBody: request.body })) throw validationError((validateText.errors ?? []) as AjvError[]);
       const input = {
         params: (validation.coerced?.params ?? {}) as Record<string, unknown>,
         query: (validation.coerced?.query ?? {}) as Record<string, unknown>,
         body: request.body,
       };
+      const nul = nulCharacterAt({ path: input.params, query: input.query, body: input.body });
+      if (nul !== undefined)
+        throw new InvalidError(`request validation failed: ${nul} contains a NUL character (U+0000)`, { errors: [{ location: nul, message: 'contains a NUL character (U+0000)' }] });
 
       let account: AccountRecord | null = null;
       if (principal) {

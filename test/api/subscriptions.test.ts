@@ -52,6 +52,18 @@ describe('subscriptions', () => {
     expect(res.json.detail.errors.map((e: { location: string }) => e.location)).toContain(location);
   });
 
+  // The update wrote every body property as a column: another account, key or id could be set (found by the spec fuzz test).
+  it('changes only active and subscription_value; other properties of an update are ignored', async () => {
+    const created = await client(server.url).POST('/subscriptions', { body: { subscription_key: 'registry.example.com/mass/assign:1', subscription_type: 'policy_eval' } });
+    const id = created.data!.subscription_id;
+    const moved = await json(server.url, 'PUT', `/v2/subscriptions/${id}`, { active: false, account_name: 'someone-else', subscription_key: 'registry.example.com/other:2' });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.json).toMatchObject({ subscription_id: id, account_name: 'admin', subscription_key: 'registry.example.com/mass/assign:1', active: false });
+    const unknown = await json(server.url, 'PUT', `/v2/subscriptions/${id}`, { subscription_value: 'v', no_such_column: 1 });
+    expect(unknown.status, unknown.text).toBe(200);
+    expect(unknown.json).toMatchObject({ subscription_id: id, subscription_value: 'v', active: false });
+  });
+
   it('rejects digests as keys and malformed ids', async () => {
     const res = await json(server.url, 'POST', '/v2/subscriptions', { subscription_key: `nginx@sha256:${'a'.repeat(64)}`, subscription_type: 'tag_update' });
     expect(res.status).toBe(400);

@@ -113,7 +113,8 @@ export function assertResponseMatchesSpec(method: string, url: string, status: n
     return;
   }
   const produces: string[] = operation.produces ?? swagger.produces;
-  if (produces[0] === 'text/plain') {
+  // Errors are ApiErrorResponse JSON on every operation, text/plain ones included.
+  if (produces[0] === 'text/plain' && status < 400) {
     if (!(contentType ?? '').startsWith('text/plain')) throw new SpecViolation(`${where}: expected text/plain, got ${contentType}`);
     return;
   }
