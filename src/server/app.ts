@@ -3,13 +3,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type Request } from 'express';
 import { pinoHttp } from 'pino-http';
-import { AppError, InvalidError, NotFoundError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import type { Services } from '../service.js';
+import { createBodyParsing } from './body-parsing.js';
 import { docsRouter } from './docs.js';
 import { sendError } from './error-response.js';
 import type { Handlers } from './handler-types.js';
 import { createPipeline } from './pipeline.js';
-import { jsonNestingExceeds } from '../util/json-nesting.js';
 import { reportsRouter } from '../reports/graphql/http.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -31,39 +31,6 @@ function requestId(req: IncomingMessage, res: ServerResponse): string {
 function idOf(req: Request): string {
   return String(req.id);
 }
-
-/**
- * JSON bodies may nest arrays and objects this deep: far beyond any document the API takes, far below the depth
- * at which stringifying or walking one recursively exhausts the stack (about 2,000 levels).
- */
-export const MAX_JSON_BODY_DEPTH = 256;
-
-/** body-parser's `verify` hook: refuses over-deep JSON before it is parsed (the failure is mapped below). */
-function refuseDeepJson(_req: IncomingMessage, _res: ServerResponse, body: Buffer, charset: string): void {
-  const utf8 = /^utf-?8$/i.test(charset) ? body : Buffer.from(new TextDecoder(charset).decode(body));
-  const offset = jsonNestingExceeds(utf8, MAX_JSON_BODY_DEPTH);
-  if (offset >= 0) throw Object.assign(new Error(`the request body nests JSON deeper than ${MAX_JSON_BODY_DEPTH} levels (at byte ${offset})`), { type: 'entity.too.deep', offset });
-}
-
-/**
- * Body parser failures, mapped to the documented error shape. Whatever else a parser refuses (a compressed body
- * that does not decompress, a body cut short) is the client's fault: 400, never 500.
- */
-const bodyErrors: ErrorRequestHandler = (err, req, res, next) => {
-  const { type, status } = err as { type?: string; status?: number };
-  const message = (err as Error).message;
-  if (type === 'entity.too.large')
-    return sendError(res, new AppError(413, 'payload_too_large', `the request body exceeds the limit of ${(err as { limit: number }).limit} bytes`), idOf(req));
-  if (type === 'entity.parse.failed') return sendError(res, new InvalidError(`the request body is not valid JSON: ${message}`), idOf(req));
-  if (type === 'entity.too.deep') return sendError(res, new InvalidError(message, { max_depth: MAX_JSON_BODY_DEPTH, offset: (err as { offset: number }).offset }), idOf(req));
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return sendError(res, new AppError(415, 'unsupported_media_type', message), idOf(req));
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
-    const what = encoding === 'identity' ? 'could not be read' : `could not be decoded as Content-Encoding ${encoding}`;
-    return sendError(res, new InvalidError(`the request body ${what}: ${message}`), idOf(req));
-  }
-  next(err);
-};
 
 export async function createApp(services: Services, handlers: Handlers): Promise<Express> {
   const app = express();
@@ -89,21 +56,16 @@ export async function createApp(services: Services, handlers: Handlers): Promise
     next();
   });
 
-  const limit = services.config.bodyLimitBytes;
-  // Runtime inventory reports of large clusters are megabytes of JSON; they get their own limit. The general
-  // parser below leaves a body parsed here alone.
-  app.use(['/v2/kubernetes-inventory', '/v2/ecs-inventory'], express.json({ limit: services.config.inventory.maxReportBytes, type: ['application/json'], verify: refuseDeepJson }));
-  app.use(express.json({ limit, type: ['application/json', 'application/*+json'], verify: refuseDeepJson }));
-  app.use(express.urlencoded({ limit, extended: false, parameterLimit: 100 }));
-  app.use(express.text({ limit, type: 'text/plain' }));
-  app.use(bodyErrors);
+  // REST bodies are parsed by the pipeline once the route is known and the caller authenticated
+  // (body-parsing.ts); GraphQL's router reads JSON and form bodies through the same parsers.
+  const bodies = createBodyParsing(services.config);
 
   app.use('/v2/docs', docsRouter());
 
   // GraphQL reporting (not part of the REST contract); paths it does not serve fall through to the pipeline.
-  app.use('/v2/reports', reportsRouter(services));
+  app.use('/v2/reports', ...bodies.middleware, reportsRouter(services));
 
-  const pipeline = await createPipeline(services, handlers);
+  const pipeline = await createPipeline(services, handlers, bodies);
   app.use('/v2', (req, res, next) => pipeline.handle(req, res, next));
 
   // Anything outside /v2 (including version-less paths such as /images) is not an API route.

@@ -8,6 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { Ajv as AjvClass, type Ajv, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import { OpenAPIBackend, type Request as OabRequest } from 'openapi-backend';
+import type { BodyParsing } from './body-parsing.js';
 import { operationTable, type OperationId, type OperationMeta } from '../../generated/operations.js';
 import type { AccountRecord } from '../auth/accounts.js';
 import type { Principal } from '../auth/principal.js';
@@ -169,7 +170,7 @@ export interface Pipeline {
   handle(req: Request, res: Response, next: NextFunction): Promise<void>;
 }
 
-export async function createPipeline(services: Services, handlers: Handlers): Promise<Pipeline> {
+export async function createPipeline(services: Services, handlers: Handlers, bodies: BodyParsing): Promise<Pipeline> {
   const definition = readProjectJson<any>('generated/openapi3.json');
   const sharedAjv = new Map<string, Ajv>();
   const backend = (allErrors: boolean) =>
@@ -239,6 +240,12 @@ export async function createPipeline(services: Services, handlers: Handlers): Pr
           accepted: meta.consumes,
         });
       const streamed = meta.consumes.some((c) => STREAMED_MEDIA_TYPES.has(c));
+      // Read only now: the route takes a body of this type and the caller is who it claims (streamed uploads are
+      // the handler's to read).
+      if (!streamed && meta.consumes.length && hasBody(req)) {
+        await bodies.parse(req, res);
+        request.body = req.body;
+      }
       // No body at all is an empty form for form operations (none of whose fields the token endpoint requires).
       if (meta.consumes.length && !hasBody(req)) request.body = meta.consumes.includes(FORM_MEDIA_TYPE) ? {} : undefined;
       if (streamed) request.body = undefined;
