@@ -121,6 +121,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{account_name}/users-with-roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_name: components["parameters"]["AccountName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the users who hold a role in an account
+         * @description Every user, of this account or another, who holds at least one role in the account, each with the roles held there (`unified_roles`). Roles are granted directly in Vigil, so `grant_type` is always `direct`.
+         */
+        get: operations["list_users_with_roles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{account_name}/users/{username}": {
         parameters: {
             query?: never;
@@ -1325,6 +1347,26 @@ export interface paths {
         };
         /** Get an inventoried Kubernetes pod */
         get: operations["get_kubernetes_pod"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/my-user-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the user groups the calling user belongs to
+         * @description Vigil grants roles to users directly and has no user groups yet, so the list is empty for every user. The operation exists so that clients which read it before listing roles keep working.
+         */
+        get: operations["list_my_user_groups"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4780,6 +4822,17 @@ export interface components {
             state: "active" | "deprecated" | "eol";
             superseded_by?: string | null;
         };
+        UnifiedRoles: {
+            /** @description The account the role applies in. */
+            domain_name: string;
+            /** @enum {string} */
+            grant_type: "direct" | "group_membership" | "sso_group_membership";
+            /** Format: date-time */
+            granted_at: string;
+            /** @description Who granted the role, when known. */
+            granter?: string;
+            role_name: string;
+        };
         User: {
             account_name: string;
             /** Format: date-time */
@@ -4796,6 +4849,8 @@ export interface components {
             state: "enabled" | "disabled";
             /** @enum {string} */
             type: "native";
+            /** @description The roles the user holds; present where an operation says so (users-with-roles). */
+            unified_roles?: components["schemas"]["UnifiedRoles"][];
             username: string;
         };
         UserApiKey: {
@@ -4836,6 +4891,16 @@ export interface components {
             user_type?: "native";
             username: string;
         };
+        UserGroup: {
+            /** Format: date-time */
+            created_at?: string;
+            description?: string;
+            group_uuid: string;
+            /** Format: date-time */
+            last_updated?: string;
+            name: string;
+        };
+        UserGroupList: components["schemas"]["UserGroup"][];
         Users: {
             items: components["schemas"]["User"][];
             total_rows: number;
@@ -5385,6 +5450,34 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_users_with_roles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_name: components["parameters"]["AccountName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users and their roles in the account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Users"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -8104,6 +8197,30 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_my_user_groups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's user groups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserGroupList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

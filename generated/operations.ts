@@ -168,6 +168,7 @@ export const operationTable = {
   list_import_packages: {"operationId":"list_import_packages","method":"get","path":"/imports/images/{operation_id}/packages","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_parent_manifests: {"operationId":"list_import_parent_manifests","method":"get","path":"/imports/images/{operation_id}/parent-manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_secret_searches: {"operationId":"list_import_secret_searches","method":"get","path":"/imports/images/{operation_id}/secret-searches","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_my_user_groups: {"operationId":"list_my_user_groups","method":"get","path":"/my-user-groups","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_operations: {"operationId":"list_operations","method":"get","path":"/imports/images","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_policies: {"operationId":"list_policies","method":"get","path":"/policies","tag":"Policies","authzAction":"listPolicies","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_registries: {"operationId":"list_registries","method":"get","path":"/registries","tag":"Registries","authzAction":"listRegistries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -193,6 +194,7 @@ export const operationTable = {
   list_user_credentials: {"operationId":"list_user_credentials","method":"get","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_roles: {"operationId":"list_user_roles","method":"get","path":"/rbac-manager/users/{username}/roles","tag":"RBAC","authzAction":"listRoleMembers","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_users: {"operationId":"list_users","method":"get","path":"/accounts/{account_name}/users","tag":"User Management","authzAction":"listUsers","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_users_with_roles: {"operationId":"list_users_with_roles","method":"get","path":"/accounts/{account_name}/users-with-roles","tag":"User Management","authzAction":"listAccountUsersWithRoles","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_webhook_configurations: {"operationId":"list_webhook_configurations","method":"get","path":"/notifications/endpoints/webhook/configurations","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_webhook_deliveries: {"operationId":"list_webhook_deliveries","method":"get","path":"/notifications/endpoints/webhook/configurations/{uuid}/deliveries","tag":"Notifications","authzAction":"listNotificationDeliveries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_webhook_delivery_receipts: {"operationId":"list_webhook_delivery_receipts","method":"get","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -293,6 +295,7 @@ export const authzActions = [
   "getUser",
   "getVulnAnnotation",
   "importImage",
+  "listAccountUsersWithRoles",
   "listAccounts",
   "listAllUsers",
   "listApiKeys",
@@ -1198,6 +1201,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_import_secret_searches']['responses'][200]['content']['application/json'] };
   };
+  list_my_user_groups: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_my_user_groups']['responses'][200]['content']['application/json'] };
+  };
   list_operations: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1347,6 +1356,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_users']['responses'][200]['content']['application/json'] };
+  };
+  list_users_with_roles: {
+    path: operations['list_users_with_roles']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_users_with_roles']['responses'][200]['content']['application/json'] };
   };
   list_webhook_configurations: {
     path: Record<string, never>;

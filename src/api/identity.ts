@@ -7,6 +7,7 @@ import { accountShape, apiKeyShape, credentialShape, userShape } from './shapes.
 type IdentityOps =
   | 'get_users_account'
   | 'get_user'
+  | 'list_my_user_groups'
   | 'get_credentials'
   | 'add_credential'
   | 'list_api_keys'
@@ -21,6 +22,10 @@ export const identityHandlers: HandlerGroup<IdentityOps> = {
   },
   async get_user(ctx) {
     return { status: 200, body: userShape(await users.getUser(ctx.db, ctx.caller.accountName, ctx.caller.username)) };
+  },
+  async list_my_user_groups() {
+    // Roles are granted to users directly; Vigil has no user groups, so nobody belongs to one.
+    return { status: 200, body: [] };
   },
   async get_credentials(ctx) {
     const list = await users.listCredentials(ctx.db, ctx.caller.accountName, ctx.caller.username);

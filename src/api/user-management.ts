@@ -2,7 +2,7 @@
 import * as accounts from '../auth/accounts.js';
 import * as apiKeys from '../auth/api-keys.js';
 import { operationTable } from '../../generated/operations.js';
-import { authorizeAccessGrant } from '../auth/rbac.js';
+import { authorizeAccessGrant, listRoleHolders } from '../auth/rbac.js';
 import * as users from '../auth/users.js';
 import { ConflictError, InvalidError } from '../errors.js';
 import type { HandlerGroup } from '../server/handler-types.js';
@@ -20,6 +20,7 @@ type UserManagementOps =
   | 'delete_account'
   | 'update_account_state'
   | 'list_users'
+  | 'list_users_with_roles'
   | 'create_user'
   | 'get_account_user'
   | 'delete_user'
@@ -97,6 +98,19 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
   async list_users(ctx) {
     const list = await users.listUsers(ctx.db, ctx.account.name);
     return { status: 200, body: { items: list.map(userShape), total_rows: list.length } };
+  },
+  async list_users_with_roles(ctx) {
+    const holders = await listRoleHolders(ctx.db, ctx.account.name);
+    const items = holders.map(({ user, memberships }) => ({
+      ...userShape(user),
+      unified_roles: memberships.map((m) => ({
+        role_name: m.role_name,
+        domain_name: m.account_name,
+        grant_type: 'direct' as const,
+        granted_at: m.created_at,
+      })),
+    }));
+    return { status: 200, body: { items, total_rows: items.length } };
   },
   async create_user(ctx, { body }) {
     const user = await users.createUser(ctx.db, ctx.services.hasher, ctx.account.name, body);

@@ -8,7 +8,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
 import type { Principal } from './principal.js';
 import { BUILTIN_ROLES, SYSTEM_ACTIONS, expandRole } from './roles.js';
-import { revokeUserTokens } from './users.js';
+import { revokeUserTokens, type UserRecord } from './users.js';
 
 export interface RoleRecord {
   name: string;
@@ -96,6 +96,22 @@ export async function listUserMemberships(
   if (filter.accountName) q.where({ account_name: filter.accountName });
   if (filter.roleName) q.where({ role_name: filter.roleName });
   return q;
+}
+
+/** The users (of any account) holding at least one role in the account, each with those memberships. */
+export async function listRoleHolders(db: Db, accountName: string): Promise<{ user: UserRecord; memberships: RoleMemberRecord[] }[]> {
+  const memberships = await db<RoleMemberRecord>('role_members').where({ account_name: accountName }).orderBy(['username', 'role_name']);
+  const byUser = new Map<string, RoleMemberRecord[]>();
+  for (const m of memberships) byUser.set(m.username, [...(byUser.get(m.username) ?? []), m]);
+  const names = [...byUser.keys()];
+  // One query for the users; memberships cascade with their user, so every name has a row.
+  const usersByName = new Map<string, UserRecord>();
+  for (let i = 0; i < names.length; i += 500)
+    for (const u of await db<UserRecord>('users').whereIn('username', names.slice(i, i + 500))) usersByName.set(u.username, u);
+  return names.flatMap((name) => {
+    const user = usersByName.get(name);
+    return user ? [{ user, memberships: byUser.get(name)! }] : [];
+  });
 }
 
 /** True when the user holds any role in the account. */

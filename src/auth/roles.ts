@@ -18,6 +18,7 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
 /** Managing users, their keys and role memberships inside an account. */
 const USER_ADMIN_ACTIONS = new Set([
   'listUsers',
+  'listAccountUsersWithRoles',
   'createUser',
   'getUser',
   'updateUser',
