@@ -10,6 +10,8 @@
  *   schema must have no body;
  * - any other answer must be JSON that passes the zod schema of the operation's declared schema for that status
  *   (ApiErrorResponse on every Vigil operation).
+ * zod objects accept properties a schema does not list (the generator ignores `additionalProperties: false`), so
+ * every answer also goes through Vigil's own Ajv check (test/support/spec-validator.ts), which does not.
  *
  * An area (test/contract/areas/*.ts) maps each operationId it covers to the call(s) that drive it; `runArea` runs
  * them in order, one test per operation, then checks that each was driven to a 2xx (or to the error the call
@@ -23,8 +25,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createClient, type Client, type Config } from '../../generated/contract-client/client/index.js';
 import { client as defaultClient } from '../../generated/contract-client/client.gen.js';
+import * as sdk from '../../generated/contract-client/sdk.gen.js';
 import * as zod from '../../generated/contract-client/zod.gen.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../support/server.js';
+import { assertResponseMatchesSpec } from '../support/spec-validator.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -101,6 +105,11 @@ async function checkAnswer(answer: Answer, op: SpecOperation, response: Response
   }
   const contentType = response.headers.get('content-type');
   const text = await response.clone().text();
+  try {
+    assertResponseMatchesSpec(op.method, response.url, answer.status, contentType, text);
+  } catch (err) {
+    answer.problems.push(`Vigil's own spec check: ${(err as Error).message}`);
+  }
   if (answer.status >= 200 && answer.status < 300) {
     if (!declared.schema) {
       if (text.length) answer.problems.push(`no body is declared, but one was sent (${contentType}): ${text.slice(0, 200)}`);
@@ -159,7 +168,10 @@ function authCallback(credentials: Credentials): Config['auth'] {
   };
 }
 
+const instrumented = new WeakSet<Client>();
+
 function instrument(c: Client): Client {
+  instrumented.add(c);
   c.interceptors.response.use(async (response, request, opts) => {
     const op = byRoute.get(`${request.method.toUpperCase()} ${opts.url}`);
     if (!op) throw new Error(`the contract client called ${request.method} ${opts.url}, which the spec does not declare`);
@@ -174,17 +186,29 @@ function instrument(c: Client): Client {
 let baseUrl = '';
 
 /**
- * The generated SDK's functions use the module's default client: it is pointed at the test server as the
- * administrator. `as(credentials)` gives another client (pass it as `client:` to an SDK function).
+ * Starts a test server and points the generated SDK's default client (which its functions use unless given
+ * another) at it, as the administrator.
  */
-function configureDefaultClient(url: string): void {
-  baseUrl = `${url}/v2`;
+export async function startContractServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const server = await startTestServer(env);
+  baseUrl = `${server.url}/v2`;
   defaultClient.setConfig({ baseUrl, auth: authCallback(ADMIN) });
-  instrument(defaultClient);
+  if (!instrumented.has(defaultClient)) instrument(defaultClient);
+  return server;
 }
 
-export function as(credentials: Credentials, headers: Record<string, string> = {}): Client {
-  return instrument(createClient({ baseUrl, auth: authCallback(credentials), headers }));
+/** Another client of the same server (pass it as `client:` to an SDK function); `url` names another service. */
+export function as(credentials: Credentials, headers: Record<string, string> = {}, url = baseUrl): Client {
+  return instrument(createClient({ baseUrl: url, auth: authCallback(credentials), headers }));
+}
+
+/** How many answers have been checked so far, and the ones since a count (for the harness's own test). */
+export function answerCount(): number {
+  return answers.length;
+}
+
+export function answersSince(count: number): Answer[] {
+  return answers.slice(count);
 }
 
 /**
@@ -202,12 +226,35 @@ export function binaryBody(bytes: Buffer | string, contentType: string) {
   };
 }
 
+type AnySdkFunction = (options?: any) => Promise<{ data?: any; error?: unknown; request: Request; response: Response }>;
+
+/** The generated SDK function of an operation (its camel-cased operationId), for operations called by pattern. */
+export function sdkFunction(operationId: string): AnySdkFunction {
+  const name = operationId.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+  const fn = (sdk as Record<string, unknown>)[name];
+  if (typeof fn !== 'function') throw new Error(`the contract client has no SDK function ${name} for ${operationId}`);
+  return fn as AnySdkFunction;
+}
+
+export function sdkCall(operationId: string, options?: Record<string, unknown>) {
+  return sdkFunction(operationId)(options);
+}
+
 /** The data of a 2xx answer (fails with the status and error body otherwise). */
 export async function ok<R extends { data?: unknown; error?: unknown; response?: Response }>(call: Promise<R>): Promise<NonNullable<R['data']>> {
   const result = await call;
   if (!result.response) throw new Error(`no answer: ${String(result.error)}`);
   if (!result.response.ok) throw new Error(`${result.response.status} from ${result.response.url}: ${JSON.stringify(result.error)}`);
   return result.data as NonNullable<R['data']>;
+}
+
+/**
+ * Fails unless the answer has this (error) status; the body is checked like every answer. For error probes
+ * inside a call that also drives its operation to a 2xx.
+ */
+export async function expectAnswer<R extends { response?: Response; error?: unknown }>(expected: number, call: Promise<R>): Promise<void> {
+  const got = await status(call);
+  if (got !== expected) throw new Error(`expected ${expected}, got ${got}`);
 }
 
 /** The answer's status, whatever it is (for calls that expect an error). */
@@ -281,8 +328,7 @@ export function runArea<S>(area: Area<S>): void {
   const knownSeen = new Map<string, string[]>();
 
   beforeAll(async () => {
-    server = await startTestServer(area.env ? await area.env() : {});
-    configureDefaultClient(server.url);
+    server = await startContractServer(area.env ? await area.env() : {});
     state = await area.setup(server.url, server);
   }, 180_000);
   afterAll(async () => {
@@ -329,7 +375,8 @@ export function runArea<S>(area: Area<S>): void {
       expect(unchecked.map((a) => `${a.operationId} → ${a.status}`), '2xx JSON answers the generated schema never saw').toEqual([]);
       const toSuccess = [...outcomes.values()].filter((o) => o.expected === 'success').length;
       const lines = [
-        `contract ${area.name}: ${outcomes.size} operations, ${toSuccess} driven to 2xx, ${outcomes.size - toSuccess} to an expected error; ${answers.length} answers checked`,
+        `contract ${area.name}: ${outcomes.size} operations, ${toSuccess} driven to 2xx, ${outcomes.size - toSuccess} to an expected error; ` +
+          `${answers.length} answers checked (${answers.filter((a) => !is2xx(a.status)).length} error answers)`,
         ...[...outcomes.values()].filter((o) => o.expected !== 'success').map((o) => `  expected error: ${o.operationId} → ${o.expected}`),
         ...[...known].map(([op, reason]) => `  KNOWN MISMATCH ${op}: ${reason}${knownSeen.has(op) ? `\n    ${knownSeen.get(op)!.join('\n    ')}` : ''}`),
       ];

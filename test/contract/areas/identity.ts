@@ -4,7 +4,7 @@
  */
 import * as sdk from '../../../generated/contract-client/sdk.gen.js';
 import { uniqueName } from '../../support/fixtures.js';
-import { as, defineArea, ok } from '../harness.js';
+import { as, defineArea, expectAnswer, ok } from '../harness.js';
 
 const PASSWORD = 'contract-password-1';
 const NEW_PASSWORD = 'contract-password-2';
@@ -24,7 +24,10 @@ export const identityArea = defineArea<State>({
     return { account: uniqueName('ct-acct'), username: uniqueName('ct-user'), adminKey: uniqueName('ct-key'), userKey: uniqueName('ct-ukey'), refreshToken: '', userToken: '' };
   },
   calls: {
-    get_user: () => ok(sdk.getUser()),
+    get_user: async () => {
+      await ok(sdk.getUser());
+      await expectAnswer(401, sdk.getUser({ client: as({ basic: ['ct-nobody', 'not-the-password'] }) }));
+    },
     get_users_account: () => ok(sdk.getUsersAccount()),
     get_credentials: () => ok(sdk.getCredentials()),
     list_api_keys: () => ok(sdk.listApiKeys()),
@@ -33,15 +36,24 @@ export const identityArea = defineArea<State>({
     patch_api_key: (s) => ok(sdk.patchApiKey({ path: { key_name: s.adminKey }, body: { description: 'changed' } })),
     delete_api_key: (s) => ok(sdk.deleteApiKey({ path: { key_name: s.adminKey } })),
 
-    create_account: (s) => ok(sdk.createAccount({ body: { name: s.account, email: 'contract@example.com', type: 'user' } })),
+    create_account: async (s) => {
+      await ok(sdk.createAccount({ body: { name: s.account, email: 'contract@example.com', type: 'user' } }));
+      await expectAnswer(409, sdk.createAccount({ body: { name: s.account } }));
+    },
     list_accounts: () => ok(sdk.listAccounts({ query: { state: 'enabled' } })),
-    get_account: (s) => ok(sdk.getAccount({ path: { account_name: s.account } })),
+    get_account: async (s) => {
+      await ok(sdk.getAccount({ path: { account_name: s.account } }));
+      await expectAnswer(404, sdk.getAccount({ path: { account_name: 'ct-no-such-account' } }));
+    },
     update_account: (s) => ok(sdk.updateAccount({ path: { account_name: s.account }, body: { email: 'changed@example.com' } })),
 
     create_user: (s) => ok(sdk.createUser({ path: { account_name: s.account }, body: { username: s.username, password: PASSWORD } })),
     list_users: (s) => ok(sdk.listUsers({ path: { account_name: s.account } })),
     get_account_user: (s) => ok(sdk.getAccountUser({ path: { account_name: s.account, username: s.username } })),
-    list_all_system_users: () => ok(sdk.listAllSystemUsers()),
+    list_all_system_users: async (s) => {
+      await ok(sdk.listAllSystemUsers());
+      await expectAnswer(403, sdk.listAllSystemUsers({ client: as({ basic: [s.username, PASSWORD] }) }));
+    },
     update_user_state: async (s) => {
       const path = { account_name: s.account, username: s.username };
       await ok(sdk.updateUserState({ path, body: { state: 'disabled' } }));

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as sdk from '../../../generated/contract-client/sdk.gen.js';
-import { binaryBody, defineArea, ok } from '../harness.js';
+import { binaryBody, defineArea, expectAnswer, ok } from '../harness.js';
 
 const FEED = 'contract-feed';
 
@@ -74,7 +74,10 @@ export const systemArea = defineArea<State>({
       if (!events.results.length) throw new Error('no events were recorded by the feed operations');
       s.eventId = events.results[0].generated_uuid;
     },
-    get_event: (s) => ok(sdk.getEvent({ path: { event_id: s.eventId } })),
+    get_event: async (s) => {
+      await ok(sdk.getEvent({ path: { event_id: s.eventId } }));
+      await expectAnswer(404, sdk.getEvent({ path: { event_id: '00000000-0000-4000-8000-000000000000' } }));
+    },
     delete_event: (s) => ok(sdk.deleteEvent({ path: { event_id: s.eventId } })),
     delete_events: () => ok(sdk.deleteEvents()),
   },
