@@ -343,10 +343,17 @@ export function runArea<S>(area: Area<S>): void {
         const run = typeof call === 'function' ? call : call.run;
         const expected = typeof call === 'function' ? 'success' : call.expectStatus;
         const from = answers.length;
-        await run(state);
+        const problemsSince = () => answers.slice(from).flatMap((a) => a.problems.map((p) => `${a.operationId} → ${a.status}: ${p}`));
+        try {
+          await run(state);
+        } catch (err) {
+          const problems = problemsSince();
+          if (problems.length && err instanceof Error) err.message += `\nanswers that do not conform to the spec:\n${problems.join('\n')}`;
+          throw err;
+        }
         const mine = answers.slice(from);
         outcomes.set(operationId, { operationId, expected, answers: mine.filter((a) => a.operationId === operationId) });
-        const problems = mine.flatMap((a) => a.problems.map((p) => `${a.operationId} → ${a.status}: ${p}`));
+        const problems = problemsSince();
         const ownProblems = mine.filter((a) => a.operationId === operationId && a.problems.length);
         if (known.has(operationId) && ownProblems.length) {
           knownSeen.set(operationId, problems);
@@ -367,6 +374,8 @@ export function runArea<S>(area: Area<S>): void {
     }
 
     it('drove every operation of the area, and every answer in this file conformed', () => {
+      const misplaced = [...known.keys()].filter((op) => !(op in area.calls));
+      expect(misplaced, 'known mismatches of operations this area does not call').toEqual([]);
       const missing = Object.keys(area.calls).filter((op) => !outcomes.has(op));
       expect(missing, 'operations whose call did not complete').toEqual([]);
       const stray = answers.filter((a) => a.problems.length && !known.has(a.operationId));
