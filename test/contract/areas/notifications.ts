@@ -89,7 +89,8 @@ export const notificationsArea = defineArea<State>({
       dispatcher.on('settled', (n) => {
         const kind = byConfiguration.get(n.configurationUuid);
         if (!kind || delivered[kind]) return;
-        if (n.state !== 'delivered') return reject(new Error(`a ${kind} notification ended ${n.state}: ${JSON.stringify(n.outcome)}`));
+        if (n.state === 'failed') return reject(new Error(`a ${kind} notification failed: ${JSON.stringify(n.outcome)}`));
+        if (n.state !== 'delivered') return; // a retry is due: its next try settles again
         delivered[kind] = { configuration: n.configurationUuid, notificationId: n.id };
         if (KINDS.every((k) => delivered[k])) resolve();
       });
