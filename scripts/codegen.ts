@@ -11,15 +11,19 @@
  *   operations.ts      the operation table: operationId -> method, path, authz metadata, and handler IO types
  *   client.ts          a typed fetch client over the same types (openapi-fetch)
  *   graphql-types.ts   resolver and schema types of specs/reports.graphql (@graphql-codegen, configured in codegen.yml)
+ *   contract-client/   a second client from swagger.json by an independent generator (@hey-api/openapi-ts: fetch
+ *                      SDK whose functions validate requests and 2xx answers with zod schemas). Only the contract
+ *                      test (test/contract/) uses it; it is not part of the build (tsconfig.build.json).
  */
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import yaml from 'js-yaml';
 import swagger2openapi from 'swagger2openapi';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { generate as generateGraphql } from '@graphql-codegen/cli';
+import { createClient as generateHeyApiClient } from '@hey-api/openapi-ts';
 
 const root = resolve(import.meta.dirname, '..');
 const specPath = join(root, 'specs', 'openapi.yaml');
@@ -250,6 +254,32 @@ async function generate(outDir: string): Promise<void> {
   writeFileSync(join(outDir, 'operations.ts'), renderOperations(source, rows));
   writeFileSync(join(outDir, 'client.ts'), renderClient());
   await generateGraphqlTypes(outDir);
+  await generateContractClient(source, join(outDir, CONTRACT_CLIENT_DIR));
+}
+
+const CONTRACT_CLIENT_DIR = 'contract-client';
+
+/**
+ * The contract test's client: generated from the served document (swagger.json) by @hey-api/openapi-ts, a
+ * generator that shares nothing with the code above, so a shape both Vigil and its own types get wrong still
+ * shows up. The SDK's functions validate each request and each 2xx JSON answer with the zod schemas it writes.
+ */
+async function generateContractClient(served: Json, outDir: string): Promise<void> {
+  try {
+    await generateHeyApiClient({
+      input: structuredClone(served) as any,
+      output: {
+        path: outDir,
+        clean: true,
+        module: { extension: '.js' },
+        header: [HEADER.trim(), '// (@hey-api/openapi-ts from generated/swagger.json, for test/contract/)'],
+      },
+      logs: { level: 'silent' },
+      plugins: ['@hey-api/client-fetch', 'zod', { name: '@hey-api/sdk', validator: true }],
+    });
+  } catch (err) {
+    fail(`contract client generation (@hey-api/openapi-ts) failed: ${(err as Error).message}`);
+  }
 }
 
 /** Runs the codegen.yml targets, writing each `generated/<file>` into outDir instead. */
@@ -269,10 +299,18 @@ async function generateGraphqlTypes(outDir: string): Promise<void> {
   for (const o of outputs) writeFileSync(join(outDir, o.filename.replace(/^.*generated\//, '')), o.content);
 }
 
+/** Files under dir, as paths relative to it ('contract-client/sdk.gen.ts'). */
+function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)));
+}
+
 function compareDirs(expected: string, actual: string): string[] {
   const problems: string[] = [];
-  const want = new Set(readdirSync(expected));
-  const have = existsSync(actual) ? new Set(readdirSync(actual)) : new Set<string>();
+  const want = new Set(listFiles(expected));
+  const have = new Set(listFiles(actual));
   for (const f of want) {
     if (!have.has(f)) problems.push(`generated/${f} is missing`);
     else if (readFileSync(join(expected, f), 'utf8') !== readFileSync(join(actual, f), 'utf8'))

@@ -1,0 +1,85 @@
+/**
+ * System operations: liveness, versions, the spec itself, status, the policy gate catalog, vulnerability feeds
+ * (an uploaded OSV feed: sync, show, enable/disable, delete) and events.
+ */
+import { createHash } from 'node:crypto';
+import * as sdk from '../../../generated/contract-client/sdk.gen.js';
+import { binaryBody, defineArea, expectAnswer, ok } from '../harness.js';
+
+const FEED = 'contract-feed';
+
+/** One OSV advisory for Alpine's musl, so the feed has a group (alpine:3.19). */
+export const OSV_RECORD = JSON.stringify({
+  schema_version: '1.6.0',
+  id: 'ALPINE-CVE-2099-7001',
+  modified: '2026-01-01T00:00:00Z',
+  published: '2026-01-01T00:00:00Z',
+  aliases: ['CVE-2099-7001'],
+  summary: 'musl: contract test advisory',
+  severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }],
+  affected: [{ package: { ecosystem: 'Alpine:v3.19', name: 'musl' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.2.5-r0' }] }] }],
+});
+
+/** Uploads OSV_RECORD as feed `name` (application/octet-stream) and answers the feed's groups after a sync. */
+export async function uploadFeed(name: string): Promise<string[]> {
+  const checksum = createHash('sha256').update(OSV_RECORD).digest('hex');
+  await ok(
+    sdk.uploadSystemFeed({
+      path: { feed: name },
+      query: { version: '1', built: '2026-01-01T00:00:00Z', checksum },
+      // The SDK would send the binary body as multipart (the first type the operation consumes), putting the Blob
+      // into an empty form; the raw octet-stream body is the other form the operation takes.
+      ...binaryBody(OSV_RECORD, 'application/octet-stream'),
+    }),
+  );
+  const sync = await ok(sdk.postSystemFeeds({ query: { wait: true } }));
+  if (sync.status !== 'done') throw new Error(`feed sync did not finish: ${JSON.stringify(sync)}`);
+  const feeds = await ok(sdk.getSystemFeeds());
+  return feeds.find((f) => f.name === name)!.groups.map((g) => g.name);
+}
+
+interface State {
+  groups: string[];
+  eventId: string;
+}
+
+export const systemArea = defineArea<State>({
+  name: 'system',
+  env: () => ({ VIGIL_FEED_SYNC_ON_START: 'false' }),
+  async setup() {
+    return { groups: [], eventId: '' };
+  },
+  calls: {
+    ping: () => ok(sdk.ping()),
+    health_check: () => ok(sdk.healthCheck()),
+    version_check: () => ok(sdk.versionCheck()),
+    get_openapi_spec: () => ok(sdk.getOpenapiSpec()),
+    get_status: () => ok(sdk.getStatus()),
+    get_service_detail: () => ok(sdk.getServiceDetail()),
+    describe_policy: () => ok(sdk.describePolicy()),
+    upload_system_feed: async (s) => {
+      s.groups = await uploadFeed(FEED);
+      if (!s.groups.length) throw new Error('the uploaded feed has no group');
+    },
+    post_system_feeds: () => ok(sdk.postSystemFeeds()),
+    get_system_feeds: () => ok(sdk.getSystemFeeds()),
+    get_system_feed: () => ok(sdk.getSystemFeed({ path: { feed: FEED } })),
+    toggle_group_enabled: (s) => ok(sdk.toggleGroupEnabled({ path: { feed: FEED, group: s.groups[0] }, query: { enabled: false } })),
+    toggle_feed_enabled: () => ok(sdk.toggleFeedEnabled({ path: { feed: FEED }, query: { enabled: false } })),
+    delete_feed_group: (s) => ok(sdk.deleteFeedGroup({ path: { feed: FEED, group: s.groups[0] } })),
+    delete_feed: () => ok(sdk.deleteFeed({ path: { feed: FEED } })),
+    list_event_types: () => ok(sdk.listEventTypes()),
+    list_events: async (s) => {
+      const events = await ok(sdk.listEvents({ query: { limit: 10 } }));
+      if (!events.results.length) throw new Error('no events were recorded by the feed operations');
+      s.eventId = events.results[0].generated_uuid;
+    },
+    get_event: async (s) => {
+      await ok(sdk.getEvent({ path: { event_id: s.eventId } }));
+      await expectAnswer(404, sdk.getEvent({ path: { event_id: '00000000-0000-4000-8000-000000000000' } }));
+    },
+    delete_event: (s) => ok(sdk.deleteEvent({ path: { event_id: s.eventId } })),
+    delete_events: () => ok(sdk.deleteEvents()),
+  },
+});
+

@@ -1,0 +1,4 @@
+import { runArea } from './harness.js';
+import { identityArea } from './areas/identity.js';
+
+runArea(identityArea);

@@ -1,0 +1,4 @@
+import { runArea } from './harness.js';
+import { imagesArea } from './areas/images.js';
+
+runArea(imagesArea);

@@ -1,0 +1,4 @@
+import { runArea } from './harness.js';
+import { importsArea } from './areas/imports.js';
+
+runArea(importsArea);

@@ -1,0 +1,4 @@
+import { runArea } from './harness.js';
+import { notificationsArea } from './areas/notifications.js';
+
+runArea(notificationsArea);

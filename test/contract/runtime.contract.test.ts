@@ -1,0 +1,4 @@
+import { runArea } from './harness.js';
+import { runtimeArea } from './areas/runtime.js';
+
+runArea(runtimeArea);

@@ -1,0 +1,4 @@
+import { runArea } from './harness.js';
+import { systemArea } from './areas/system.js';
+
+runArea(systemArea);
