@@ -116,6 +116,34 @@ export type User = {
     created_at: string;
     last_updated: string;
     password_last_updated?: string;
+    /**
+     * The roles the user holds; present where an operation says so (users-with-roles).
+     */
+    unified_roles?: Array<UnifiedRoles>;
+};
+
+export type UnifiedRoles = {
+    role_name: string;
+    /**
+     * The account the role applies in.
+     */
+    domain_name: string;
+    /**
+     * Who granted the role, when known.
+     */
+    granter?: string;
+    grant_type: 'direct' | 'group_membership' | 'sso_group_membership';
+    granted_at: string;
+};
+
+export type UserGroupList = Array<UserGroup>;
+
+export type UserGroup = {
+    name: string;
+    description?: string;
+    group_uuid: string;
+    created_at?: string;
+    last_updated?: string;
 };
 
 export type UserStatus = {
@@ -3211,6 +3239,43 @@ export type GetUsersAccountResponses = {
 
 export type GetUsersAccountResponse = GetUsersAccountResponses[keyof GetUsersAccountResponses];
 
+export type ListMyUserGroupsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/my-user-groups';
+};
+
+export type ListMyUserGroupsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListMyUserGroupsError = ListMyUserGroupsErrors[keyof ListMyUserGroupsErrors];
+
+export type ListMyUserGroupsResponses = {
+    /**
+     * The caller's user groups.
+     */
+    200: UserGroupList;
+};
+
+export type ListMyUserGroupsResponse = ListMyUserGroupsResponses[keyof ListMyUserGroupsResponses];
+
 export type GetUserData = {
     body?: never;
     path?: never;
@@ -4030,6 +4095,53 @@ export type CreateUserResponses = {
 };
 
 export type CreateUserResponse = CreateUserResponses[keyof CreateUserResponses];
+
+export type ListUsersWithRolesData = {
+    body?: never;
+    path: {
+        account_name: string;
+    };
+    query?: never;
+    url: '/accounts/{account_name}/users-with-roles';
+};
+
+export type ListUsersWithRolesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListUsersWithRolesError = ListUsersWithRolesErrors[keyof ListUsersWithRolesErrors];
+
+export type ListUsersWithRolesResponses = {
+    /**
+     * The users and their roles in the account.
+     */
+    200: Users;
+};
+
+export type ListUsersWithRolesResponse = ListUsersWithRolesResponses[keyof ListUsersWithRolesResponses];
 
 export type DeleteUserData = {
     body?: never;

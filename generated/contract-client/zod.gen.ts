@@ -91,6 +91,18 @@ export const zAccountStatus = z.object({
     state: z.enum(['enabled', 'disabled'])
 });
 
+export const zUnifiedRoles = z.object({
+    role_name: z.string(),
+    domain_name: z.string(),
+    granter: z.string().optional(),
+    grant_type: z.enum([
+        'direct',
+        'group_membership',
+        'sso_group_membership'
+    ]),
+    granted_at: z.iso.datetime()
+});
+
 export const zUser = z.object({
     username: z.string(),
     account_name: z.string(),
@@ -99,8 +111,19 @@ export const zUser = z.object({
     state: z.enum(['enabled', 'disabled']),
     created_at: z.iso.datetime(),
     last_updated: z.iso.datetime(),
-    password_last_updated: z.iso.datetime().optional()
+    password_last_updated: z.iso.datetime().optional(),
+    unified_roles: z.array(zUnifiedRoles).optional()
 });
+
+export const zUserGroup = z.object({
+    name: z.string(),
+    description: z.string().optional(),
+    group_uuid: z.string(),
+    created_at: z.iso.datetime().optional(),
+    last_updated: z.iso.datetime().optional()
+});
+
+export const zUserGroupList = z.array(zUserGroup);
 
 export const zUserStatus = z.object({
     state: z.enum(['enabled', 'disabled'])
@@ -2055,6 +2078,11 @@ export const zGetUsersAccountHeaders = z.object({
 export const zGetUsersAccountResponse = zAccount;
 
 /**
+ * The caller's user groups.
+ */
+export const zListMyUserGroupsResponse = zUserGroupList;
+
+/**
  * The calling user.
  */
 export const zGetUserResponse = zUser;
@@ -2186,6 +2214,15 @@ export const zCreateUserPath = z.object({
  * The new user.
  */
 export const zCreateUserResponse = zUser;
+
+export const zListUsersWithRolesPath = z.object({
+    account_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/)
+});
+
+/**
+ * The users and their roles in the account.
+ */
+export const zListUsersWithRolesResponse = zUsers;
 
 export const zDeleteUserPath = z.object({
     account_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/),

@@ -73,6 +73,11 @@ export const identityArea = defineArea<State>({
     add_role_user: (s) => ok(sdk.addRoleUser({ path: { role_name: 'read-write' }, body: { username: s.username, domain_name: s.account } })),
     list_role_members: (s) => ok(sdk.listRoleMembers({ path: { role_name: 'read-write' }, query: { domain_name: s.account } })),
     list_user_roles: (s) => ok(sdk.listUserRoles({ path: { username: s.username } })),
+    list_users_with_roles: async (s) => {
+      const data = await ok(sdk.listUsersWithRoles({ path: { account_name: s.account } }));
+      if (!data.items.some((u) => u.username === s.username && u.unified_roles?.length)) throw new Error('the role holder is not listed with its roles');
+    },
+    list_my_user_groups: (s) => ok(sdk.listMyUserGroups({ client: as({ basic: [s.username, PASSWORD] }) })),
 
     get_oauth_token: async (s) => {
       const tokens = await ok(sdk.getOauthToken({ body: { grant_type: 'password', username: s.username, password: PASSWORD } }));
