@@ -3153,11 +3153,7 @@ export interface components {
             /** @description Vigil extension. Why the status changed; for analysis_failed, what to fix. */
             detail?: string;
             from_status: string;
-            source?: {
-                analysis_engine?: string;
-                host_id?: string;
-                service_name?: string;
-            };
+            source: components["schemas"]["ServiceAnalysisReference"];
             /** Format: date-time */
             timestamp: string;
             to_status: string;
@@ -4624,6 +4620,20 @@ export interface components {
             status: boolean;
             status_message?: string;
             version: string;
+        };
+        /**
+         * @description Which service made the status change. Vigil's own analyzer reports the engine `syft-native-pipeline` (it
+         *     catalogs images natively, syft-style), the service name `vigil-analyzer` and Vigil's release as
+         *     `enterprise_version`.
+         */
+        ServiceAnalysisReference: {
+            /** @enum {string} */
+            analysis_engine?: "anchore-engine-pipeline" | "syft-native-pipeline";
+            /** @description The release of the service that made the change. */
+            enterprise_version?: string;
+            /** @description The host name of the node that made the change. */
+            host_id?: string;
+            service_name?: string;
         };
         ServiceVersion: {
             api: {

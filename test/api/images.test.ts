@@ -71,6 +71,13 @@ describe('adding an image by tag from a registry', () => {
     expect(data?.analyzed_at).toBeTruthy();
   });
 
+  it("names the analysis engine from upstream's enum and Vigil's release in enterprise_version", async () => {
+    const res = await raw(server.url, 'GET', `/v2/images/${digest}`);
+    const version = (await raw(server.url, 'GET', '/v2/version')).json.service.version;
+    for (const step of res.json.analysis_status_detail)
+      expect(step.source).toEqual({ host_id: expect.any(String), service_name: 'vigil-analyzer', analysis_engine: 'syft-native-pipeline', enterprise_version: version });
+  });
+
   it('serves the packages it found, by content type', async () => {
     const c = client(server.url);
     const os = await c.GET('/images/{image_digest}/content/{content_type}', { params: { path: { image_digest: digest, content_type: 'os' } } });
