@@ -665,6 +665,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/images/{image_digest}/content/licenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List every package of the image with its licenses
+         * @description One item per package (all content types), with the licenses the package declares. A listed SPDX identifier
+         *     is given as `license_id` (with its page on spdx.org as `license_url`); an SPDX expression or a free-form
+         *     name as `license_name`, exactly as declared (expressions in canonical case). `source` is `declared`: the
+         *     package's own metadata said so; Vigil concludes no licenses from file contents. A package that declares
+         *     none has an empty list. 409 while the image is not analyzed.
+         */
+        get: operations["get_image_content_by_type_license"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/content/malware": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the image's malware scan results
+         * @description Vigil has no malware scanner, so no image is scanned: the answer is one scan entry with `enabled: false`,
+         *     no findings and `metadata.status` `not_scanned` with the reason, so that an empty result is never mistaken
+         *     for a clean scan. 409 while the image is not analyzed.
+         */
+        get: operations["get_image_content_by_type_malware"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/images/{image_digest}/metadata": {
         parameters: {
             query?: never;
@@ -3250,6 +3300,12 @@ export interface components {
             content_type: string;
             image_digest: string;
         };
+        ContentMalwareResponse: {
+            content: components["schemas"]["MalwareScan"][];
+            /** @enum {string} */
+            content_type: "malware";
+            image_digest: string;
+        };
         ContentPackageResponse: {
             content: components["schemas"]["PackageContent"][];
             content_type: string;
@@ -3879,6 +3935,48 @@ export interface components {
         };
         KubernetesPods: components["schemas"]["InventoryPage"] & {
             items: components["schemas"]["KubernetesPod"][];
+        };
+        LicenseReviewItem: {
+            licenses: components["schemas"]["LicenseReviewPackageLicense"][];
+            package: components["schemas"]["LicenseReviewPackage"];
+        };
+        LicenseReviewPackage: {
+            name: string;
+            purl?: string;
+            type: string;
+            version: string;
+        };
+        LicenseReviewPackageLicense: {
+            license_header?: string;
+            /** @description A listed SPDX license identifier. */
+            license_id?: string;
+            /** @description An SPDX expression or a free-form license name, as the package declares it. */
+            license_name?: string;
+            license_text?: string;
+            license_url?: string;
+            /**
+             * @description Where the license information comes from; `declared` is the package's own metadata.
+             * @enum {string}
+             */
+            source: "declared";
+        };
+        LicenseReviewResponse: {
+            items: components["schemas"]["LicenseReviewItem"][];
+        };
+        MalwareFinding: {
+            path?: string;
+            signature?: string;
+        };
+        MalwareScan: {
+            /** @description Whether a scanner ran over the image. */
+            enabled: boolean;
+            findings: components["schemas"]["MalwareFinding"][];
+            /** @description About the scan; with no scanner, `status` `not_scanned` and the `reason`. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The scanner's name; absent when none ran. */
+            scanner?: string;
         };
         MappingRule: {
             allowlist_ids?: string[];
@@ -6572,6 +6670,70 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ContentJavaPackageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_content_by_type_license: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The packages and their licenses. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LicenseReviewResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_content_by_type_malware: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scan results. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentMalwareResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

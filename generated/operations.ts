@@ -89,6 +89,8 @@ export const operationTable = {
   get_image_content_by_type: {"operationId":"get_image_content_by_type","method":"get","path":"/images/{image_digest}/content/{content_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_by_type_files: {"operationId":"get_image_content_by_type_files","method":"get","path":"/images/{image_digest}/content/files","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_by_type_java_package: {"operationId":"get_image_content_by_type_java_package","method":"get","path":"/images/{image_digest}/content/java","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_content_by_type_license: {"operationId":"get_image_content_by_type_license","method":"get","path":"/images/{image_digest}/content/licenses","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_content_by_type_malware: {"operationId":"get_image_content_by_type_malware","method":"get","path":"/images/{image_digest}/content/malware","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_summary: {"operationId":"get_image_content_summary","method":"get","path":"/images/{image_digest}/content-summary","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_cyclonedx_json: {"operationId":"get_image_cyclonedx_json","method":"get","path":"/images/{image_digest}/vex/cyclonedx-json","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_inventory: {"operationId":"get_image_inventory","method":"get","path":"/inventories","tag":"Inventories","authzAction":"listRuntimeInventories","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -723,6 +725,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_image_content_by_type_java_package']['responses'][200]['content']['application/json'] };
+  };
+  get_image_content_by_type_license: {
+    path: operations['get_image_content_by_type_license']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_content_by_type_license']['responses'][200]['content']['application/json'] };
+  };
+  get_image_content_by_type_malware: {
+    path: operations['get_image_content_by_type_malware']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_content_by_type_malware']['responses'][200]['content']['application/json'] };
   };
   get_image_content_summary: {
     path: operations['get_image_content_summary']['parameters']['path'];
