@@ -893,10 +893,11 @@ export interface paths {
         /**
          * Annotate a vulnerability of the image (a VEX statement)
          * @description Records the account's assessment of a vulnerability for the image, or for one package of it when
-         *     package_name (and optionally package_version, package_type) is given. `not_affected` needs a
+         *     `package_identifier` (name, and optionally version and type) is given. `not_affected` needs a
          *     `justification` or an `impact_statement`. The status shows on the image's vulnerabilities as
          *     `annotation_status` and in its VEX exports. One annotation per image, vulnerability and package: 409 for
-         *     a second one (update it instead).
+         *     a second one (update it instead). The earlier flat body (the annotation's fields with `package_name`,
+         *     `package_version`, `package_type` at the top level) is still accepted.
          */
         post: operations["create_image_vuln_annotation"];
         delete?: never;
@@ -4287,6 +4288,16 @@ export interface components {
             epss: number;
             percentile: number;
         };
+        /**
+         * @description The package an annotation is about. Upstream requires all three fields; Vigil also accepts a name alone, or a
+         *     name with a version or a type, for an annotation that covers every version (or type) of the package, and
+         *     answers such an annotation with only the fields it was given.
+         */
+        PackageIdentifier: {
+            name: string;
+            type?: string;
+            version?: string;
+        } | null;
         PackageVulnerability: {
             /** @description Other ids of the same vulnerability (CVE, GHSA, distro ids). */
             aliases?: string[];
@@ -4322,12 +4333,45 @@ export interface components {
             vuln: string;
             will_not_fix: boolean;
         };
-        PackageVulnerabilityAnnotation: components["schemas"]["VulnerabilityAnnotation"] & {
+        /**
+         * @description An annotation as upstream answers it: the statement, and the package it is about (null: every package of
+         *     the image).
+         */
+        PackageVulnerabilityAnnotation: {
+            annotation: components["schemas"]["VulnerabilityAnnotation"];
+            /** @description Vigil extension. The image the annotation belongs to. */
             readonly image_digest?: string;
-            /** @description The package the statement is about; absent means every package of the image. */
+            package_identifier: components["schemas"]["PackageIdentifier"];
+        };
+        /**
+         * @description Upstream's form: `{"annotation": {"vulnerability_id", "status", ...}, "package_identifier": {"name", "version",
+         *     "type"}}` (`package_identifier` null or absent: the whole image). Vigil's earlier flat form is still accepted:
+         *     the annotation's fields at the top level, with `package_name`, `package_version` and `package_type`. A body
+         *     does not mix the two forms.
+         */
+        PackageVulnerabilityAnnotationRequest: {
+            action_statement?: string | null;
+            additional_details?: string | null;
+            annotation?: components["schemas"]["VulnerabilityAnnotation"];
+            readonly author?: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            impact_statement?: string | null;
+            /** @enum {string|null} */
+            justification?: "component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist" | "fix_not_planned" | null;
+            package_identifier?: components["schemas"]["PackageIdentifier"];
+            /** @description Flat form. The package the statement is about; absent means every package of the image. */
             package_name?: string | null;
             package_type?: string | null;
             package_version?: string | null;
+            status?: components["schemas"]["VulnAnnotationStatus"];
+            status_notes?: string | null;
+            /** Format: date-time */
+            readonly updated_at?: string;
+            /** Format: uuid */
+            readonly uuid?: string;
+            readonly version?: number;
+            vulnerability_id?: string;
         };
         PackageVulnerabilityAnnotationResponseList: {
             items: components["schemas"]["PackageVulnerabilityAnnotation"][];
@@ -7067,7 +7111,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PackageVulnerabilityAnnotation"];
+                "application/json": components["schemas"]["PackageVulnerabilityAnnotationRequest"];
             };
         };
         responses: {

@@ -2,9 +2,11 @@
  * Handlers for an image's vulnerabilities, its annotations and VEX exports (Images tag), the vulnerability
  * query (Query tag) and the SBOM scan (Vulnerabilities tag).
  */
+import type { components } from '../../generated/openapi-types.js';
+import { InvalidError } from '../errors.js';
 import { getAnalyzedImage } from '../images/store.js';
 import type { HandlerGroup } from '../server/handler-types.js';
-import { annotationView, createAnnotation, deleteAnnotation, getAnnotation, listAnnotations, updateAnnotation } from '../vulns/annotations.js';
+import { annotationView, createAnnotation, type AnnotationStatement, type AnnotationTarget, deleteAnnotation, getAnnotation, listAnnotations, updateAnnotation } from '../vulns/annotations.js';
 import { refreshImageFindings } from '../vulns/findings.js';
 import { imageVulnerabilities } from '../vulns/image-report.js';
 import { queryVulnerabilities } from '../vulns/query.js';
@@ -25,6 +27,32 @@ type VulnOps =
   | 'vulnerability_scan_sbom';
 
 const VULN_TYPES = ['os', 'non-os', 'all'] as const;
+
+type AnnotationRequest = components['schemas']['PackageVulnerabilityAnnotationRequest'];
+
+/** Fields of the flat (earlier) annotation body, which upstream's form carries inside `annotation`. */
+const FLAT_FIELDS = ['vulnerability_id', 'status', 'status_notes', 'justification', 'impact_statement', 'action_statement', 'additional_details', 'package_name', 'package_version', 'package_type'] as const;
+
+/** The statement and target of a create request, in upstream's form or the earlier flat one (never both). */
+function annotationInput(body: AnnotationRequest): AnnotationStatement & AnnotationTarget {
+  const flat = FLAT_FIELDS.filter((f) => body[f] !== undefined);
+  if (body.annotation !== undefined) {
+    if (flat.length)
+      throw new InvalidError('send the annotation either in upstream\'s form ({annotation, package_identifier}) or flat, not both', {
+        errors: flat.map((f) => ({ location: `body.${f}`, message: 'belongs inside annotation (or send the flat form without annotation)' })),
+      });
+    const pkg = body.package_identifier;
+    return { ...body.annotation, package_name: pkg?.name ?? null, package_version: pkg?.version ?? null, package_type: pkg?.type ?? null };
+  }
+  if (body.package_identifier !== undefined)
+    throw new InvalidError('package_identifier goes with annotation', { errors: [{ location: 'body.annotation', message: 'is required with package_identifier' }] });
+  const missing = (['vulnerability_id', 'status'] as const).filter((f) => body[f] === undefined);
+  if (missing.length)
+    throw new InvalidError(`the annotation needs ${missing.join(' and ')} (or upstream's form, {annotation, package_identifier})`, {
+      errors: missing.map((f) => ({ location: `body.${f}`, message: 'is required' })),
+    });
+  return { ...body, vulnerability_id: body.vulnerability_id!, status: body.status! };
+}
 
 export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
   async get_image_vulnerability_types(ctx, { params }) {
@@ -48,7 +76,7 @@ export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
   },
   async create_image_vuln_annotation(ctx, { params, body }) {
     const author = ctx.caller.username;
-    const record = await createAnnotation(ctx.db, ctx.account.name, params.image_digest, body, author);
+    const record = await createAnnotation(ctx.db, ctx.account.name, params.image_digest, annotationInput(body), author);
     return { status: 201, body: annotationView(record) };
   },
   async get_image_vuln_annotation(ctx, { params }) {

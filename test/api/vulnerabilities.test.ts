@@ -304,7 +304,57 @@ describe('annotations and VEX', () => {
     const first = await json(server.url, 'POST', base(), { vulnerability_id: 'GHSA-rack-0009', status: 'affected', package_name: 'rack', action_statement: 'Upgrade rack' });
     expect(first.status).toBe(201);
     expectError(await json(server.url, 'POST', base(), { vulnerability_id: 'GHSA-rack-0009', status: 'fixed', package_name: 'rack' }), 409, 'conflict');
-    expect((await raw(server.url, 'DELETE', `${base()}/${first.json.uuid}`)).status).toBe(204);
+    expect((await raw(server.url, 'DELETE', `${base()}/${first.json.annotation.uuid}`)).status).toBe(204);
+  });
+
+  it("takes upstream's body {annotation, package_identifier} and answers in upstream's shape", async () => {
+    const blkid = (await vulns(debianDigest)).find((v) => v.vuln === 'DSA-9004-1')!;
+    const pkg = { name: blkid.package_name, version: blkid.package_version, type: blkid.package_type };
+    const created = await json(server.url, 'POST', base(), {
+      annotation: { vulnerability_id: 'DSA-9004-1', status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', status_notes: 'no mounts' },
+      package_identifier: pkg,
+    });
+    expect(created.status).toBe(201);
+    expect(created.json).toEqual({
+      annotation: {
+        uuid: expect.any(String),
+        vulnerability_id: 'DSA-9004-1',
+        status: 'not_affected',
+        justification: 'vulnerable_code_not_in_execute_path',
+        status_notes: 'no mounts',
+        impact_statement: null,
+        action_statement: null,
+        additional_details: null,
+        author: 'admin',
+        version: 1,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+      package_identifier: pkg,
+      image_digest: debianDigest,
+    });
+    const uuid = created.json.annotation.uuid;
+    expect((await vulns(debianDigest)).find((v) => v.vuln === 'DSA-9004-1')).toMatchObject({ annotation_status: 'not_affected', annotation_uuid: uuid });
+    expect((await raw(server.url, 'GET', `${base()}/${uuid}`)).json).toEqual(created.json);
+    const listed = await raw(server.url, 'GET', `${base()}?vulnerability_id=DSA-9004-1`);
+    expect(listed.json.items).toEqual([created.json]);
+    // The same target again, in either form, is the same annotation.
+    expectError(await json(server.url, 'POST', base(), { annotation: { vulnerability_id: 'DSA-9004-1', status: 'fixed' }, package_identifier: pkg }), 409, 'conflict');
+    expectError(await json(server.url, 'POST', base(), { vulnerability_id: 'DSA-9004-1', status: 'fixed', package_name: pkg.name, package_version: pkg.version, package_type: pkg.type }), 409, 'conflict');
+    expect((await raw(server.url, 'DELETE', `${base()}/${uuid}`)).status).toBe(204);
+
+    // No package_identifier (or null): the whole image.
+    const whole = await json(server.url, 'POST', base(), { annotation: { vulnerability_id: 'DSA-9004-1', status: 'affected' }, package_identifier: null });
+    expect(whole.status).toBe(201);
+    expect(whole.json.package_identifier).toBeNull();
+    expect((await raw(server.url, 'DELETE', `${base()}/${whole.json.annotation.uuid}`)).status).toBe(204);
+
+    // The two forms are not mixed, and the identifier takes only upstream's fields.
+    expectValidationError(await json(server.url, 'POST', base(), { annotation: { vulnerability_id: 'X', status: 'affected' }, status: 'fixed' }), ['body.status']);
+    expectValidationError(await json(server.url, 'POST', base(), { vulnerability_id: 'X', status: 'affected', package_identifier: pkg }), ['body.annotation']);
+    expectValidationError(await json(server.url, 'POST', base(), { annotation: { status: 'affected' } }), ['body.annotation.vulnerability_id']);
+    const extra = await json(server.url, 'POST', base(), { annotation: { vulnerability_id: 'X', status: 'affected' }, package_identifier: { ...pkg, arch: 'amd64' } });
+    expectError(extra, 400, 'validation_error');
   });
 
   it('creates, reads, updates and deletes an annotation, and shows it on the vulnerability', async () => {
@@ -315,18 +365,22 @@ describe('annotations and VEX', () => {
       package_name: 'libssl3',
     });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ vulnerability_id: 'CVE-2099-0001', status: 'not_affected', version: 1, author: 'admin', image_digest: debianDigest });
-    const uuid = created.json.uuid as string;
+    expect(created.json).toMatchObject({
+      annotation: { vulnerability_id: 'CVE-2099-0001', status: 'not_affected', version: 1, author: 'admin' },
+      package_identifier: { name: 'libssl3' },
+      image_digest: debianDigest,
+    });
+    const uuid = created.json.annotation.uuid as string;
     // The annotation names the CVE; it applies to the Debian advisory that aliases it.
     const ssl = (await vulns(debianDigest)).find((v) => v.vuln === 'DSA-9001-1')!;
     expect(ssl).toMatchObject({ annotation_status: 'not_affected', annotation_uuid: uuid });
 
     const updated = await json(server.url, 'PUT', `${base()}/${uuid}`, { vulnerability_id: 'CVE-2099-0001', status: 'fixed', status_notes: 'patched in our build' });
     expect(updated.status).toBe(200);
-    expect(updated.json).toMatchObject({ status: 'fixed', version: 2, package_name: 'libssl3' });
-    expect((await raw(server.url, 'GET', `${base()}/${uuid}`)).json.status).toBe('fixed');
+    expect(updated.json).toMatchObject({ annotation: { status: 'fixed', version: 2 }, package_identifier: { name: 'libssl3' } });
+    expect((await raw(server.url, 'GET', `${base()}/${uuid}`)).json.annotation.status).toBe('fixed');
     const listed = await raw(server.url, 'GET', `${base()}?package_name=libssl3`);
-    expect(listed.json.items.map((a: { uuid: string }) => a.uuid)).toEqual([uuid]);
+    expect(listed.json.items.map((a: { annotation: { uuid: string } }) => a.annotation.uuid)).toEqual([uuid]);
     expect((await raw(server.url, 'GET', `${base()}?package_name=nothing`)).json.items).toEqual([]);
 
     expect((await raw(server.url, 'DELETE', `${base()}/${uuid}`)).status).toBe(204);
