@@ -78,6 +78,8 @@ async function syncNow(query = '') {
 interface Vuln {
   vuln: string;
   package_name: string;
+  package_version: string;
+  package_type: string;
   fix: string;
   severity: string;
   will_not_fix: boolean;
