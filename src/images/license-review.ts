@@ -34,9 +34,9 @@ export async function licenseReview(db: Db, accountName: string, digest: string)
     const licenses: ReviewedLicense[] = [];
     for (const declared of p.licenses) {
       const license = reviewedLicense(declared);
-      const key = license && (license.license_id ?? license.license_name)!;
-      if (!license || seen.has(key!)) continue;
-      seen.add(key!);
+      const key = license?.license_id ?? license?.license_name;
+      if (!license || key === undefined || seen.has(key)) continue;
+      seen.add(key);
       licenses.push(license);
     }
     return { package: { name: p.name, version: p.version, type: p.type, ...(p.purl ? { purl: p.purl } : {}) }, licenses };
