@@ -836,6 +836,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/images/{image_digest}/vex/cyclonedx-xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the image's VEX document as CycloneDX XML
+         * @description The document `.../vex/cyclonedx-json` answers, in CycloneDX's XML form (1.6 unless asked otherwise). Errors are JSON.
+         */
+        get: operations["get_image_cyclonedx_xml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/images/{image_digest}/vex/openvex": {
         parameters: {
             query?: never;
@@ -947,6 +969,55 @@ export interface paths {
          *     409 while the image is not analyzed yet.
          */
         get: operations["get_image_vulnerabilities_by_digest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/vuln/{vuln_type}/cyclonedx-json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_type: components["parameters"]["VulnType"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the image's vulnerabilities as a CycloneDX 1.6 JSON document
+         * @description The findings `GET .../vuln/{vuln_type}` lists, as a CycloneDX 1.6 BOM: the image as `metadata.component`,
+         *     each affected package as a component, and each vulnerability with its `affects`, `ratings` (the severity
+         *     from the feed, method `other`, and each CVSS score with its vector), `source`, `references` (aliases) and,
+         *     for annotated findings, the annotation as `analysis`. 409 while the image is not analyzed.
+         */
+        get: operations["get_image_vulnerabilities_by_digest_cyclonedx_json"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/vuln/{vuln_type}/cyclonedx-xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_type: components["parameters"]["VulnType"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the image's vulnerabilities as a CycloneDX 1.6 XML document
+         * @description The same document as `.../cyclonedx-json`, in CycloneDX's XML form. Errors are JSON.
+         */
+        get: operations["get_image_vulnerabilities_by_digest_cyclonedx_xml"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6995,6 +7066,41 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    get_image_cyclonedx_xml: {
+        parameters: {
+            query?: {
+                spec_version?: "1.5" | "1.6";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CycloneDX XML document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                    "application/xml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     get_image_openvex: {
         parameters: {
             query?: never;
@@ -7266,6 +7372,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImagePackageVulnerabilityResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_vulnerabilities_by_digest_cyclonedx_json: {
+        parameters: {
+            query?: {
+                /** @description Match the image against the current feed data first instead of using the stored findings. */
+                force_refresh?: boolean;
+                /** @description Write the annotations' justification label, impact and action statements and notes as `analysis.detail`. */
+                include_annotation_detail?: boolean;
+                include_vuln_description?: boolean;
+                vendor_only?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_type: components["parameters"]["VulnType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CycloneDX document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_vulnerabilities_by_digest_cyclonedx_xml: {
+        parameters: {
+            query?: {
+                /** @description Match the image against the current feed data first instead of using the stored findings. */
+                force_refresh?: boolean;
+                /** @description Write the annotations' justification label, impact and action statements and notes as `analysis.detail`. */
+                include_annotation_detail?: boolean;
+                include_vuln_description?: boolean;
+                vendor_only?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_type: components["parameters"]["VulnType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CycloneDX XML document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                    "application/xml": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -11,7 +11,8 @@ import { refreshImageFindings } from '../vulns/findings.js';
 import { imageVulnerabilities } from '../vulns/image-report.js';
 import { queryVulnerabilities } from '../vulns/query.js';
 import { scanSbom } from '../vulns/sbom-scan.js';
-import { imageCycloneDxVex, imageOpenVex } from '../vulns/vex-export.js';
+import { imageCycloneDxVex, imageCycloneDxVexXml, imageOpenVex, imageVulnerabilitiesCycloneDx, imageVulnerabilitiesCycloneDxXml } from '../vulns/vex-export.js';
+import type { RequestContext } from '../server/context.js';
 
 type VulnOps =
   | 'get_image_vulnerability_types'
@@ -23,10 +24,38 @@ type VulnOps =
   | 'delete_image_vuln_annotation'
   | 'get_image_openvex'
   | 'get_image_cyclonedx_json'
+  | 'get_image_cyclonedx_xml'
+  | 'get_image_vulnerabilities_by_digest_cyclonedx_json'
+  | 'get_image_vulnerabilities_by_digest_cyclonedx_xml'
   | 'query_vulnerabilities'
   | 'vulnerability_scan_sbom';
 
 const VULN_TYPES = ['os', 'non-os', 'all'] as const;
+
+/** The analyzed image, its findings first re-matched against the current feed data when asked to. */
+async function analyzedAndRefreshed(ctx: RequestContext, digest: string, forceRefresh: boolean) {
+  const image = await getAnalyzedImage(ctx.db, ctx.account.name, digest);
+  if (forceRefresh) await ctx.db.transaction((trx) => refreshImageFindings(trx, image.account_name, image.image_digest));
+  return image;
+}
+
+interface ReportQuery {
+  force_refresh?: boolean;
+  include_vuln_description?: boolean;
+  include_annotation_detail?: boolean;
+  vendor_only?: boolean;
+}
+
+async function reportArgs(ctx: RequestContext, digest: string, vulnType: (typeof VULN_TYPES)[number], query: ReportQuery) {
+  const image = await analyzedAndRefreshed(ctx, digest, query.force_refresh ?? false);
+  const options = {
+    vulnType,
+    vendorOnly: query.vendor_only ?? true,
+    includeDescription: query.include_vuln_description ?? false,
+    includeAnnotationDetail: query.include_annotation_detail ?? false,
+  };
+  return [ctx.db, image.account_name, image.image_digest, ctx.services.version, options] as const;
+}
 
 type AnnotationRequest = components['schemas']['PackageVulnerabilityAnnotationRequest'];
 
@@ -60,9 +89,7 @@ export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
     return { status: 200, body: [...VULN_TYPES] };
   },
   async get_image_vulnerabilities_by_digest(ctx, { params, query }) {
-    const image = await getAnalyzedImage(ctx.db, ctx.account.name, params.image_digest);
-    if (query.force_refresh)
-      await ctx.db.transaction((trx) => refreshImageFindings(trx, image.account_name, image.image_digest));
+    const image = await analyzedAndRefreshed(ctx, params.image_digest, query.force_refresh ?? false);
     const vulnerabilities = await imageVulnerabilities(ctx.db, image.account_name, image.image_digest, {
       vulnType: params.vuln_type,
       vendorOnly: query.vendor_only ?? true,
@@ -97,6 +124,17 @@ export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
   async get_image_cyclonedx_json(ctx, { params, query }) {
     const doc = await imageCycloneDxVex(ctx.db, ctx.account.name, params.image_digest, ctx.services.version, query.spec_version ?? '1.5');
     return { status: 200, body: doc as unknown as Record<string, unknown> };
+  },
+  async get_image_cyclonedx_xml(ctx, { params, query }) {
+    const doc = await imageCycloneDxVexXml(ctx.db, ctx.account.name, params.image_digest, ctx.services.version, query.spec_version ?? '1.6');
+    return { status: 200, body: doc };
+  },
+  async get_image_vulnerabilities_by_digest_cyclonedx_json(ctx, { params, query }) {
+    const doc = await imageVulnerabilitiesCycloneDx(...(await reportArgs(ctx, params.image_digest, params.vuln_type, query)));
+    return { status: 200, body: doc as unknown as Record<string, unknown> };
+  },
+  async get_image_vulnerabilities_by_digest_cyclonedx_xml(ctx, { params, query }) {
+    return { status: 200, body: await imageVulnerabilitiesCycloneDxXml(...(await reportArgs(ctx, params.image_digest, params.vuln_type, query))) };
   },
   async query_vulnerabilities(ctx, { query }) {
     const body = await queryVulnerabilities(ctx.db, {

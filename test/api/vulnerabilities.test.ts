@@ -14,6 +14,7 @@ import { DEBIAN_OS_RELEASE, DPKG_STATUS, STATUS_D_LIBSSL3, installedGemspec, mav
 import { expectError, expectValidationError, accountWithUser } from '../support/fixtures.js';
 import { raw, json } from '../support/http.js';
 import { buildImage, dockerArchiveTar, type FileSpec } from '../support/image-builder.js';
+import { cycloneDxJsonErrors, cycloneDxXmlErrors, haveXmllint } from '../support/cyclonedx-schema.js';
 import { validateOpenVex } from '../support/openvex-schema.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { EPSS_CSV, KEV_CATALOG, initialRecords, osvRecord, writeRecords } from '../vulns/fixture-feed.js';
@@ -416,6 +417,59 @@ describe('annotations and VEX', () => {
     expect(log4j.analysis).toMatchObject({ state: 'not_affected', justification: 'code_not_present' });
     expectValidationError(await raw(server.url, 'GET', `/v2/images/${debianDigest}/vex/cyclonedx-json?spec_version=2.0`), ['query.spec_version']);
     expectError(await raw(server.url, 'GET', `/v2/images/sha256:${'2'.repeat(64)}/vex/openvex`), 404, 'not_found');
+
+    const xml = await raw(server.url, 'GET', `/v2/images/${debianDigest}/vex/cyclonedx-xml`);
+    expect(xml.status).toBe(200);
+    expect(xml.headers.get('content-type')).toMatch(/^application\/xml/);
+    expect(xml.text).toContain('<bom xmlns="http://cyclonedx.org/schema/bom/1.6"');
+    expect(xml.text).toMatch(/<vulnerability bom-ref="[^"]+"><id>GHSA-log4j-0010<\/id>.*?<analysis><state>not_affected<\/state><justification>code_not_present<\/justification>/);
+    if (haveXmllint) expect(cycloneDxXmlErrors(xml.text, '1.6')).toEqual([]);
+    const xml15 = await raw(server.url, 'GET', `/v2/images/${debianDigest}/vex/cyclonedx-xml?spec_version=1.5`);
+    if (haveXmllint) expect(cycloneDxXmlErrors(xml15.text, '1.5')).toEqual([]);
+    expectError(await raw(server.url, 'GET', `/v2/images/sha256:${'2'.repeat(64)}/vex/cyclonedx-xml`), 404, 'not_found');
+  });
+
+  it('reports the vulnerabilities as CycloneDX 1.6 JSON and XML: components, affects, ratings, analysis from annotations', async () => {
+    const created = await json(server.url, 'POST', base(), {
+      annotation: { vulnerability_id: 'DSA-9001-1', status: 'affected', action_statement: 'rebuild on the next base image' },
+      package_identifier: { name: 'libssl3' },
+    });
+    expect(created.status).toBe(201);
+    const listed = await vulns(debianDigest, 'all');
+    const res = await raw(server.url, 'GET', `/v2/images/${debianDigest}/vuln/all/cyclonedx-json`);
+    expect(res.status).toBe(200);
+    const doc = res.json;
+    expect(cycloneDxJsonErrors(doc, '1.6')).toEqual([]);
+    expect(doc).toMatchObject({ bomFormat: 'CycloneDX', specVersion: '1.6', metadata: { component: { type: 'container', version: debianDigest } } });
+    // One entry per finding (grouped only when everything but the package agrees), each pointing at its package.
+    const refs = new Set(doc.components.map((c: { 'bom-ref': string }) => c['bom-ref']));
+    const affected = doc.vulnerabilities.flatMap((v: { id: string; affects: { ref: string }[] }) => v.affects.map((a) => `${v.id} ${a.ref}`)).sort();
+    expect(affected).toEqual(listed.map((v) => `${v.vuln} ${(v as unknown as { purl: string }).purl}`).sort());
+    for (const v of doc.vulnerabilities) for (const a of v.affects) expect(refs.has(a.ref)).toBe(true);
+    const ssl = doc.vulnerabilities.find((v: { id: string }) => v.id === 'DSA-9001-1');
+    expect(ssl.ratings[0]).toEqual({ source: { name: 'osv' }, severity: 'critical', method: 'other' });
+    expect(ssl.ratings.slice(1)).toEqual(expect.arrayContaining([expect.objectContaining({ method: expect.stringMatching(/^CVSSv3/), score: expect.any(Number), vector: expect.stringMatching(/^CVSS:3/) })]));
+    expect(ssl.analysis).toEqual({ state: 'exploitable', lastUpdated: created.json.annotation.updated_at });
+    expect(ssl).not.toHaveProperty('description');
+    // Unannotated findings are not assessed: no analysis.
+    expect(doc.vulnerabilities.find((v: { id: string }) => v.id === 'DSA-9004-1')).not.toHaveProperty('analysis');
+
+    const detailed = await raw(server.url, 'GET', `/v2/images/${debianDigest}/vuln/os/cyclonedx-json?include_annotation_detail=true&include_vuln_description=true`);
+    const sslDetailed = detailed.json.vulnerabilities.find((v: { id: string }) => v.id === 'DSA-9001-1');
+    expect(sslDetailed.analysis.detail).toBe('Action statement: rebuild on the next base image');
+    expect(sslDetailed.description).toBeTruthy();
+    expect(detailed.json.vulnerabilities.every((v: { affects: { ref: string }[] }) => v.affects.every((a) => a.ref.startsWith('pkg:deb/')))).toBe(true);
+
+    const xml = await raw(server.url, 'GET', `/v2/images/${debianDigest}/vuln/all/cyclonedx-xml?include_annotation_detail=true`);
+    expect(xml.status).toBe(200);
+    expect(xml.headers.get('content-type')).toMatch(/^application\/xml/);
+    expect(xml.text.match(/<vulnerability bom-ref=/g)).toHaveLength(doc.vulnerabilities.length);
+    expect(xml.text).toContain('<detail>Action statement: rebuild on the next base image</detail>');
+    if (haveXmllint) expect(cycloneDxXmlErrors(xml.text, '1.6')).toEqual([]);
+
+    expectValidationError(await raw(server.url, 'GET', `/v2/images/${debianDigest}/vuln/binary/cyclonedx-xml`), ['path.vuln_type']);
+    expectError(await raw(server.url, 'GET', `/v2/images/sha256:${'2'.repeat(64)}/vuln/all/cyclonedx-json`), 404, 'not_found');
+    expect((await raw(server.url, 'DELETE', `${base()}/${created.json.annotation.uuid}`)).status).toBe(204);
   });
 });
 
