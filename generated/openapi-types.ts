@@ -2994,9 +2994,11 @@ export interface paths {
         };
         /**
          * List the vulnerability feeds, their groups with record counts, and their last sync
-         * @description Every feed Vigil holds data for or has a source configured for. A feed is one source (an OSV export, a
-         *     directory of OSV records, Alpine secdb, the CISA KEV catalog or an EPSS file); its groups are the
-         *     namespaces its records cover (`debian:12`, `alpine:3.18`, `pypi`, `kev`, ...). While a sync runs,
+         * @description The feeds under upstream's names, each listed once Vigil has a source of its data: `vulnerability_db`
+         *     (OSV exports and directories, Alpine secdb), `kev_db` (the CISA KEV catalog), `epss_db` (EPSS scores). Each
+         *     group of a feed is one of Vigil's sources (named as configured or uploaded), with its record count, sync
+         *     state and, as `namespaces`, the namespaces its records cover (`debian:12`, `alpine:3.18`, `pypi`, `kev`).
+         *     A source not synced yet is listed under `vulnerability_db` until its format is known. While a sync runs,
          *     `sync_progress` says which stage it is in.
          */
         get: operations["get_system_feeds"];
@@ -3024,11 +3026,16 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get the dataset record of a feed */
+        /**
+         * Get the dataset record of a feed
+         * @description `feed` is a dataset (`vulnerability_db`, `kev_db`, `epss_db`) or one of Vigil's sources by name. Upstream
+         *     requires `version`; Vigil answers without it too.
+         */
         get: operations["get_system_feed"];
         /**
          * Enable or disable a feed
-         * @description A disabled feed is not synced and its records do not match; findings are recomputed.
+         * @description A dataset (every source of it) or one source by name. A disabled source is not synced and its records do
+         *     not match; findings are recomputed.
          */
         put: operations["toggle_feed_enabled"];
         /**
@@ -3043,7 +3050,8 @@ export interface paths {
         post: operations["upload_system_feed"];
         /**
          * Delete a feed's data and disable it
-         * @description Removes the feed's records and groups and disables the feed so the next sync does not refill it; findings are recomputed.
+         * @description A dataset (every source of it) or one source by name: removes the records and namespaces and disables the
+         *     source so the next sync does not refill it; findings are recomputed.
          */
         delete: operations["delete_feed"];
         options?: never;
@@ -3063,12 +3071,16 @@ export interface paths {
         };
         get?: never;
         /**
-         * Enable or disable one group of a feed (e.g. debian:11)
-         * @description A disabled group's records do not match; findings are recomputed.
+         * Enable or disable one group of a feed (a source of a dataset, or a namespace of a source)
+         * @description `vulnerability_db/osv` toggles the source `osv` (as `PUT /system/feeds/osv` does); `osv/debian:11` one
+         *     namespace of it. A disabled group's records do not match; findings are recomputed.
          */
         put: operations["toggle_group_enabled"];
         post?: never;
-        /** Delete one group's records and disable the group */
+        /**
+         * Delete one group's records and disable the group
+         * @description A source of a dataset (`vulnerability_db/osv`, as `DELETE /system/feeds/osv`), or a namespace of a source (`osv/debian:11`).
+         */
         delete: operations["delete_feed_group"];
         options?: never;
         head?: never;
@@ -3524,70 +3536,126 @@ export interface components {
             }[];
         }[];
         FeedDataRecord: {
-            checksum?: string | null;
+            checksum?: string;
             /** Format: date-time */
             created_at?: string;
+            /** @description The format of the data (`osv`, `alpine-secdb`, `kev`, `epss`; a dataset's formats joined with `+`), `unknown` before the first sync. */
             data_format?: string;
             /** Format: date-time */
-            data_service_built_at?: string | null;
+            data_service_built_at?: string;
             dataset: string;
             /** Format: date-time */
-            enterprise_received_at?: string | null;
+            enterprise_received_at?: string;
             id: string;
             name: string;
             /** Format: date-time */
-            updated_at?: string | null;
-            version?: string | null;
+            updated_at?: string;
+            version?: string;
         };
+        /**
+         * @description A group: in a dataset, one of Vigil's sources (with its namespaces and sync state as Vigil extensions); in a
+         *     source, one namespace (`debian:12`, `alpine:3.18`, `pypi`, `kev`).
+         */
         FeedGroupMetadata: {
-            /** Format: date-time */
-            created_at?: string;
-            /** Format: date-time */
-            data_service_built_at?: string | null;
-            enabled: boolean;
-            /** Format: date-time */
-            enterprise_received_at?: string | null;
-            /** Format: date-time */
-            last_sync?: string | null;
-            /** @description The namespace, e.g. debian:12, alpine:3.18, pypi, kev. */
-            name: string;
-            record_count: number;
-        };
-        FeedMetadata: {
-            /** @description Whether the source is in the service configuration (otherwise it was uploaded). */
+            /** @description Vigil extension (a source). Whether it is in the service configuration (otherwise it was uploaded). */
             configured?: boolean;
             /** Format: date-time */
             created_at?: string;
             /** Format: date-time */
-            data_service_built_at?: string | null;
-            dataset_checksum?: string | null;
+            data_service_built_at?: string;
+            /** @description Vigil extension (a source). The sha256 its upload declared. */
+            dataset_checksum?: string;
+            enabled: boolean;
+            /** Format: date-time */
+            enterprise_received_at?: string;
+            /**
+             * @description Vigil extension (a source). Its format, null until it first synced.
+             * @enum {string|null}
+             */
+            kind?: "osv" | "alpine-secdb" | "kev" | "epss" | null;
+            /** Format: date-time */
+            last_sync?: string;
+            /** @description Vigil extension (a source). Why its last sync failed; the data from the sync before keeps serving. */
+            last_sync_error?: string | null;
+            /** @description Vigil extension (a source). */
+            last_sync_stats?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Vigil extension (a source).
+             * @enum {string|null}
+             */
+            last_sync_status?: "ok" | "failed" | null;
+            name: string;
+            /** @description Vigil extension (a source). The namespaces its records cover, each with its count and flag. */
+            namespaces?: components["schemas"]["FeedGroupMetadata"][];
+            record_count: number;
+            /** @description Vigil extension (a source). Where its data comes from. */
+            source?: string | null;
+            sync_progress?: components["schemas"]["FeedSyncProgress"];
+            /** @description Vigil extension (a source). The dataset version its upload declared. */
+            version?: string;
+        };
+        /**
+         * @description A feed as upstream names it, a dataset (`vulnerability_db`, `kev_db`, `epss_db`), whose groups are Vigil's
+         *     sources of that data; or, answered for `/system/feeds/{source}`, one source, whose groups are the namespaces
+         *     its records cover. Values that are not known are left out, never null.
+         */
+        FeedMetadata: {
+            /** @description Vigil extension, sources only. Whether the source is in the service configuration (otherwise it was uploaded). */
+            configured?: boolean;
+            /** Format: date-time */
+            created_at?: string;
+            /**
+             * Format: date-time
+             * @description When the data was built, as an upload declared it.
+             */
+            data_service_built_at?: string;
+            /** @description The sha256 an upload declared (a dataset's only when its one source with data is such an upload). */
+            dataset_checksum?: string;
             dataset_name?: string;
             enabled: boolean;
             /**
              * Format: date-time
-             * @description When the current data was last synced successfully.
+             * @description When the current data was last synced successfully (a dataset's newest).
              */
-            enterprise_received_at?: string | null;
+            enterprise_received_at?: string;
             groups: components["schemas"]["FeedGroupMetadata"][];
-            /** @enum {string|null} */
+            /**
+             * @description Vigil extension, sources only. The source's format, null until it first synced.
+             * @enum {string|null}
+             */
             kind?: "osv" | "alpine-secdb" | "kev" | "epss" | null;
-            /** Format: date-time */
-            last_full_sync?: string | null;
-            /** @description Why the last sync failed; the data from the sync before keeps serving. */
+            /**
+             * Format: date-time
+             * @description The last successful sync; for a dataset, once every source has synced, the oldest of them.
+             */
+            last_full_sync?: string;
+            /** @description Vigil extension, sources only. Why the last sync failed; the data from the sync before keeps serving. */
             last_sync_error?: string | null;
+            /** @description Vigil extension, sources only. */
             last_sync_stats?: {
                 [key: string]: unknown;
             } | null;
-            /** @enum {string|null} */
+            /**
+             * @description Vigil extension, sources only.
+             * @enum {string|null}
+             */
             last_sync_status?: "ok" | "failed" | null;
             name: string;
-            /** @description Where the data comes from (a path, a URL without credentials, or an uploaded file). */
+            /** @description Vigil extension, sources only. Where the data comes from (a path, a URL without credentials, or an uploaded file). */
             source?: string | null;
             sync_progress?: components["schemas"]["FeedSyncProgress"];
-            /** Format: date-time */
-            updated_at?: string | null;
-            /** @description The dataset version an upload declared. */
-            version?: string | null;
+            /**
+             * Format: date-time
+             * @description The last sync, successful or not.
+             */
+            updated_at?: string;
+            /**
+             * @description A source's: the dataset version an upload declared. A dataset's: that of its one source with data when it
+             *     declares one, else the time its newest data was received (as `enterprise_received_at`).
+             */
+            version?: string;
         };
         FeedSyncOutcome: {
             error?: string;
@@ -12136,7 +12204,7 @@ export interface operations {
     get_system_feed: {
         parameters: {
             query?: {
-                /** @description Answer 404 unless the feed's current dataset has this version. */
+                /** @description Answer 404 unless the feed's current data has this version (the `version` the listing gives). */
                 version?: string;
             };
             header?: {

@@ -124,18 +124,65 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** A source as the feed listing shows it: a group of its dataset, with its namespaces. */
+async function sourceGroup(name: string) {
+  const res = await raw(server.url, 'GET', '/v2/system/feeds');
+  expect(res.status).toBe(200);
+  return res.json.flatMap((f: { groups: unknown[] }) => f.groups).find((g: { name: string }) => g.name === name);
+}
+
 describe('feeds', () => {
-  it('lists the configured feeds with their groups, record counts and last sync', async () => {
+  it("lists the feeds under upstream's names, one group per source, each with its namespaces", async () => {
     const res = await raw(server.url, 'GET', '/v2/system/feeds');
     expect(res.status).toBe(200);
     const byName = Object.fromEntries(res.json.map((f: { name: string }) => [f.name, f]));
-    expect(Object.keys(byName).sort()).toEqual(['epss', 'kev', 'osv']);
-    expect(byName.osv).toMatchObject({ kind: 'osv', configured: true, enabled: true, last_sync_status: 'ok', source: osvDir });
-    const groups = Object.fromEntries(byName.osv.groups.map((g: { name: string; record_count: number }) => [g.name, g.record_count]));
+    expect(Object.keys(byName).sort()).toEqual(['epss_db', 'kev_db', 'vulnerability_db']);
+    for (const feed of res.json) {
+      // Upstream's string fields are strings when present, never null.
+      for (const field of ['version', 'dataset_checksum', 'data_service_built_at', 'enterprise_received_at', 'updated_at', 'last_full_sync'])
+        expect(feed[field] === undefined || typeof feed[field] === 'string').toBe(true);
+      expect(feed).toMatchObject({ dataset_name: feed.name, enabled: true, version: expect.any(String), enterprise_received_at: expect.any(String) });
+    }
+    expect(byName.vulnerability_db.groups.map((g: { name: string }) => g.name)).toEqual(['osv']);
+    const osv = byName.vulnerability_db.groups[0];
+    expect(osv).toMatchObject({ kind: 'osv', configured: true, enabled: true, last_sync_status: 'ok', source: osvDir, record_count: 11 });
+    const namespaces = Object.fromEntries(osv.namespaces.map((g: { name: string; record_count: number }) => [g.name, g.record_count]));
     // Withdrawn records (PYSEC-2099-7) are kept but index nothing, so groups do not count them.
-    expect(groups).toEqual({ 'alpine:3.18': 1, 'debian:11': 1, 'debian:12': 4, maven: 1, npm: 1, pypi: 2, rubygems: 1 });
-    expect(byName.kev.groups).toEqual([expect.objectContaining({ name: 'kev', record_count: 2 })]);
-    expect(byName.epss.groups).toEqual([expect.objectContaining({ name: 'epss', record_count: 2 })]);
+    expect(namespaces).toEqual({ 'alpine:3.18': 1, 'debian:11': 1, 'debian:12': 4, maven: 1, npm: 1, pypi: 2, rubygems: 1 });
+    expect(byName.kev_db.groups).toEqual([expect.objectContaining({ name: 'kev', kind: 'kev', record_count: 2, namespaces: [expect.objectContaining({ name: 'kev', record_count: 2 })] })]);
+    expect(byName.epss_db.groups).toEqual([expect.objectContaining({ name: 'epss', kind: 'epss', record_count: 2 })]);
+    // Configured sources declare no version: a dataset's version is when its newest data was received.
+    expect(byName.vulnerability_db.version).toBe(osv.enterprise_received_at);
+  });
+
+  it('answers GET /system/feeds/vulnerability_db?version with the dataset record the listing describes', async () => {
+    const listed = (await raw(server.url, 'GET', '/v2/system/feeds')).json.find((f: { name: string }) => f.name === 'vulnerability_db');
+    const res = await raw(server.url, 'GET', `/v2/system/feeds/vulnerability_db?version=${encodeURIComponent(listed.version)}`);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      id: 'vulnerability_db',
+      name: 'vulnerability_db',
+      dataset: 'vulnerability_db',
+      data_format: 'osv',
+      version: listed.version,
+      enterprise_received_at: listed.enterprise_received_at,
+      created_at: listed.created_at,
+      updated_at: listed.updated_at,
+    });
+    expectError(await raw(server.url, 'GET', '/v2/system/feeds/vulnerability_db?version=5'), 404, 'not_found');
+    expect((await raw(server.url, 'GET', '/v2/system/feeds/kev_db')).json).toMatchObject({ name: 'kev_db', data_format: 'kev' });
+    // A source by its own name is still a feed, its namespaces its groups.
+    expect((await raw(server.url, 'PUT', '/v2/system/feeds/kev?enabled=true')).json).toMatchObject({ name: 'kev', groups: [expect.objectContaining({ name: 'kev' })] });
+  });
+
+  it('toggles a source as a group of its dataset, and a dataset as a whole', async () => {
+    const off = await raw(server.url, 'PUT', '/v2/system/feeds/epss_db/epss?enabled=false');
+    expect(off.status).toBe(200);
+    expect(off.json).toMatchObject({ name: 'epss', enabled: false, record_count: 2, namespaces: [expect.objectContaining({ name: 'epss' })] });
+    expect((await sourceGroup('epss')).enabled).toBe(false);
+    expect((await raw(server.url, 'PUT', '/v2/system/feeds/epss_db?enabled=true')).json).toMatchObject({ name: 'epss_db', enabled: true, groups: [expect.objectContaining({ name: 'epss', enabled: true })] });
+    expectError(await raw(server.url, 'PUT', '/v2/system/feeds/kev_db/osv?enabled=false'), 404, 'not_found');
+    expectError(await raw(server.url, 'DELETE', '/v2/system/feeds/vulnerability_db/nope'), 404, 'not_found');
   });
 
   it('answers 404 for unknown feeds and groups, and 400 for bad names and flags', async () => {
@@ -272,10 +319,10 @@ describe('feed updates', () => {
       const outcome = await syncNow();
       expect(outcome.feeds.find((f: { feed: string }) => f.feed === 'osv')).toMatchObject({ status: 'failed' });
       expect(summary(await vulns(debianDigest))).toEqual(before);
-      const feed = (await raw(server.url, 'GET', '/v2/system/feeds')).json.find((f: { name: string }) => f.name === 'osv');
+      const feed = await sourceGroup('osv');
       expect(feed.last_sync_status).toBe('failed');
       expect(feed.last_sync_error).toBeTruthy();
-      expect(feed.groups.find((g: { name: string }) => g.name === 'debian:12').record_count).toBe(4);
+      expect(feed.namespaces.find((g: { name: string }) => g.name === 'debian:12').record_count).toBe(4);
     } finally {
       rmSync(osvDir, { force: true });
       renameSync(aside, osvDir);
@@ -554,13 +601,17 @@ describe('feed upload (air-gapped)', () => {
     const res = await upload(`version=2099.1&built=2099-01-01T00:00:00Z&checksum=sha256:${checksum}`, multipart, `multipart/form-data; boundary=${boundary}`);
     expect(res.status).toBe(202);
     await syncNow();
-    const feed = (await raw(server.url, 'GET', '/v2/system/feeds')).json.find((f: { name: string }) => f.name === 'uploaded-go');
-    expect(feed).toMatchObject({ kind: 'osv', configured: false, version: '2099.1', dataset_checksum: `sha256:${checksum}`, last_sync_status: 'ok' });
-    expect(feed.groups).toEqual([expect.objectContaining({ name: 'go', record_count: 1 })]);
+    const feed = await sourceGroup('uploaded-go');
+    expect(feed).toMatchObject({ kind: 'osv', configured: false, version: '2099.1', dataset_checksum: `sha256:${checksum}`, last_sync_status: 'ok', data_service_built_at: '2099-01-01T00:00:00.000Z' });
+    expect(feed.namespaces).toEqual([expect.objectContaining({ name: 'go', record_count: 1 })]);
     expect((await raw(server.url, 'GET', '/v2/system/feeds/uploaded-go?version=2099.1')).json).toMatchObject({ version: '2099.1', data_format: 'osv' });
+    // Two sources with data in vulnerability_db: its version is the newest receipt, and no single checksum.
+    const db = (await raw(server.url, 'GET', '/v2/system/feeds')).json.find((f: { name: string }) => f.name === 'vulnerability_db');
+    expect(db.groups.map((g: { name: string }) => g.name)).toEqual(['osv', 'uploaded-go']);
+    expect(db).not.toHaveProperty('dataset_checksum');
+    expect(db).toMatchObject({ data_service_built_at: '2099-01-01T00:00:00.000Z', version: db.enterprise_received_at });
 
-    expect((await raw(server.url, 'DELETE', '/v2/system/feeds/uploaded-go')).status).toBe(200);
-    const deleted = (await raw(server.url, 'GET', '/v2/system/feeds')).json.find((f: { name: string }) => f.name === 'uploaded-go');
-    expect(deleted).toMatchObject({ enabled: false, groups: [] });
+    expect((await raw(server.url, 'DELETE', '/v2/system/feeds/vulnerability_db/uploaded-go')).status).toBe(200);
+    expect(await sourceGroup('uploaded-go')).toMatchObject({ enabled: false, record_count: 0, namespaces: [] });
   });
 });

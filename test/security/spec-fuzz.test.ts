@@ -362,7 +362,9 @@ async function createFixtures(): Promise<FuzzFixtures> {
   );
   ok(await raw(url, 'POST', '/v2/system/feeds?wait=true'), 'feed sync');
   const feeds = await raw(url, 'GET', '/v2/system/feeds');
-  const groups: string[] = feeds.json.find((f: { name: string }) => f.name === 'fuzzfeed').groups.map((g: { name: string }) => g.name);
+  // The uploaded source is a group of its dataset; its namespaces are its own groups.
+  const source = feeds.json.flatMap((f: { groups: { name: string }[] }) => f.groups).find((g: { name: string }) => g.name === 'fuzzfeed');
+  const groups: string[] = source.namespaces.map((g: { name: string }) => g.name);
   expect(groups.length).toBeGreaterThan(0);
   add('version', '1');
   add('built', '2024-01-01T00:00:00Z');
