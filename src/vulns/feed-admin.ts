@@ -305,7 +305,7 @@ export async function setGroupEnabled(services: Services, feed: string, group: s
   if (isDataset(feed)) {
     await datasetSource(services, feed, group);
     if (await setSourceEnabled(services, group, enabled)) await queueFullRematch(services);
-    return sourceGroupView((await datasetSource(services, feed, group)));
+    return sourceGroupView(await datasetSource(services, feed, group));
   }
   const row = await groupRow(services, feed, group);
   if (toBool(row.enabled) !== enabled) {
