@@ -687,6 +687,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/images/{image_digest}/content/licenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List every package of the image with its licenses
+         * @description One item per package (all content types), with the licenses the package declares. A listed SPDX identifier
+         *     is given as `license_id` (with its page on spdx.org as `license_url`); an SPDX expression or a free-form
+         *     name as `license_name`, exactly as declared (expressions in canonical case). `source` is `declared`: the
+         *     package's own metadata said so; Vigil concludes no licenses from file contents. A package that declares
+         *     none has an empty list. 409 while the image is not analyzed.
+         */
+        get: operations["get_image_content_by_type_license"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/content/malware": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the image's malware scan results
+         * @description Vigil has no malware scanner, so no image is scanned: the answer is one scan entry with `enabled: false`,
+         *     no findings and `metadata.status` `not_scanned` with the reason, so that an empty result is never mistaken
+         *     for a clean scan. 409 while the image is not analyzed.
+         */
+        get: operations["get_image_content_by_type_malware"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/images/{image_digest}/metadata": {
         parameters: {
             query?: never;
@@ -808,6 +858,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/images/{image_digest}/vex/cyclonedx-xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the image's VEX document as CycloneDX XML
+         * @description The document `.../vex/cyclonedx-json` answers, in CycloneDX's XML form (1.6 unless asked otherwise). Errors are JSON.
+         */
+        get: operations["get_image_cyclonedx_xml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/images/{image_digest}/vex/openvex": {
         parameters: {
             query?: never;
@@ -865,10 +937,11 @@ export interface paths {
         /**
          * Annotate a vulnerability of the image (a VEX statement)
          * @description Records the account's assessment of a vulnerability for the image, or for one package of it when
-         *     package_name (and optionally package_version, package_type) is given. `not_affected` needs a
+         *     `package_identifier` (name, and optionally version and type) is given. `not_affected` needs a
          *     `justification` or an `impact_statement`. The status shows on the image's vulnerabilities as
          *     `annotation_status` and in its VEX exports. One annotation per image, vulnerability and package: 409 for
-         *     a second one (update it instead).
+         *     a second one (update it instead). The earlier flat body (the annotation's fields with `package_name`,
+         *     `package_version`, `package_type` at the top level) is still accepted.
          */
         post: operations["create_image_vuln_annotation"];
         delete?: never;
@@ -918,6 +991,55 @@ export interface paths {
          *     409 while the image is not analyzed yet.
          */
         get: operations["get_image_vulnerabilities_by_digest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/vuln/{vuln_type}/cyclonedx-json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_type: components["parameters"]["VulnType"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the image's vulnerabilities as a CycloneDX 1.6 JSON document
+         * @description The findings `GET .../vuln/{vuln_type}` lists, as a CycloneDX 1.6 BOM: the image as `metadata.component`,
+         *     each affected package as a component, and each vulnerability with its `affects`, `ratings` (the severity
+         *     from the feed, method `other`, and each CVSS score with its vector), `source`, `references` (aliases) and,
+         *     for annotated findings, the annotation as `analysis`. 409 while the image is not analyzed.
+         */
+        get: operations["get_image_vulnerabilities_by_digest_cyclonedx_json"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{image_digest}/vuln/{vuln_type}/cyclonedx-xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_type: components["parameters"]["VulnType"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the image's vulnerabilities as a CycloneDX 1.6 XML document
+         * @description The same document as `.../cyclonedx-json`, in CycloneDX's XML form. Errors are JSON.
+         */
+        get: operations["get_image_vulnerabilities_by_digest_cyclonedx_xml"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2914,9 +3036,11 @@ export interface paths {
         };
         /**
          * List the vulnerability feeds, their groups with record counts, and their last sync
-         * @description Every feed Vigil holds data for or has a source configured for. A feed is one source (an OSV export, a
-         *     directory of OSV records, Alpine secdb, the CISA KEV catalog or an EPSS file); its groups are the
-         *     namespaces its records cover (`debian:12`, `alpine:3.18`, `pypi`, `kev`, ...). While a sync runs,
+         * @description The feeds under upstream's names, each listed once Vigil has a source of its data: `vulnerability_db`
+         *     (OSV exports and directories, Alpine secdb), `kev_db` (the CISA KEV catalog), `epss_db` (EPSS scores). Each
+         *     group of a feed is one of Vigil's sources (named as configured or uploaded), with its record count, sync
+         *     state and, as `namespaces`, the namespaces its records cover (`debian:12`, `alpine:3.18`, `pypi`, `kev`).
+         *     A source not synced yet is listed under `vulnerability_db` until its format is known. While a sync runs,
          *     `sync_progress` says which stage it is in.
          */
         get: operations["get_system_feeds"];
@@ -2944,11 +3068,16 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get the dataset record of a feed */
+        /**
+         * Get the dataset record of a feed
+         * @description `feed` is a dataset (`vulnerability_db`, `kev_db`, `epss_db`) or one of Vigil's sources by name. Upstream
+         *     requires `version`; Vigil answers without it too.
+         */
         get: operations["get_system_feed"];
         /**
          * Enable or disable a feed
-         * @description A disabled feed is not synced and its records do not match; findings are recomputed.
+         * @description A dataset (every source of it) or one source by name. A disabled source is not synced and its records do
+         *     not match; findings are recomputed.
          */
         put: operations["toggle_feed_enabled"];
         /**
@@ -2963,7 +3092,8 @@ export interface paths {
         post: operations["upload_system_feed"];
         /**
          * Delete a feed's data and disable it
-         * @description Removes the feed's records and groups and disables the feed so the next sync does not refill it; findings are recomputed.
+         * @description A dataset (every source of it) or one source by name: removes the records and namespaces and disables the
+         *     source so the next sync does not refill it; findings are recomputed.
          */
         delete: operations["delete_feed"];
         options?: never;
@@ -2983,12 +3113,16 @@ export interface paths {
         };
         get?: never;
         /**
-         * Enable or disable one group of a feed (e.g. debian:11)
-         * @description A disabled group's records do not match; findings are recomputed.
+         * Enable or disable one group of a feed (a source of a dataset, or a namespace of a source)
+         * @description `vulnerability_db/osv` toggles the source `osv` (as `PUT /system/feeds/osv` does); `osv/debian:11` one
+         *     namespace of it. A disabled group's records do not match; findings are recomputed.
          */
         put: operations["toggle_group_enabled"];
         post?: never;
-        /** Delete one group's records and disable the group */
+        /**
+         * Delete one group's records and disable the group
+         * @description A source of a dataset (`vulnerability_db/osv`, as `DELETE /system/feeds/osv`), or a namespace of a source (`osv/debian:11`).
+         */
         delete: operations["delete_feed_group"];
         options?: never;
         head?: never;
@@ -3195,11 +3329,7 @@ export interface components {
             /** @description Vigil extension. Why the status changed; for analysis_failed, what to fix. */
             detail?: string;
             from_status: string;
-            source?: {
-                analysis_engine?: string;
-                host_id?: string;
-                service_name?: string;
-            };
+            source: components["schemas"]["ServiceAnalysisReference"];
             /** Format: date-time */
             timestamp: string;
             to_status: string;
@@ -3294,6 +3424,12 @@ export interface components {
         ContentJavaPackageResponse: {
             content: components["schemas"]["JavaPackageContent"][];
             content_type: string;
+            image_digest: string;
+        };
+        ContentMalwareResponse: {
+            content: components["schemas"]["MalwareScan"][];
+            /** @enum {string} */
+            content_type: "malware";
             image_digest: string;
         };
         ContentPackageResponse: {
@@ -3442,70 +3578,126 @@ export interface components {
             }[];
         }[];
         FeedDataRecord: {
-            checksum?: string | null;
+            checksum?: string;
             /** Format: date-time */
             created_at?: string;
+            /** @description The format of the data (`osv`, `alpine-secdb`, `kev`, `epss`; a dataset's formats joined with `+`), `unknown` before the first sync. */
             data_format?: string;
             /** Format: date-time */
-            data_service_built_at?: string | null;
+            data_service_built_at?: string;
             dataset: string;
             /** Format: date-time */
-            enterprise_received_at?: string | null;
+            enterprise_received_at?: string;
             id: string;
             name: string;
             /** Format: date-time */
-            updated_at?: string | null;
-            version?: string | null;
+            updated_at?: string;
+            version?: string;
         };
+        /**
+         * @description A group: in a dataset, one of Vigil's sources (with its namespaces and sync state as Vigil extensions); in a
+         *     source, one namespace (`debian:12`, `alpine:3.18`, `pypi`, `kev`).
+         */
         FeedGroupMetadata: {
-            /** Format: date-time */
-            created_at?: string;
-            /** Format: date-time */
-            data_service_built_at?: string | null;
-            enabled: boolean;
-            /** Format: date-time */
-            enterprise_received_at?: string | null;
-            /** Format: date-time */
-            last_sync?: string | null;
-            /** @description The namespace, e.g. debian:12, alpine:3.18, pypi, kev. */
-            name: string;
-            record_count: number;
-        };
-        FeedMetadata: {
-            /** @description Whether the source is in the service configuration (otherwise it was uploaded). */
+            /** @description Vigil extension (a source). Whether it is in the service configuration (otherwise it was uploaded). */
             configured?: boolean;
             /** Format: date-time */
             created_at?: string;
             /** Format: date-time */
-            data_service_built_at?: string | null;
-            dataset_checksum?: string | null;
+            data_service_built_at?: string;
+            /** @description Vigil extension (a source). The sha256 its upload declared. */
+            dataset_checksum?: string;
+            enabled: boolean;
+            /** Format: date-time */
+            enterprise_received_at?: string;
+            /**
+             * @description Vigil extension (a source). Its format, null until it first synced.
+             * @enum {string|null}
+             */
+            kind?: "osv" | "alpine-secdb" | "kev" | "epss" | null;
+            /** Format: date-time */
+            last_sync?: string;
+            /** @description Vigil extension (a source). Why its last sync failed; the data from the sync before keeps serving. */
+            last_sync_error?: string | null;
+            /** @description Vigil extension (a source). */
+            last_sync_stats?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Vigil extension (a source).
+             * @enum {string|null}
+             */
+            last_sync_status?: "ok" | "failed" | null;
+            name: string;
+            /** @description Vigil extension (a source). The namespaces its records cover, each with its count and flag. */
+            namespaces?: components["schemas"]["FeedGroupMetadata"][];
+            record_count: number;
+            /** @description Vigil extension (a source). Where its data comes from. */
+            source?: string | null;
+            sync_progress?: components["schemas"]["FeedSyncProgress"];
+            /** @description Vigil extension (a source). The dataset version its upload declared. */
+            version?: string;
+        };
+        /**
+         * @description A feed as upstream names it, a dataset (`vulnerability_db`, `kev_db`, `epss_db`), whose groups are Vigil's
+         *     sources of that data; or, answered for `/system/feeds/{source}`, one source, whose groups are the namespaces
+         *     its records cover. Values that are not known are left out, never null.
+         */
+        FeedMetadata: {
+            /** @description Vigil extension, sources only. Whether the source is in the service configuration (otherwise it was uploaded). */
+            configured?: boolean;
+            /** Format: date-time */
+            created_at?: string;
+            /**
+             * Format: date-time
+             * @description When the data was built, as an upload declared it.
+             */
+            data_service_built_at?: string;
+            /** @description The sha256 an upload declared (a dataset's only when its one source with data is such an upload). */
+            dataset_checksum?: string;
             dataset_name?: string;
             enabled: boolean;
             /**
              * Format: date-time
-             * @description When the current data was last synced successfully.
+             * @description When the current data was last synced successfully (a dataset's newest).
              */
-            enterprise_received_at?: string | null;
+            enterprise_received_at?: string;
             groups: components["schemas"]["FeedGroupMetadata"][];
-            /** @enum {string|null} */
+            /**
+             * @description Vigil extension, sources only. The source's format, null until it first synced.
+             * @enum {string|null}
+             */
             kind?: "osv" | "alpine-secdb" | "kev" | "epss" | null;
-            /** Format: date-time */
-            last_full_sync?: string | null;
-            /** @description Why the last sync failed; the data from the sync before keeps serving. */
+            /**
+             * Format: date-time
+             * @description The last successful sync; for a dataset, once every source has synced, the oldest of them.
+             */
+            last_full_sync?: string;
+            /** @description Vigil extension, sources only. Why the last sync failed; the data from the sync before keeps serving. */
             last_sync_error?: string | null;
+            /** @description Vigil extension, sources only. */
             last_sync_stats?: {
                 [key: string]: unknown;
             } | null;
-            /** @enum {string|null} */
+            /**
+             * @description Vigil extension, sources only.
+             * @enum {string|null}
+             */
             last_sync_status?: "ok" | "failed" | null;
             name: string;
-            /** @description Where the data comes from (a path, a URL without credentials, or an uploaded file). */
+            /** @description Vigil extension, sources only. Where the data comes from (a path, a URL without credentials, or an uploaded file). */
             source?: string | null;
             sync_progress?: components["schemas"]["FeedSyncProgress"];
-            /** Format: date-time */
-            updated_at?: string | null;
-            /** @description The dataset version an upload declared. */
-            version?: string | null;
+            /**
+             * Format: date-time
+             * @description The last sync, successful or not.
+             */
+            updated_at?: string;
+            /**
+             * @description A source's: the dataset version an upload declared. A dataset's: that of its one source with data when it
+             *     declares one, else the time its newest data was received (as `enterprise_received_at`).
+             */
+            version?: string;
         };
         FeedSyncOutcome: {
             error?: string;
@@ -3926,6 +4118,48 @@ export interface components {
         KubernetesPods: components["schemas"]["InventoryPage"] & {
             items: components["schemas"]["KubernetesPod"][];
         };
+        LicenseReviewItem: {
+            licenses: components["schemas"]["LicenseReviewPackageLicense"][];
+            package: components["schemas"]["LicenseReviewPackage"];
+        };
+        LicenseReviewPackage: {
+            name: string;
+            purl?: string;
+            type: string;
+            version: string;
+        };
+        LicenseReviewPackageLicense: {
+            license_header?: string;
+            /** @description A listed SPDX license identifier. */
+            license_id?: string;
+            /** @description An SPDX expression or a free-form license name, as the package declares it. */
+            license_name?: string;
+            license_text?: string;
+            license_url?: string;
+            /**
+             * @description Where the license information comes from; `declared` is the package's own metadata.
+             * @enum {string}
+             */
+            source: "declared";
+        };
+        LicenseReviewResponse: {
+            items: components["schemas"]["LicenseReviewItem"][];
+        };
+        MalwareFinding: {
+            path?: string;
+            signature?: string;
+        };
+        MalwareScan: {
+            /** @description Whether a scanner ran over the image. */
+            enabled: boolean;
+            findings: components["schemas"]["MalwareFinding"][];
+            /** @description About the scan; with no scanner, `status` `not_scanned` and the `reason`. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The scanner's name; absent when none ran. */
+            scanner?: string;
+        };
         MappingRule: {
             allowlist_ids?: string[];
             description?: string;
@@ -4235,6 +4469,16 @@ export interface components {
             epss: number;
             percentile: number;
         };
+        /**
+         * @description The package an annotation is about. Upstream requires all three fields; Vigil also accepts a name alone, or a
+         *     name with a version or a type, for an annotation that covers every version (or type) of the package, and
+         *     answers such an annotation with only the fields it was given.
+         */
+        PackageIdentifier: {
+            name: string;
+            type?: string;
+            version?: string;
+        } | null;
         PackageVulnerability: {
             /** @description Other ids of the same vulnerability (CVE, GHSA, distro ids). */
             aliases?: string[];
@@ -4270,12 +4514,45 @@ export interface components {
             vuln: string;
             will_not_fix: boolean;
         };
-        PackageVulnerabilityAnnotation: components["schemas"]["VulnerabilityAnnotation"] & {
+        /**
+         * @description An annotation as upstream answers it: the statement, and the package it is about (null: every package of
+         *     the image).
+         */
+        PackageVulnerabilityAnnotation: {
+            annotation: components["schemas"]["VulnerabilityAnnotation"];
+            /** @description Vigil extension. The image the annotation belongs to. */
             readonly image_digest?: string;
-            /** @description The package the statement is about; absent means every package of the image. */
+            package_identifier: components["schemas"]["PackageIdentifier"];
+        };
+        /**
+         * @description Upstream's form: `{"annotation": {"vulnerability_id", "status", ...}, "package_identifier": {"name", "version",
+         *     "type"}}` (`package_identifier` null or absent: the whole image). Vigil's earlier flat form is still accepted:
+         *     the annotation's fields at the top level, with `package_name`, `package_version` and `package_type`. A body
+         *     does not mix the two forms.
+         */
+        PackageVulnerabilityAnnotationRequest: {
+            action_statement?: string | null;
+            additional_details?: string | null;
+            annotation?: components["schemas"]["VulnerabilityAnnotation"];
+            readonly author?: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            impact_statement?: string | null;
+            /** @enum {string|null} */
+            justification?: "component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist" | "fix_not_planned" | null;
+            package_identifier?: components["schemas"]["PackageIdentifier"];
+            /** @description Flat form. The package the statement is about; absent means every package of the image. */
             package_name?: string | null;
             package_type?: string | null;
             package_version?: string | null;
+            status?: components["schemas"]["VulnAnnotationStatus"];
+            status_notes?: string | null;
+            /** Format: date-time */
+            readonly updated_at?: string;
+            /** Format: uuid */
+            readonly uuid?: string;
+            readonly version?: number;
+            vulnerability_id?: string;
         };
         PackageVulnerabilityAnnotationResponseList: {
             items: components["schemas"]["PackageVulnerabilityAnnotation"][];
@@ -4666,6 +4943,20 @@ export interface components {
             status: boolean;
             status_message?: string;
             version: string;
+        };
+        /**
+         * @description Which service made the status change. Vigil's own analyzer reports the engine `syft-native-pipeline` (it
+         *     catalogs images natively, syft-style), the service name `vigil-analyzer` and Vigil's release as
+         *     `enterprise_version`.
+         */
+        ServiceAnalysisReference: {
+            /** @enum {string} */
+            analysis_engine?: "anchore-engine-pipeline" | "syft-native-pipeline";
+            /** @description The release of the service that made the change. */
+            enterprise_version?: string;
+            /** @description The host name of the node that made the change. */
+            host_id?: string;
+            service_name?: string;
         };
         ServiceVersion: {
             api: {
@@ -6666,6 +6957,70 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    get_image_content_by_type_license: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The packages and their licenses. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LicenseReviewResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_content_by_type_malware: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scan results. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentMalwareResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     list_image_metadata: {
         parameters: {
             query?: never;
@@ -6872,6 +7227,41 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    get_image_cyclonedx_xml: {
+        parameters: {
+            query?: {
+                spec_version?: "1.5" | "1.6";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CycloneDX XML document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                    "application/xml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     get_image_openvex: {
         parameters: {
             query?: never;
@@ -6988,7 +7378,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PackageVulnerabilityAnnotation"];
+                "application/json": components["schemas"]["PackageVulnerabilityAnnotationRequest"];
             };
         };
         responses: {
@@ -7143,6 +7533,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImagePackageVulnerabilityResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_vulnerabilities_by_digest_cyclonedx_json: {
+        parameters: {
+            query?: {
+                /** @description Match the image against the current feed data first instead of using the stored findings. */
+                force_refresh?: boolean;
+                /** @description Write the annotations' justification label, impact and action statements and notes as `analysis.detail`. */
+                include_annotation_detail?: boolean;
+                include_vuln_description?: boolean;
+                vendor_only?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_type: components["parameters"]["VulnType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CycloneDX document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_vulnerabilities_by_digest_cyclonedx_xml: {
+        parameters: {
+            query?: {
+                /** @description Match the image against the current feed data first instead of using the stored findings. */
+                force_refresh?: boolean;
+                /** @description Write the annotations' justification label, impact and action statements and notes as `analysis.detail`. */
+                include_annotation_detail?: boolean;
+                include_vuln_description?: boolean;
+                vendor_only?: boolean;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+                vuln_type: components["parameters"]["VulnType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CycloneDX XML document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                    "application/xml": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11848,7 +12321,7 @@ export interface operations {
     get_system_feed: {
         parameters: {
             query?: {
-                /** @description Answer 404 unless the feed's current dataset has this version. */
+                /** @description Answer 404 unless the feed's current data has this version (the `version` the listing gives). */
                 version?: string;
             };
             header?: {

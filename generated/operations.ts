@@ -89,8 +89,11 @@ export const operationTable = {
   get_image_content_by_type: {"operationId":"get_image_content_by_type","method":"get","path":"/images/{image_digest}/content/{content_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_by_type_files: {"operationId":"get_image_content_by_type_files","method":"get","path":"/images/{image_digest}/content/files","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_by_type_java_package: {"operationId":"get_image_content_by_type_java_package","method":"get","path":"/images/{image_digest}/content/java","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_content_by_type_license: {"operationId":"get_image_content_by_type_license","method":"get","path":"/images/{image_digest}/content/licenses","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_content_by_type_malware: {"operationId":"get_image_content_by_type_malware","method":"get","path":"/images/{image_digest}/content/malware","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_summary: {"operationId":"get_image_content_summary","method":"get","path":"/images/{image_digest}/content-summary","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_cyclonedx_json: {"operationId":"get_image_cyclonedx_json","method":"get","path":"/images/{image_digest}/vex/cyclonedx-json","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_cyclonedx_xml: {"operationId":"get_image_cyclonedx_xml","method":"get","path":"/images/{image_digest}/vex/cyclonedx-xml","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/xml","application/json"],"successStatuses":[200]},
   get_image_inventory: {"operationId":"get_image_inventory","method":"get","path":"/inventories","tag":"Inventories","authzAction":"listRuntimeInventories","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_metadata_by_type: {"operationId":"get_image_metadata_by_type","method":"get","path":"/images/{image_digest}/metadata/{metadata_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_openvex: {"operationId":"get_image_openvex","method":"get","path":"/images/{image_digest}/vex/openvex","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -100,6 +103,8 @@ export const operationTable = {
   get_image_sbom_spdx_json: {"operationId":"get_image_sbom_spdx_json","method":"get","path":"/images/{image_digest}/sboms/spdx-json","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_vuln_annotation: {"operationId":"get_image_vuln_annotation","method":"get","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"getVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_vulnerabilities_by_digest: {"operationId":"get_image_vulnerabilities_by_digest","method":"get","path":"/images/{image_digest}/vuln/{vuln_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_vulnerabilities_by_digest_cyclonedx_json: {"operationId":"get_image_vulnerabilities_by_digest_cyclonedx_json","method":"get","path":"/images/{image_digest}/vuln/{vuln_type}/cyclonedx-json","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_image_vulnerabilities_by_digest_cyclonedx_xml: {"operationId":"get_image_vulnerabilities_by_digest_cyclonedx_xml","method":"get","path":"/images/{image_digest}/vuln/{vuln_type}/cyclonedx-xml","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/xml","application/json"],"successStatuses":[200]},
   get_image_vulnerability_types: {"operationId":"get_image_vulnerability_types","method":"get","path":"/images/{image_digest}/vuln","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_kubernetes_containers: {"operationId":"get_kubernetes_containers","method":"get","path":"/kubernetes-containers","tag":"Inventories","authzAction":"getKubernetesContainers","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_kubernetes_namespace: {"operationId":"get_kubernetes_namespace","method":"get","path":"/kubernetes-namespaces/{namespace_id}","tag":"Inventories","authzAction":"getKubernetesNamespaces","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -727,6 +732,18 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_image_content_by_type_java_package']['responses'][200]['content']['application/json'] };
   };
+  get_image_content_by_type_license: {
+    path: operations['get_image_content_by_type_license']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_content_by_type_license']['responses'][200]['content']['application/json'] };
+  };
+  get_image_content_by_type_malware: {
+    path: operations['get_image_content_by_type_malware']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_content_by_type_malware']['responses'][200]['content']['application/json'] };
+  };
   get_image_content_summary: {
     path: operations['get_image_content_summary']['parameters']['path'];
     query: Record<string, never>;
@@ -738,6 +755,12 @@ export interface OperationIO {
     query: NonNullable<operations['get_image_cyclonedx_json']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['get_image_cyclonedx_json']['responses'][200]['content']['application/json'] };
+  };
+  get_image_cyclonedx_xml: {
+    path: operations['get_image_cyclonedx_xml']['parameters']['path'];
+    query: NonNullable<operations['get_image_cyclonedx_xml']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_image_cyclonedx_xml']['responses'][200]['content']['application/xml'] };
   };
   get_image_inventory: {
     path: Record<string, never>;
@@ -792,6 +815,18 @@ export interface OperationIO {
     query: NonNullable<operations['get_image_vulnerabilities_by_digest']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['get_image_vulnerabilities_by_digest']['responses'][200]['content']['application/json'] };
+  };
+  get_image_vulnerabilities_by_digest_cyclonedx_json: {
+    path: operations['get_image_vulnerabilities_by_digest_cyclonedx_json']['parameters']['path'];
+    query: NonNullable<operations['get_image_vulnerabilities_by_digest_cyclonedx_json']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_image_vulnerabilities_by_digest_cyclonedx_json']['responses'][200]['content']['application/json'] };
+  };
+  get_image_vulnerabilities_by_digest_cyclonedx_xml: {
+    path: operations['get_image_vulnerabilities_by_digest_cyclonedx_xml']['parameters']['path'];
+    query: NonNullable<operations['get_image_vulnerabilities_by_digest_cyclonedx_xml']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_image_vulnerabilities_by_digest_cyclonedx_xml']['responses'][200]['content']['application/xml'] };
   };
   get_image_vulnerability_types: {
     path: operations['get_image_vulnerability_types']['parameters']['path'];

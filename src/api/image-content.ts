@@ -3,6 +3,8 @@ import type { FileRecord } from '../images/model.js';
 import { toCycloneDx, toNativeSbom, toSpdx } from '../images/sbom/index.js';
 import { sbomInputOf } from '../images/sbom-export.js';
 import { imageAncestors } from '../images/ancestry.js';
+import { licenseReview } from '../images/license-review.js';
+import { malwareScanResults } from '../images/malware.js';
 import type { ContentSearchResult, RetrievedFile } from '../images/scanners/index.js';
 import * as store from '../images/store.js';
 import { countFiles, fileListChunks, readFileRange } from '../images/file-list.js';
@@ -16,6 +18,8 @@ type ContentOps =
   | 'get_image_content_by_type_files'
   | 'get_image_content_by_type_java_package'
   | 'get_image_content_by_type'
+  | 'get_image_content_by_type_license'
+  | 'get_image_content_by_type_malware'
   | 'list_image_metadata'
   | 'get_image_metadata_by_type'
   | 'get_image_sbom_native_json'
@@ -133,6 +137,14 @@ export const imageContentHandlers: HandlerGroup<ContentOps> = {
     await analyzedImage(ctx, params.image_digest);
     const packages = await store.packagesOf(ctx.db, ctx.account.name, params.image_digest, CONTENT_TYPES[params.content_type].types);
     return { status: 200, body: { image_digest: params.image_digest, content_type: params.content_type, content: packages.map(packageContent) } };
+  },
+  async get_image_content_by_type_license(ctx, { params }) {
+    const image = await analyzedImage(ctx, params.image_digest);
+    return { status: 200, body: { items: await licenseReview(ctx.db, ctx.account.name, image.image_digest) } };
+  },
+  async get_image_content_by_type_malware(ctx, { params }) {
+    const image = await analyzedImage(ctx, params.image_digest);
+    return { status: 200, body: { image_digest: image.image_digest, content_type: 'malware' as const, content: malwareScanResults() } };
   },
   async list_image_metadata(ctx, { params }) {
     await analyzedImage(ctx, params.image_digest);

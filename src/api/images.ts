@@ -11,6 +11,10 @@ import type { HandlerGroup } from '../server/handler-types.js';
 type ImageOps = 'list_images' | 'add_image' | 'add_image_archive' | 'delete_images_async' | 'get_image' | 'delete_image';
 type AnchoreImage = components['schemas']['AnchoreImage'];
 
+/** Who made a status change, in upstream's terms: Vigil analyzes images natively, as syft's pipeline does. */
+const ANALYZER_SERVICE = 'vigil-analyzer';
+const ANALYSIS_ENGINE = 'syft-native-pipeline';
+
 type NoNulls<T> = { [K in keyof T]: Exclude<T[K], null> };
 
 /** Drops null fields: the API leaves unknown values out rather than sending null. */
@@ -39,7 +43,7 @@ export async function imageViews(ctx: RequestContext, images: store.ImageRecord[
         to_status: h.to_status,
         timestamp: h.timestamp,
         detail: h.detail,
-        source: { host_id: h.host_id, service_name: 'vigil', analysis_engine: 'vigil' },
+        source: { host_id: h.host_id, service_name: ANALYZER_SERVICE, analysis_engine: ANALYSIS_ENGINE, enterprise_version: ctx.services.version },
       }),
     ),
     image_detail: (tags.get(i.image_digest) ?? []).map((t) =>

@@ -28,6 +28,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Bodies of these types are streamed to the handler, never buffered or parsed here. */
 const STREAMED_MEDIA_TYPES = new Set(['application/x-tar', 'application/gzip', 'application/octet-stream', 'application/zip', 'multipart/form-data']);
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+/** Answers an operation produces as text (its first `produces` type): the handler's body is sent as it is. */
+const TEXT_MEDIA_TYPES = new Set(['text/plain', 'application/xml']);
 
 interface AjvError {
   instancePath: string;
@@ -295,8 +297,8 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
         res.end();
       } else if (reply.body instanceof StreamedJsonArray) {
         await writeStreamedJson(res, reply.body);
-      } else if (meta.produces[0] === 'text/plain') {
-        res.type('text/plain').send(String(reply.body));
+      } else if (TEXT_MEDIA_TYPES.has(meta.produces[0] ?? '')) {
+        res.type(meta.produces[0]!).send(String(reply.body));
       } else {
         const transform = res.locals.transformBody as ((b: unknown) => unknown) | undefined;
         res.json(transform ? transform(reply.body) : reply.body);

@@ -172,8 +172,14 @@ export function applicableAnnotation(
   return best;
 }
 
-/** The API shape: the stored record without the account. */
+/**
+ * The API shape (upstream's PackageVulnerabilityAnnotation): the statement, and the package it is about with the
+ * fields the annotation names (null for the whole image).
+ */
 export function annotationView(a: AnnotationRecord) {
-  const { account_name: _account, ...view } = a;
-  return view;
+  const { account_name: _account, image_digest, package_name, package_version, package_type, ...annotation } = a;
+  const package_identifier = package_name
+    ? { name: package_name, ...(package_version ? { version: package_version } : {}), ...(package_type ? { type: package_type } : {}) }
+    : null;
+  return { annotation, package_identifier, image_digest };
 }

@@ -45,19 +45,44 @@ interface GroupRow {
   last_sync: string | null;
 }
 
-function groupView(g: GroupRow, builtAt: string | null) {
+/**
+ * Upstream's feed names. Vigil's feeds are its sources (an OSV export, Alpine secdb, the KEV catalog, EPSS scores);
+ * the API lists them under the dataset their data belongs to, one group per source: OSV and Alpine secdb sources
+ * (and sources that have not synced yet, whose format is not known) in `vulnerability_db`, KEV in `kev_db`, EPSS
+ * in `epss_db`. A dataset is listed once one of its sources exists. A source's own groups, the namespaces its
+ * records cover (`debian:12`, `pypi`), are its `namespaces`; addressed as a feed of its own
+ * (`/system/feeds/{source}`), a source shows them as its groups, as before.
+ */
+export const FEED_DATASETS = ['vulnerability_db', 'kev_db', 'epss_db'] as const;
+export type FeedDataset = (typeof FEED_DATASETS)[number];
+
+function datasetOf(kind: string | null): FeedDataset {
+  return kind === 'kev' ? 'kev_db' : kind === 'epss' ? 'epss_db' : 'vulnerability_db';
+}
+
+export function isDataset(name: string): name is FeedDataset {
+  return (FEED_DATASETS as readonly string[]).includes(name);
+}
+
+/** Leaves absent values out: upstream's feed fields are strings when present, never null. */
+function present<T extends Record<string, unknown>>(o: T): { [K in keyof T]: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as { [K in keyof T]: Exclude<T[K], null> };
+}
+
+function namespaceView(g: GroupRow, builtAt: string | null) {
   return {
     name: g.name,
     record_count: Number(g.record_count),
     enabled: toBool(g.enabled),
     created_at: g.created_at,
-    last_sync: g.last_sync,
-    data_service_built_at: builtAt,
-    enterprise_received_at: g.last_sync,
+    ...present({ last_sync: g.last_sync, data_service_built_at: builtAt, enterprise_received_at: g.last_sync }),
   };
 }
 
-export async function listFeeds(services: Services) {
+type Kind = 'osv' | 'alpine-secdb' | 'kev' | 'epss';
+
+/** Every source: synced ones from the database, configured ones that have not synced yet too. */
+async function sourceRows(services: Services): Promise<{ rows: FeedRow[]; groups: GroupRow[]; configured: Set<string> }> {
   const { db } = services;
   const sources = await allSources(services);
   const rows: FeedRow[] = await db('vuln_feeds').orderBy('name').select('*');
@@ -71,31 +96,101 @@ export async function listFeeds(services: Services) {
         created_at: services.startedAt, last_sync_at: null, last_success_at: null, last_sync_status: null, last_sync_error: null, last_sync_stats: null,
       });
   const configured = new Set(sources.filter((s) => s.origin === 'configured').map((s) => s.name));
+  return { rows: [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), groups, configured };
+}
+
+/** A source as a feed of its own: its namespaces are its groups. */
+function sourceView(services: Services, r: FeedRow, groups: GroupRow[], configured: Set<string>) {
   const progress = services.feedProgress;
-  return [...byName.values()]
-    .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .map((r) => ({
-      name: r.name,
-      kind: (r.kind as 'osv' | 'alpine-secdb' | 'kev' | 'epss' | null) ?? null,
-      source: r.source,
-      configured: configured.has(r.name),
-      version: r.version,
-      dataset_name: r.name,
+  return {
+    name: r.name,
+    kind: (r.kind as Kind | null) ?? null,
+    source: r.source,
+    configured: configured.has(r.name),
+    ...present({ version: r.version }),
+    dataset_name: r.name,
+    ...present({
       dataset_checksum: r.checksum,
       data_service_built_at: r.built_at,
       enterprise_received_at: r.last_success_at,
-      created_at: r.created_at,
-      updated_at: r.last_sync_at,
-      last_full_sync: r.last_success_at,
-      last_sync_status: r.last_sync_status,
-      last_sync_error: r.last_sync_error,
-      last_sync_stats: r.last_sync_stats ? (JSON.parse(r.last_sync_stats) as Record<string, unknown>) : null,
-      enabled: toBool(r.enabled),
-      groups: groups.filter((g) => g.feed === r.name).map((g) => groupView(g, r.built_at)),
-      ...(progress.running && progress.feed === r.name && progress.stage
-        ? { sync_progress: { stage: progress.stage, ...(progress.records !== undefined ? { records: progress.records } : {}), ...(progress.startedAt ? { started_at: progress.startedAt } : {}) } }
-        : {}),
-    }));
+    }),
+    created_at: r.created_at,
+    ...present({ updated_at: r.last_sync_at, last_full_sync: r.last_success_at }),
+    last_sync_status: r.last_sync_status,
+    last_sync_error: r.last_sync_error,
+    last_sync_stats: r.last_sync_stats ? (JSON.parse(r.last_sync_stats) as Record<string, unknown>) : null,
+    enabled: toBool(r.enabled),
+    groups: groups.filter((g) => g.feed === r.name).map((g) => namespaceView(g, r.built_at)),
+    ...(progress.running && progress.feed === r.name && progress.stage
+      ? { sync_progress: { stage: progress.stage, ...(progress.records !== undefined ? { records: progress.records } : {}), ...(progress.startedAt ? { started_at: progress.startedAt } : {}) } }
+      : {}),
+  };
+}
+
+type SourceView = ReturnType<typeof sourceView>;
+
+/** A source as a group of its dataset: its record count, last sync, and its namespaces. */
+function sourceGroupView(v: SourceView) {
+  const { groups, dataset_name: _d, updated_at, last_full_sync: _l, ...rest } = v;
+  return { ...rest, record_count: groups.reduce((n, g) => n + g.record_count, 0), ...present({ last_sync: updated_at ?? null }), namespaces: groups };
+}
+
+const newest = (values: (string | null | undefined)[]) => values.filter((v): v is string => !!v).sort().pop() ?? null;
+
+/**
+ * What a dataset as a whole is: its version is the declared version of its data when a single source with data
+ * declares one (an uploaded dataset), else the time its newest data was received; the checksum and build time
+ * are given only by such a single uploaded source (several sources have no one file to sum up).
+ */
+function datasetState(sources: FeedRow[]) {
+  const withData = sources.filter((r) => r.last_success_at);
+  const single = withData.length === 1 && withData[0]!.version ? withData[0]! : undefined;
+  return {
+    version: single ? single.version : newest(withData.map((r) => r.last_success_at)),
+    checksum: single ? single.checksum : null,
+    builtAt: single ? single.built_at : newest(withData.map((r) => r.built_at)),
+    receivedAt: newest(withData.map((r) => r.last_success_at)),
+    createdAt: sources.map((r) => r.created_at).sort()[0]!,
+    updatedAt: newest(sources.map((r) => r.last_sync_at)),
+    // A full sync is complete when every source has synced: the oldest of their last successes.
+    lastFullSync: sources.every((r) => r.last_success_at) ? sources.map((r) => r.last_success_at!).sort()[0]! : null,
+    formats: [...new Set(sources.map((r) => r.kind).filter((k): k is string => !!k))].sort(),
+  };
+}
+
+function datasetView(name: FeedDataset, sources: SourceView[], rows: FeedRow[]) {
+  const state = datasetState(rows);
+  const syncing = sources.find((s) => s.sync_progress);
+  return {
+    name,
+    ...present({ version: state.version }),
+    dataset_name: name,
+    ...present({ dataset_checksum: state.checksum, data_service_built_at: state.builtAt, enterprise_received_at: state.receivedAt }),
+    created_at: state.createdAt,
+    ...present({ updated_at: state.updatedAt, last_full_sync: state.lastFullSync }),
+    enabled: sources.some((s) => s.enabled),
+    groups: sources.map(sourceGroupView),
+    ...(syncing ? { sync_progress: syncing.sync_progress } : {}),
+  };
+}
+
+async function datasets(services: Services) {
+  const { rows, groups, configured } = await sourceRows(services);
+  return FEED_DATASETS.map((name) => {
+    const members = rows.filter((r) => datasetOf(r.kind) === name);
+    return { name, rows: members, views: members.map((r) => sourceView(services, r, groups, configured)) };
+  }).filter((d) => d.rows.length > 0);
+}
+
+/** GET /system/feeds: one entry per dataset that has a source, each source a group. */
+export async function listFeeds(services: Services) {
+  return (await datasets(services)).map((d) => datasetView(d.name, d.views, d.rows));
+}
+
+async function dataset(services: Services, name: FeedDataset) {
+  const found = (await datasets(services)).find((d) => d.name === name);
+  if (!found) throw new NotFoundError(`no feed '${name}': no source of this data is configured or uploaded`, { feed: name });
+  return found;
 }
 
 async function feedRow(services: Services, name: string): Promise<FeedRow> {
@@ -104,26 +199,56 @@ async function feedRow(services: Services, name: string): Promise<FeedRow> {
   return row;
 }
 
+/** A dataset, or a source addressed by its own name. */
 export async function getFeed(services: Services, name: string) {
+  if (isDataset(name)) {
+    const d = await dataset(services, name);
+    return datasetView(d.name, d.views, d.rows);
+  }
   await feedRow(services, name);
-  return (await listFeeds(services)).find((f) => f.name === name)!;
+  const { rows, groups, configured } = await sourceRows(services);
+  return sourceView(services, rows.find((r) => r.name === name)!, groups, configured);
 }
 
 export async function getFeedDataRecord(services: Services, name: string, version?: string) {
-  const row = await feedRow(services, name);
-  if (version !== undefined && row.version !== version)
-    throw new NotFoundError(`feed '${name}' has no dataset version '${version}'`, { feed: name, version, current_version: row.version });
+  const record = isDataset(name) ? await datasetRecord(services, name) : sourceRecord(await feedRow(services, name));
+  if (version !== undefined && record.version !== version)
+    throw new NotFoundError(`feed '${name}' has no dataset version '${version}'`, { feed: name, version, ...present({ current_version: record.version }) });
+  return record;
+}
+
+function sourceRecord(row: FeedRow) {
   return {
     id: row.name,
     name: row.name,
     dataset: row.name,
     data_format: row.kind ?? 'unknown',
-    checksum: row.checksum,
-    version: row.version,
-    data_service_built_at: row.built_at,
-    enterprise_received_at: row.last_success_at,
+    ...present({
+      checksum: row.checksum,
+      version: row.version,
+      data_service_built_at: row.built_at,
+      enterprise_received_at: row.last_success_at,
+    }),
     created_at: row.created_at,
-    updated_at: row.last_sync_at,
+    ...present({ updated_at: row.last_sync_at }),
+  };
+}
+
+async function datasetRecord(services: Services, name: FeedDataset) {
+  const state = datasetState((await dataset(services, name)).rows);
+  return {
+    id: name,
+    name,
+    dataset: name,
+    data_format: state.formats.length ? state.formats.join('+') : 'unknown',
+    ...present({
+      checksum: state.checksum,
+      version: state.version,
+      data_service_built_at: state.builtAt,
+      enterprise_received_at: state.receivedAt,
+    }),
+    created_at: state.createdAt,
+    ...present({ updated_at: state.updatedAt }),
   };
 }
 
@@ -140,12 +265,20 @@ export function vulnRematchJob(services: Services) {
   };
 }
 
+/** Sets a source's flag; a configured source that has not synced yet gets its row, so the flag holds. */
+async function setSourceEnabled(services: Services, name: string, enabled: boolean): Promise<boolean> {
+  const row = await services.db('vuln_feeds').where({ name }).first('enabled');
+  if (row && toBool(row.enabled) === enabled) return false;
+  await services.db('vuln_feeds').insert({ name, enabled, created_at: nowIso() }).onConflict('name').merge(['enabled']);
+  return true;
+}
+
+/** Enables or disables a dataset (every source of it) or one source; answers it as GET /system/feeds lists it. */
 export async function setFeedEnabled(services: Services, name: string, enabled: boolean) {
-  const row = await feedRow(services, name);
-  if (toBool(row.enabled) !== enabled) {
-    await services.db('vuln_feeds').where({ name }).update({ enabled });
-    await queueFullRematch(services);
-  }
+  const names = isDataset(name) ? (await dataset(services, name)).rows.map((r) => r.name) : [(await feedRow(services, name)).name];
+  let changed = false;
+  for (const source of names) changed = (await setSourceEnabled(services, source, enabled)) || changed;
+  if (changed) await queueFullRematch(services);
   return getFeed(services, name);
 }
 
@@ -156,35 +289,65 @@ async function groupRow(services: Services, feed: string, group: string): Promis
   return row;
 }
 
+/** The source `group` of dataset `feed`. */
+async function datasetSource(services: Services, feed: FeedDataset, group: string) {
+  const d = await dataset(services, feed);
+  const view = d.views.find((v) => v.name === group);
+  if (!view) throw new NotFoundError(`feed '${feed}' has no group '${group}'`, { feed, group });
+  return view;
+}
+
+/**
+ * Enables or disables a group: a source of a dataset (`vulnerability_db/osv`), or a namespace of a source
+ * (`osv/debian:12`).
+ */
 export async function setGroupEnabled(services: Services, feed: string, group: string, enabled: boolean) {
+  if (isDataset(feed)) {
+    await datasetSource(services, feed, group);
+    if (await setSourceEnabled(services, group, enabled)) await queueFullRematch(services);
+    return sourceGroupView(await datasetSource(services, feed, group));
+  }
   const row = await groupRow(services, feed, group);
   if (toBool(row.enabled) !== enabled) {
     await services.db('vuln_feed_groups').where({ feed, name: group }).update({ enabled });
     await queueFullRematch(services);
   }
   const built = (await feedRow(services, feed)).built_at;
-  return groupView((await services.db('vuln_feed_groups').where({ feed, name: group }).first()) as GroupRow, built);
+  return namespaceView((await services.db('vuln_feed_groups').where({ feed, name: group }).first()) as GroupRow, built);
 }
 
-/** Removes a feed's data and disables it, so the next sync does not bring it back. */
-export async function deleteFeed(services: Services, name: string): Promise<void> {
-  await feedRow(services, name);
+/** Removes a source's data and disables it, so the next sync does not bring it back. */
+async function deleteSource(services: Services, name: string): Promise<void> {
   await services.db.transaction(async (trx) => {
     await trx('vulnerability_affected').where({ feed: name }).delete();
     await trx('vulnerabilities').where({ feed: name }).delete();
     await trx('vuln_kev').where({ feed: name }).delete();
     await trx('vuln_epss').where({ feed: name }).delete();
     await trx('vuln_feed_groups').where({ feed: name }).delete();
-    await trx('vuln_feeds').where({ name }).update({ enabled: false, source_etag: null });
+    await trx('vuln_feeds').insert({ name, enabled: false, created_at: nowIso() }).onConflict('name').merge(['enabled']);
+    await trx('vuln_feeds').where({ name }).update({ source_etag: null });
   });
+}
+
+/** Deletes a dataset's data (every source of it) or one source's, and disables what it deleted. */
+export async function deleteFeed(services: Services, name: string): Promise<void> {
+  const names = isDataset(name) ? (await dataset(services, name)).rows.map((r) => r.name) : [(await feedRow(services, name)).name];
+  for (const source of names) await deleteSource(services, source);
   await queueFullRematch(services);
 }
 
 /**
- * Removes one group's index entries and disables the group. Its records' digests are cleared so that a later
- * sync, once the group is enabled again, stores them in full.
+ * Deletes a group: a source of a dataset (as DELETE of the source), or one namespace of a source. A namespace's
+ * index entries are removed and the namespace disabled; its records' digests are cleared so that a later sync, once
+ * the namespace is enabled again, stores them in full.
  */
 export async function deleteGroup(services: Services, feed: string, group: string): Promise<void> {
+  if (isDataset(feed)) {
+    await datasetSource(services, feed, group);
+    await deleteSource(services, group);
+    await queueFullRematch(services);
+    return;
+  }
   await groupRow(services, feed, group);
   await services.db.transaction(async (trx) => {
     const ids = (await trx('vulnerability_affected').where({ feed, grp: group }).distinct('vuln_id')).map((r: { vuln_id: string }) => r.vuln_id);

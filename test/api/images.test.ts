@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForAnalysis } from '../support/analysis.js';
 import { client, json, raw } from '../support/http.js';
+import { reviewedLicense } from '../../src/images/license-review.js';
 import { buildImage, type BuiltImage, type FileSpec } from '../support/image-builder.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -71,6 +72,13 @@ describe('adding an image by tag from a registry', () => {
     expect(data?.analyzed_at).toBeTruthy();
   });
 
+  it("names the analysis engine from upstream's enum and Vigil's release in enterprise_version", async () => {
+    const res = await raw(server.url, 'GET', `/v2/images/${digest}`);
+    const version = (await raw(server.url, 'GET', '/v2/version')).json.service.version;
+    for (const step of res.json.analysis_status_detail)
+      expect(step.source).toEqual({ host_id: expect.any(String), service_name: 'vigil-analyzer', analysis_engine: 'syft-native-pipeline', enterprise_version: version });
+  });
+
   it('serves the packages it found, by content type', async () => {
     const c = client(server.url);
     const os = await c.GET('/images/{image_digest}/content/{content_type}', { params: { path: { image_digest: digest, content_type: 'os' } } });
@@ -89,6 +97,35 @@ describe('adding an image by tag from a registry', () => {
     expect(types.data).toEqual(expect.arrayContaining(['os', 'npm', 'files']));
     const bad = await raw(server.url, 'GET', `/v2/images/${digest}/content/binaries`);
     expect(bad.status).toBe(400);
+  });
+
+  it('lists every package with its declared licenses at content/licenses, not as a content type', async () => {
+    const res = await raw(server.url, 'GET', `/v2/images/${digest}/content/licenses`);
+    expect(res.status).toBe(200);
+    expect(res.json.items).toEqual([
+      { package: { name: 'libc6', version: '2.36-9+deb12u4', type: 'dpkg', purl: 'pkg:deb/debian/libc6@2.36-9+deb12u4?arch=amd64&distro=debian-12' }, licenses: [] },
+      { package: { name: 'zlib1g', version: '1:1.2.13.dfsg-1', type: 'dpkg', purl: expect.stringMatching(/^pkg:deb\/debian\/zlib1g@/) }, licenses: [] },
+      {
+        package: { name: 'left-pad', version: '1.3.0', type: 'npm', purl: 'pkg:npm/left-pad@1.3.0' },
+        licenses: [{ license_id: 'WTFPL', license_url: 'https://spdx.org/licenses/WTFPL.html', source: 'declared' }],
+      },
+    ]);
+    expect(reviewedLicense('mit or apache-2.0')).toEqual({ license_name: 'MIT OR Apache-2.0', source: 'declared' });
+    expect(reviewedLicense('GPLv2+')).toEqual({ license_name: 'GPLv2+', source: 'declared' });
+    expect(reviewedLicense('  ')).toBeUndefined();
+  });
+
+  it('says at content/malware that the image was not scanned, rather than reporting a clean scan', async () => {
+    const res = await raw(server.url, 'GET', `/v2/images/${digest}/content/malware`);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      image_digest: digest,
+      content_type: 'malware',
+      content: [{ enabled: false, metadata: { status: 'not_scanned', reason: expect.stringContaining('no malware scanner') }, findings: [] }],
+    });
+    const unknown = `sha256:${'e'.repeat(64)}`;
+    expect((await raw(server.url, 'GET', `/v2/images/${unknown}/content/malware`)).status).toBe(404);
+    expect((await raw(server.url, 'GET', `/v2/images/${unknown}/content/licenses`)).status).toBe(404);
   });
 
   it('lists the final filesystem: whiteouts applied, setuid bits and hashes visible', async () => {

@@ -14,6 +14,7 @@ import { DEBIAN_OS_RELEASE, DPKG_STATUS, STATUS_D_LIBSSL3, installedGemspec, mav
 import { expectError, expectValidationError, accountWithUser } from '../support/fixtures.js';
 import { raw, json } from '../support/http.js';
 import { buildImage, dockerArchiveTar, type FileSpec } from '../support/image-builder.js';
+import { cycloneDxJsonErrors, cycloneDxXmlErrors, haveXmllint } from '../support/cyclonedx-schema.js';
 import { validateOpenVex } from '../support/openvex-schema.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { EPSS_CSV, KEV_CATALOG, initialRecords, osvRecord, writeRecords } from '../vulns/fixture-feed.js';
@@ -78,6 +79,8 @@ async function syncNow(query = '') {
 interface Vuln {
   vuln: string;
   package_name: string;
+  package_version: string;
+  package_type: string;
   fix: string;
   severity: string;
   will_not_fix: boolean;
@@ -121,18 +124,65 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** A source as the feed listing shows it: a group of its dataset, with its namespaces. */
+async function sourceGroup(name: string) {
+  const res = await raw(server.url, 'GET', '/v2/system/feeds');
+  expect(res.status).toBe(200);
+  return res.json.flatMap((f: { groups: unknown[] }) => f.groups).find((g: { name: string }) => g.name === name);
+}
+
 describe('feeds', () => {
-  it('lists the configured feeds with their groups, record counts and last sync', async () => {
+  it("lists the feeds under upstream's names, one group per source, each with its namespaces", async () => {
     const res = await raw(server.url, 'GET', '/v2/system/feeds');
     expect(res.status).toBe(200);
     const byName = Object.fromEntries(res.json.map((f: { name: string }) => [f.name, f]));
-    expect(Object.keys(byName).sort()).toEqual(['epss', 'kev', 'osv']);
-    expect(byName.osv).toMatchObject({ kind: 'osv', configured: true, enabled: true, last_sync_status: 'ok', source: osvDir });
-    const groups = Object.fromEntries(byName.osv.groups.map((g: { name: string; record_count: number }) => [g.name, g.record_count]));
+    expect(Object.keys(byName).sort()).toEqual(['epss_db', 'kev_db', 'vulnerability_db']);
+    for (const feed of res.json) {
+      // Upstream's string fields are strings when present, never null.
+      for (const field of ['version', 'dataset_checksum', 'data_service_built_at', 'enterprise_received_at', 'updated_at', 'last_full_sync'])
+        expect(feed[field] === undefined || typeof feed[field] === 'string').toBe(true);
+      expect(feed).toMatchObject({ dataset_name: feed.name, enabled: true, version: expect.any(String), enterprise_received_at: expect.any(String) });
+    }
+    expect(byName.vulnerability_db.groups.map((g: { name: string }) => g.name)).toEqual(['osv']);
+    const osv = byName.vulnerability_db.groups[0];
+    expect(osv).toMatchObject({ kind: 'osv', configured: true, enabled: true, last_sync_status: 'ok', source: osvDir, record_count: 11 });
+    const namespaces = Object.fromEntries(osv.namespaces.map((g: { name: string; record_count: number }) => [g.name, g.record_count]));
     // Withdrawn records (PYSEC-2099-7) are kept but index nothing, so groups do not count them.
-    expect(groups).toEqual({ 'alpine:3.18': 1, 'debian:11': 1, 'debian:12': 4, maven: 1, npm: 1, pypi: 2, rubygems: 1 });
-    expect(byName.kev.groups).toEqual([expect.objectContaining({ name: 'kev', record_count: 2 })]);
-    expect(byName.epss.groups).toEqual([expect.objectContaining({ name: 'epss', record_count: 2 })]);
+    expect(namespaces).toEqual({ 'alpine:3.18': 1, 'debian:11': 1, 'debian:12': 4, maven: 1, npm: 1, pypi: 2, rubygems: 1 });
+    expect(byName.kev_db.groups).toEqual([expect.objectContaining({ name: 'kev', kind: 'kev', record_count: 2, namespaces: [expect.objectContaining({ name: 'kev', record_count: 2 })] })]);
+    expect(byName.epss_db.groups).toEqual([expect.objectContaining({ name: 'epss', kind: 'epss', record_count: 2 })]);
+    // Configured sources declare no version: a dataset's version is when its newest data was received.
+    expect(byName.vulnerability_db.version).toBe(osv.enterprise_received_at);
+  });
+
+  it('answers GET /system/feeds/vulnerability_db?version with the dataset record the listing describes', async () => {
+    const listed = (await raw(server.url, 'GET', '/v2/system/feeds')).json.find((f: { name: string }) => f.name === 'vulnerability_db');
+    const res = await raw(server.url, 'GET', `/v2/system/feeds/vulnerability_db?version=${encodeURIComponent(listed.version)}`);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      id: 'vulnerability_db',
+      name: 'vulnerability_db',
+      dataset: 'vulnerability_db',
+      data_format: 'osv',
+      version: listed.version,
+      enterprise_received_at: listed.enterprise_received_at,
+      created_at: listed.created_at,
+      updated_at: listed.updated_at,
+    });
+    expectError(await raw(server.url, 'GET', '/v2/system/feeds/vulnerability_db?version=5'), 404, 'not_found');
+    expect((await raw(server.url, 'GET', '/v2/system/feeds/kev_db')).json).toMatchObject({ name: 'kev_db', data_format: 'kev' });
+    // A source by its own name is still a feed, its namespaces its groups.
+    expect((await raw(server.url, 'PUT', '/v2/system/feeds/kev?enabled=true')).json).toMatchObject({ name: 'kev', groups: [expect.objectContaining({ name: 'kev' })] });
+  });
+
+  it('toggles a source as a group of its dataset, and a dataset as a whole', async () => {
+    const off = await raw(server.url, 'PUT', '/v2/system/feeds/epss_db/epss?enabled=false');
+    expect(off.status).toBe(200);
+    expect(off.json).toMatchObject({ name: 'epss', enabled: false, record_count: 2, namespaces: [expect.objectContaining({ name: 'epss' })] });
+    expect((await sourceGroup('epss')).enabled).toBe(false);
+    expect((await raw(server.url, 'PUT', '/v2/system/feeds/epss_db?enabled=true')).json).toMatchObject({ name: 'epss_db', enabled: true, groups: [expect.objectContaining({ name: 'epss', enabled: true })] });
+    expectError(await raw(server.url, 'PUT', '/v2/system/feeds/kev_db/osv?enabled=false'), 404, 'not_found');
+    expectError(await raw(server.url, 'DELETE', '/v2/system/feeds/vulnerability_db/nope'), 404, 'not_found');
   });
 
   it('answers 404 for unknown feeds and groups, and 400 for bad names and flags', async () => {
@@ -269,10 +319,10 @@ describe('feed updates', () => {
       const outcome = await syncNow();
       expect(outcome.feeds.find((f: { feed: string }) => f.feed === 'osv')).toMatchObject({ status: 'failed' });
       expect(summary(await vulns(debianDigest))).toEqual(before);
-      const feed = (await raw(server.url, 'GET', '/v2/system/feeds')).json.find((f: { name: string }) => f.name === 'osv');
+      const feed = await sourceGroup('osv');
       expect(feed.last_sync_status).toBe('failed');
       expect(feed.last_sync_error).toBeTruthy();
-      expect(feed.groups.find((g: { name: string }) => g.name === 'debian:12').record_count).toBe(4);
+      expect(feed.namespaces.find((g: { name: string }) => g.name === 'debian:12').record_count).toBe(4);
     } finally {
       rmSync(osvDir, { force: true });
       renameSync(aside, osvDir);
@@ -304,7 +354,57 @@ describe('annotations and VEX', () => {
     const first = await json(server.url, 'POST', base(), { vulnerability_id: 'GHSA-rack-0009', status: 'affected', package_name: 'rack', action_statement: 'Upgrade rack' });
     expect(first.status).toBe(201);
     expectError(await json(server.url, 'POST', base(), { vulnerability_id: 'GHSA-rack-0009', status: 'fixed', package_name: 'rack' }), 409, 'conflict');
-    expect((await raw(server.url, 'DELETE', `${base()}/${first.json.uuid}`)).status).toBe(204);
+    expect((await raw(server.url, 'DELETE', `${base()}/${first.json.annotation.uuid}`)).status).toBe(204);
+  });
+
+  it("takes upstream's body {annotation, package_identifier} and answers in upstream's shape", async () => {
+    const blkid = (await vulns(debianDigest)).find((v) => v.vuln === 'DSA-9004-1')!;
+    const pkg = { name: blkid.package_name, version: blkid.package_version, type: blkid.package_type };
+    const created = await json(server.url, 'POST', base(), {
+      annotation: { vulnerability_id: 'DSA-9004-1', status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', status_notes: 'no mounts' },
+      package_identifier: pkg,
+    });
+    expect(created.status).toBe(201);
+    expect(created.json).toEqual({
+      annotation: {
+        uuid: expect.any(String),
+        vulnerability_id: 'DSA-9004-1',
+        status: 'not_affected',
+        justification: 'vulnerable_code_not_in_execute_path',
+        status_notes: 'no mounts',
+        impact_statement: null,
+        action_statement: null,
+        additional_details: null,
+        author: 'admin',
+        version: 1,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+      package_identifier: pkg,
+      image_digest: debianDigest,
+    });
+    const uuid = created.json.annotation.uuid;
+    expect((await vulns(debianDigest)).find((v) => v.vuln === 'DSA-9004-1')).toMatchObject({ annotation_status: 'not_affected', annotation_uuid: uuid });
+    expect((await raw(server.url, 'GET', `${base()}/${uuid}`)).json).toEqual(created.json);
+    const listed = await raw(server.url, 'GET', `${base()}?vulnerability_id=DSA-9004-1`);
+    expect(listed.json.items).toEqual([created.json]);
+    // The same target again, in either form, is the same annotation.
+    expectError(await json(server.url, 'POST', base(), { annotation: { vulnerability_id: 'DSA-9004-1', status: 'fixed' }, package_identifier: pkg }), 409, 'conflict');
+    expectError(await json(server.url, 'POST', base(), { vulnerability_id: 'DSA-9004-1', status: 'fixed', package_name: pkg.name, package_version: pkg.version, package_type: pkg.type }), 409, 'conflict');
+    expect((await raw(server.url, 'DELETE', `${base()}/${uuid}`)).status).toBe(204);
+
+    // No package_identifier (or null): the whole image.
+    const whole = await json(server.url, 'POST', base(), { annotation: { vulnerability_id: 'DSA-9004-1', status: 'affected' }, package_identifier: null });
+    expect(whole.status).toBe(201);
+    expect(whole.json.package_identifier).toBeNull();
+    expect((await raw(server.url, 'DELETE', `${base()}/${whole.json.annotation.uuid}`)).status).toBe(204);
+
+    // The two forms are not mixed, and the identifier takes only upstream's fields.
+    expectValidationError(await json(server.url, 'POST', base(), { annotation: { vulnerability_id: 'X', status: 'affected' }, status: 'fixed' }), ['body.status']);
+    expectValidationError(await json(server.url, 'POST', base(), { vulnerability_id: 'X', status: 'affected', package_identifier: pkg }), ['body.annotation']);
+    expectValidationError(await json(server.url, 'POST', base(), { annotation: { status: 'affected' } }), ['body.annotation.vulnerability_id']);
+    const extra = await json(server.url, 'POST', base(), { annotation: { vulnerability_id: 'X', status: 'affected' }, package_identifier: { ...pkg, arch: 'amd64' } });
+    expectError(extra, 400, 'validation_error');
   });
 
   it('creates, reads, updates and deletes an annotation, and shows it on the vulnerability', async () => {
@@ -315,18 +415,22 @@ describe('annotations and VEX', () => {
       package_name: 'libssl3',
     });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ vulnerability_id: 'CVE-2099-0001', status: 'not_affected', version: 1, author: 'admin', image_digest: debianDigest });
-    const uuid = created.json.uuid as string;
+    expect(created.json).toMatchObject({
+      annotation: { vulnerability_id: 'CVE-2099-0001', status: 'not_affected', version: 1, author: 'admin' },
+      package_identifier: { name: 'libssl3' },
+      image_digest: debianDigest,
+    });
+    const uuid = created.json.annotation.uuid as string;
     // The annotation names the CVE; it applies to the Debian advisory that aliases it.
     const ssl = (await vulns(debianDigest)).find((v) => v.vuln === 'DSA-9001-1')!;
     expect(ssl).toMatchObject({ annotation_status: 'not_affected', annotation_uuid: uuid });
 
     const updated = await json(server.url, 'PUT', `${base()}/${uuid}`, { vulnerability_id: 'CVE-2099-0001', status: 'fixed', status_notes: 'patched in our build' });
     expect(updated.status).toBe(200);
-    expect(updated.json).toMatchObject({ status: 'fixed', version: 2, package_name: 'libssl3' });
-    expect((await raw(server.url, 'GET', `${base()}/${uuid}`)).json.status).toBe('fixed');
+    expect(updated.json).toMatchObject({ annotation: { status: 'fixed', version: 2 }, package_identifier: { name: 'libssl3' } });
+    expect((await raw(server.url, 'GET', `${base()}/${uuid}`)).json.annotation.status).toBe('fixed');
     const listed = await raw(server.url, 'GET', `${base()}?package_name=libssl3`);
-    expect(listed.json.items.map((a: { uuid: string }) => a.uuid)).toEqual([uuid]);
+    expect(listed.json.items.map((a: { annotation: { uuid: string } }) => a.annotation.uuid)).toEqual([uuid]);
     expect((await raw(server.url, 'GET', `${base()}?package_name=nothing`)).json.items).toEqual([]);
 
     expect((await raw(server.url, 'DELETE', `${base()}/${uuid}`)).status).toBe(204);
@@ -360,6 +464,59 @@ describe('annotations and VEX', () => {
     expect(log4j.analysis).toMatchObject({ state: 'not_affected', justification: 'code_not_present' });
     expectValidationError(await raw(server.url, 'GET', `/v2/images/${debianDigest}/vex/cyclonedx-json?spec_version=2.0`), ['query.spec_version']);
     expectError(await raw(server.url, 'GET', `/v2/images/sha256:${'2'.repeat(64)}/vex/openvex`), 404, 'not_found');
+
+    const xml = await raw(server.url, 'GET', `/v2/images/${debianDigest}/vex/cyclonedx-xml`);
+    expect(xml.status).toBe(200);
+    expect(xml.headers.get('content-type')).toMatch(/^application\/xml/);
+    expect(xml.text).toContain('<bom xmlns="http://cyclonedx.org/schema/bom/1.6"');
+    expect(xml.text).toMatch(/<vulnerability bom-ref="[^"]+"><id>GHSA-log4j-0010<\/id>.*?<analysis><state>not_affected<\/state><justification>code_not_present<\/justification>/);
+    if (haveXmllint) expect(cycloneDxXmlErrors(xml.text, '1.6')).toEqual([]);
+    const xml15 = await raw(server.url, 'GET', `/v2/images/${debianDigest}/vex/cyclonedx-xml?spec_version=1.5`);
+    if (haveXmllint) expect(cycloneDxXmlErrors(xml15.text, '1.5')).toEqual([]);
+    expectError(await raw(server.url, 'GET', `/v2/images/sha256:${'2'.repeat(64)}/vex/cyclonedx-xml`), 404, 'not_found');
+  });
+
+  it('reports the vulnerabilities as CycloneDX 1.6 JSON and XML: components, affects, ratings, analysis from annotations', async () => {
+    const created = await json(server.url, 'POST', base(), {
+      annotation: { vulnerability_id: 'DSA-9001-1', status: 'affected', action_statement: 'rebuild on the next base image' },
+      package_identifier: { name: 'libssl3' },
+    });
+    expect(created.status).toBe(201);
+    const listed = await vulns(debianDigest, 'all');
+    const res = await raw(server.url, 'GET', `/v2/images/${debianDigest}/vuln/all/cyclonedx-json`);
+    expect(res.status).toBe(200);
+    const doc = res.json;
+    expect(cycloneDxJsonErrors(doc, '1.6')).toEqual([]);
+    expect(doc).toMatchObject({ bomFormat: 'CycloneDX', specVersion: '1.6', metadata: { component: { type: 'container', version: debianDigest } } });
+    // One entry per finding (grouped only when everything but the package agrees), each pointing at its package.
+    const refs = new Set(doc.components.map((c: { 'bom-ref': string }) => c['bom-ref']));
+    const affected = doc.vulnerabilities.flatMap((v: { id: string; affects: { ref: string }[] }) => v.affects.map((a) => `${v.id} ${a.ref}`)).sort();
+    expect(affected).toEqual(listed.map((v) => `${v.vuln} ${(v as unknown as { purl: string }).purl}`).sort());
+    for (const v of doc.vulnerabilities) for (const a of v.affects) expect(refs.has(a.ref)).toBe(true);
+    const ssl = doc.vulnerabilities.find((v: { id: string }) => v.id === 'DSA-9001-1');
+    expect(ssl.ratings[0]).toEqual({ source: { name: 'osv' }, severity: 'critical', method: 'other' });
+    expect(ssl.ratings.slice(1)).toEqual(expect.arrayContaining([expect.objectContaining({ method: expect.stringMatching(/^CVSSv3/), score: expect.any(Number), vector: expect.stringMatching(/^CVSS:3/) })]));
+    expect(ssl.analysis).toEqual({ state: 'exploitable', lastUpdated: created.json.annotation.updated_at });
+    expect(ssl).not.toHaveProperty('description');
+    // Unannotated findings are not assessed: no analysis.
+    expect(doc.vulnerabilities.find((v: { id: string }) => v.id === 'DSA-9004-1')).not.toHaveProperty('analysis');
+
+    const detailed = await raw(server.url, 'GET', `/v2/images/${debianDigest}/vuln/os/cyclonedx-json?include_annotation_detail=true&include_vuln_description=true`);
+    const sslDetailed = detailed.json.vulnerabilities.find((v: { id: string }) => v.id === 'DSA-9001-1');
+    expect(sslDetailed.analysis.detail).toBe('Action statement: rebuild on the next base image');
+    expect(sslDetailed.description).toBeTruthy();
+    expect(detailed.json.vulnerabilities.every((v: { affects: { ref: string }[] }) => v.affects.every((a) => a.ref.startsWith('pkg:deb/')))).toBe(true);
+
+    const xml = await raw(server.url, 'GET', `/v2/images/${debianDigest}/vuln/all/cyclonedx-xml?include_annotation_detail=true`);
+    expect(xml.status).toBe(200);
+    expect(xml.headers.get('content-type')).toMatch(/^application\/xml/);
+    expect(xml.text.match(/<vulnerability bom-ref=/g)).toHaveLength(doc.vulnerabilities.length);
+    expect(xml.text).toContain('<detail>Action statement: rebuild on the next base image</detail>');
+    if (haveXmllint) expect(cycloneDxXmlErrors(xml.text, '1.6')).toEqual([]);
+
+    expectValidationError(await raw(server.url, 'GET', `/v2/images/${debianDigest}/vuln/binary/cyclonedx-xml`), ['path.vuln_type']);
+    expectError(await raw(server.url, 'GET', `/v2/images/sha256:${'2'.repeat(64)}/vuln/all/cyclonedx-json`), 404, 'not_found');
+    expect((await raw(server.url, 'DELETE', `${base()}/${created.json.annotation.uuid}`)).status).toBe(204);
   });
 });
 
@@ -444,13 +601,17 @@ describe('feed upload (air-gapped)', () => {
     const res = await upload(`version=2099.1&built=2099-01-01T00:00:00Z&checksum=sha256:${checksum}`, multipart, `multipart/form-data; boundary=${boundary}`);
     expect(res.status).toBe(202);
     await syncNow();
-    const feed = (await raw(server.url, 'GET', '/v2/system/feeds')).json.find((f: { name: string }) => f.name === 'uploaded-go');
-    expect(feed).toMatchObject({ kind: 'osv', configured: false, version: '2099.1', dataset_checksum: `sha256:${checksum}`, last_sync_status: 'ok' });
-    expect(feed.groups).toEqual([expect.objectContaining({ name: 'go', record_count: 1 })]);
+    const feed = await sourceGroup('uploaded-go');
+    expect(feed).toMatchObject({ kind: 'osv', configured: false, version: '2099.1', dataset_checksum: `sha256:${checksum}`, last_sync_status: 'ok', data_service_built_at: '2099-01-01T00:00:00.000Z' });
+    expect(feed.namespaces).toEqual([expect.objectContaining({ name: 'go', record_count: 1 })]);
     expect((await raw(server.url, 'GET', '/v2/system/feeds/uploaded-go?version=2099.1')).json).toMatchObject({ version: '2099.1', data_format: 'osv' });
+    // Two sources with data in vulnerability_db: its version is the newest receipt, and no single checksum.
+    const db = (await raw(server.url, 'GET', '/v2/system/feeds')).json.find((f: { name: string }) => f.name === 'vulnerability_db');
+    expect(db.groups.map((g: { name: string }) => g.name)).toEqual(['osv', 'uploaded-go']);
+    expect(db).not.toHaveProperty('dataset_checksum');
+    expect(db).toMatchObject({ data_service_built_at: '2099-01-01T00:00:00.000Z', version: db.enterprise_received_at });
 
-    expect((await raw(server.url, 'DELETE', '/v2/system/feeds/uploaded-go')).status).toBe(200);
-    const deleted = (await raw(server.url, 'GET', '/v2/system/feeds')).json.find((f: { name: string }) => f.name === 'uploaded-go');
-    expect(deleted).toMatchObject({ enabled: false, groups: [] });
+    expect((await raw(server.url, 'DELETE', '/v2/system/feeds/vulnerability_db/uploaded-go')).status).toBe(200);
+    expect(await sourceGroup('uploaded-go')).toMatchObject({ enabled: false, record_count: 0, namespaces: [] });
   });
 });

@@ -79,7 +79,12 @@ async function eventCount(server: TestServer, type: string, resourceId: string):
 async function feedState(server: TestServer, name: string) {
   const res = await raw(server.url, 'GET', '/v2/system/feeds');
   expect(res.status).toBe(200);
-  return res.json.find((f: { name: string }) => f.name === name) as { last_sync_status: string; last_sync_error: string | null; groups: { name: string; record_count: number }[] };
+  // A source is a group of its dataset in the listing, with its namespaces.
+  return res.json.flatMap((f: { groups: unknown[] }) => f.groups).find((g: { name: string }) => g.name === name) as {
+    last_sync_status: string;
+    last_sync_error: string | null;
+    namespaces: { name: string; record_count: number }[];
+  };
 }
 
 const rows = async (db: Db, table: string) => Number((await db(table).count({ n: '*' }).first())?.n);
@@ -118,7 +123,7 @@ describe('a single all.zip of 500 000 records', () => {
     expect(await queryRecord(server, `GEN-${LARGE_FEED_RECORDS - 1}`)).toMatchObject({ id: `GEN-${LARGE_FEED_RECORDS - 1}` });
     expect(await eventCount(server, 'system.feeds.sync.feed_completed', 'large')).toBe(1);
     expect(await eventCount(server, 'system.feeds.sync.feed_failed', 'large')).toBe(0);
-    expect(await feedState(server, 'large')).toMatchObject({ last_sync_status: 'ok', groups: [{ name: 'npm', record_count: LARGE_FEED_RECORDS + 1 }] });
+    expect(await feedState(server, 'large')).toMatchObject({ last_sync_status: 'ok', namespaces: [{ name: 'npm', record_count: LARGE_FEED_RECORDS + 1 }] });
     expect(await vulnIds(server, digest)).toEqual(['VICTIM-1 fix=2.0.0']);
     // The re-match took every queued key off the queue.
     expect(await rows(server.running.services.db, 'vuln_rematch_keys')).toBe(0);
@@ -159,7 +164,7 @@ describe('the switch to a new import', () => {
     db = server.running.services.db;
     digest = await uploadVictimImage(server, 'registry.example.com/feeds/switch:1');
     expect((await syncNow(server)).rematch).toMatchObject({ changed_images: 1 });
-    served = { vulns: await vulnIds(server, digest), groups: (await feedState(server, 'osv')).groups };
+    served = { vulns: await vulnIds(server, digest), groups: (await feedState(server, 'osv')).namespaces };
     expect(served.vulns).toEqual(['ADV-1 fix=2.0.0']);
     writeRecords(dir, after);
   });
@@ -193,7 +198,7 @@ describe('the switch to a new import', () => {
     expect(await queryRecord(server, 'ADV-3')).toBeUndefined();
     expect(await vulnIds(server, digest)).toEqual(served.vulns);
     const state = await feedState(server, 'osv');
-    expect(state.groups).toEqual(served.groups);
+    expect(state.namespaces).toEqual(served.groups);
     expect(state).toMatchObject({ last_sync_status: 'failed', last_sync_error: expect.stringContaining('injected failure') });
     // The failure recorded, no completion, nothing staged or queued left behind.
     expect(await eventCount(server, 'system.feeds.sync.feed_failed', 'osv')).toBe(failedBefore + 1);
@@ -260,7 +265,7 @@ describe('sources with no usable record', () => {
     expect(byFeed.invalid).toMatchObject({ status: 'failed', error: expect.stringMatching(/no valid records \(3 skipped/) });
     expect(byFeed.hostile).toMatchObject({ status: 'failed', error: expect.stringMatching(/no valid records \(1 skipped, first: huge\.json: record of \d+ bytes is larger than the limit of 1048576\)/) });
     for (const feed of ['invalid', 'hostile']) {
-      expect(await feedState(server, feed)).toMatchObject({ last_sync_status: 'failed', groups: [] });
+      expect(await feedState(server, feed)).toMatchObject({ last_sync_status: 'failed', namespaces: [] });
       expect(await eventCount(server, 'system.feeds.sync.feed_failed', feed)).toBe(1);
       expect(await eventCount(server, 'system.feeds.sync.feed_completed', feed)).toBe(0);
     }

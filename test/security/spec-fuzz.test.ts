@@ -362,7 +362,9 @@ async function createFixtures(): Promise<FuzzFixtures> {
   );
   ok(await raw(url, 'POST', '/v2/system/feeds?wait=true'), 'feed sync');
   const feeds = await raw(url, 'GET', '/v2/system/feeds');
-  const groups: string[] = feeds.json.find((f: { name: string }) => f.name === 'fuzzfeed').groups.map((g: { name: string }) => g.name);
+  // The uploaded source is a group of its dataset; its namespaces are its own groups.
+  const source = feeds.json.flatMap((f: { groups: { name: string }[] }) => f.groups).find((g: { name: string }) => g.name === 'fuzzfeed');
+  const groups: string[] = source.namespaces.map((g: { name: string }) => g.name);
   expect(groups.length).toBeGreaterThan(0);
   add('version', '1');
   add('built', '2024-01-01T00:00:00Z');
@@ -385,7 +387,7 @@ async function createFixtures(): Promise<FuzzFixtures> {
   add('id', 'CVE-2099-0001', 'ALPINE-CVE-2099-0001');
   const annotation = await json(url, 'POST', `/v2/images/${digest}/vuln-annotations`, { vulnerability_id: 'CVE-2099-0001', status: 'not_affected', justification: 'component_not_present' });
   ok(annotation, 'annotation');
-  resources.push(['images', digest, 'vuln-annotations', annotation.json.uuid]);
+  resources.push(['images', digest, 'vuln-annotations', annotation.json.annotation.uuid]);
   for (const type of ['os', 'files', 'java', 'python', 'npm', 'gem', 'go', 'binary']) resources.push(['images', digest, 'content', type]);
   for (const type of ['manifest', 'dockerfile', 'docker_history']) resources.push(['images', digest, 'metadata', type]);
   for (const type of ['os', 'non-os', 'all']) resources.push(['images', digest, 'vuln', type]);
@@ -466,7 +468,10 @@ async function createFixtures(): Promise<FuzzFixtures> {
       post_kubernetes_inventory: [inventory('fuzz-cluster-2')],
       post_ecs_inventory: [ecsInventory],
       add_image: [{ source: { tag: { pull_string: `${CLOSED}/fuzz/app:2` } } }, { source: { digest: { pull_string: `${CLOSED}/fuzz/app@${digest}`, tag: `${CLOSED}/fuzz/app:3` } } }],
-      create_image_vuln_annotation: [{ vulnerability_id: 'CVE-2099-0001', status: 'affected', package_name: 'musl' }],
+      create_image_vuln_annotation: [
+        { annotation: { vulnerability_id: 'CVE-2099-0001', status: 'affected' }, package_identifier: { name: 'musl', version: '1.2.4-r1', type: 'apk' } },
+        { vulnerability_id: 'CVE-2099-0001', status: 'affected', package_name: 'musl' },
+      ],
       add_role_user: [{ username: FUZZ_SELF, domain_name: FUZZ_ACCOUNT }],
       add_subscription: [{ subscription_key: `${CLOSED}/fuzz/app:1`, subscription_type: 'policy_eval' }],
       create_registry: [{ registry: `${CLOSED}/other`, registry_user: 'u', registry_pass: 'p' }],

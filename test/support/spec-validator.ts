@@ -113,9 +113,9 @@ export function assertResponseMatchesSpec(method: string, url: string, status: n
     return;
   }
   const produces: string[] = operation.produces ?? swagger.produces;
-  // Errors are ApiErrorResponse JSON on every operation, text/plain ones included.
-  if (produces[0] === 'text/plain' && status < 400) {
-    if (!(contentType ?? '').startsWith('text/plain')) throw new SpecViolation(`${where}: expected text/plain, got ${contentType}`);
+  // Errors are ApiErrorResponse JSON on every operation, text/plain and XML ones included.
+  if ((produces[0] === 'text/plain' || produces[0] === 'application/xml') && status < 400) {
+    if (!(contentType ?? '').startsWith(produces[0])) throw new SpecViolation(`${where}: expected ${produces[0]}, got ${contentType}`);
     return;
   }
   if (!isJson) throw new SpecViolation(`${where}: expected a JSON body, got content-type ${contentType}`);

@@ -3,7 +3,8 @@
  * (what 1.5 may not carry) are handled by the people who write the spec. Follows syft's choices: the image is the
  * `container` metadata component, every package a `library`, the distro an `operating-system` component.
  */
-import { Enums, Models, Serialize, Spec, Types } from '@cyclonedx/cyclonedx-library';
+import { Enums, Models, Types, type Serialize } from '@cyclonedx/cyclonedx-library';
+import { cycloneDxJson, type CycloneDxSpecVersion } from './cyclonedx-serialize.js';
 import type { DistroInfo } from '../model.js';
 import { imageDisplayName, imagePurl } from './image-name.js';
 import { documentTime, type SbomImage, type SbomInput, type SbomPackage } from './input.js';
@@ -12,15 +13,13 @@ import { identifyPackages } from './package-ids.js';
 import { typeNames } from './package-types.js';
 import { nameBasedUuid } from './stable-ids.js';
 
-export type CycloneDxSpecVersion = '1.5' | '1.6';
+export type { CycloneDxSpecVersion };
 export type CycloneDxDocument = Serialize.JSON.Types.Normalized.Bom;
 
 export interface CycloneDxOptions {
   /** Defaults to 1.6. */
   specVersion?: CycloneDxSpecVersion;
 }
-
-const SPECS: Record<CycloneDxSpecVersion, typeof Spec.Spec1dot6> = { '1.5': Spec.Spec1dot5, '1.6': Spec.Spec1dot6 };
 
 /** Property names Vigil writes (and its reader understands, alongside syft's `syft:` equivalents). */
 export const CDX_PROPERTY = {
@@ -121,7 +120,6 @@ function operatingSystemComponent(distro: DistroInfo): Models.Component {
 }
 
 export function toCycloneDx(input: SbomInput, options: CycloneDxOptions = {}): CycloneDxDocument {
-  const spec = SPECS[options.specVersion ?? '1.6'];
   const image = imageComponent(input.image);
   const tool = new Models.Component(Enums.ComponentType.Application, 'vigil', { version: input.toolVersion });
   const bom = new Models.Bom({
@@ -138,9 +136,6 @@ export function toCycloneDx(input: SbomInput, options: CycloneDxOptions = {}): C
     bom.components.add(component);
     image.dependencies.add(component.bomRef);
   }
-  // sortLists stays off: the library sorts with localeCompare, whose order depends on the machine's locale; the
-  // insertion order above is already canonical.
-  const normalized = new Serialize.JSON.Normalize.Factory(spec).makeForBom().normalize(bom, { sortLists: false });
-  // Drops the undefined members the normalizer leaves for absent fields, so the value equals its own JSON.
-  return JSON.parse(JSON.stringify(normalized)) as CycloneDxDocument;
+  // The insertion order above is already canonical (the library's own sorting depends on the machine's locale).
+  return cycloneDxJson(bom, options.specVersion ?? '1.6');
 }

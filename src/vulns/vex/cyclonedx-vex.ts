@@ -1,8 +1,8 @@
 /**
- * CycloneDX 1.5/1.6 JSON used as VEX (https://cyclonedx.org/capabilities/vex/): a BOM whose `vulnerabilities` carry
- * the analysis, each pointing at the packages it `affects` by bom-ref. Written by hand rather than through
- * @cyclonedx/cyclonedx-library's models: only a handful of fields are involved, 1.5 and 1.6 do not differ in any of
- * them, and the tests hold the result against the official schemas.
+ * CycloneDX 1.5/1.6 documents about an image's vulnerabilities, in JSON or XML: the VEX export
+ * (https://cyclonedx.org/capabilities/vex/: a BOM whose `vulnerabilities` carry the analysis) and the vulnerability
+ * report (the same, with ratings, and an analysis only where an annotation gives one). Both are one
+ * @cyclonedx/cyclonedx-library model built here and serialized by the library (`images/sbom/cyclonedx-serialize.ts`).
  *
  * Mapping decisions:
  * - The image is `metadata.component` (type `container`, bom-ref `image-<digest>` as in Vigil's SBOM export, name
@@ -32,12 +32,17 @@
  * - `source` is {name from the id's prefix when well known (CVE -> NVD, GHSA -> GitHub Advisories, ...), url from
  *   the statement}; aliases are `references`, whose `source` is named the same way (an empty source when the prefix
  *   is unknown: CycloneDX requires the member, and guessing a publisher would be wrong).
+ * - Ratings (vulnerability reports) are written in the order given, each with its source, score, severity, method
+ *   and vector. A statement without status has no `analysis` (the report's unannotated findings: matched, not
+ *   assessed); with `analysisDetail: false` the analysis leaves out `detail`.
  *
  * Deterministic: no clock or randomness (times and ids are input), everything sorted in code-unit order, so the
  * input statements' order does not matter either.
  */
+import { Enums, Models } from '@cyclonedx/cyclonedx-library';
 import { PackageURL } from 'packageurl-js';
 import { CDX_PROPERTY } from '../../images/sbom/cyclonedx.js';
+import { cycloneDxJson, cycloneDxXml, TimedAnalysis } from '../../images/sbom/cyclonedx-serialize.js';
 import { contentId } from '../../images/sbom/stable-ids.js';
 import {
   checkInput,
@@ -98,11 +103,24 @@ export interface CycloneDxVexSource {
   url?: string;
 }
 
+export type CycloneDxSeverity = 'critical' | 'high' | 'medium' | 'low' | 'info' | 'none' | 'unknown';
+export type CycloneDxRatingMethod = 'CVSSv2' | 'CVSSv3' | 'CVSSv31' | 'CVSSv4' | 'other';
+
+/** One rating of a vulnerability (vulnerability reports): who rated it, how, and the result. */
+export interface CycloneDxRating {
+  source?: CycloneDxVexSource;
+  score?: number;
+  severity?: CycloneDxSeverity;
+  method: CycloneDxRatingMethod;
+  vector?: string;
+}
+
 export interface CycloneDxVexVulnerability {
   'bom-ref': string;
   id: string;
   source?: CycloneDxVexSource;
   references?: Array<{ id: string; source: CycloneDxVexSource }>;
+  ratings?: CycloneDxRating[];
   description?: string;
   analysis: {
     state: CycloneDxAnalysisState;
@@ -127,7 +145,20 @@ export interface CycloneDxVexDocument {
     component: CycloneDxVexComponent;
   };
   components: CycloneDxVexComponent[];
+  dependencies?: Array<{ ref: string }>;
   vulnerabilities: CycloneDxVexVulnerability[];
+}
+
+/** A statement of a vulnerability report: its analysis only when assessed (`status`), and its ratings. */
+export interface CycloneDxStatement extends Omit<VexStatement, 'status'> {
+  status?: VexStatus;
+  ratings?: CycloneDxRating[];
+}
+
+export interface CycloneDxDocumentInput extends Omit<VexDocumentInput, 'statements'> {
+  statements: CycloneDxStatement[];
+  /** Whether analyses carry `detail` (the justification label and the statements' texts); default true. */
+  analysisDetail?: boolean;
 }
 
 /** Publishers of well-known id prefixes, for `source.name`; others get no name rather than a guess. */
@@ -154,19 +185,18 @@ function componentRef(product: VexProduct): string {
   return givenPurl(product) ?? `component-${contentId([product.type, product.name, product.version])}`;
 }
 
-function packageComponent(product: VexProduct): CycloneDxVexComponent {
+function packageComponent(product: VexProduct): Models.Component {
   const purl = givenPurl(product);
   const type = text(product.type);
   const version = text(product.version);
-  return {
-    type: 'library',
-    'bom-ref': componentRef(product),
-    // A package known only by its purl is named as the purl names it.
-    name: text(product.name) ? product.name : purlName(purl!),
+  // A package known only by its purl is named as the purl names it.
+  const component = new Models.Component(Enums.ComponentType.Library, text(product.name) ? product.name : purlName(purl!), {
+    bomRef: componentRef(product),
     ...(version ? { version: product.version } : {}),
     ...(purl ? { purl } : {}),
-    ...(type ? { properties: [{ name: CDX_PROPERTY.type, value: product.type }] } : {}),
-  };
+  });
+  if (type) component.properties.add(new Models.Property(CDX_PROPERTY.type, product.type));
+  return component;
 }
 
 /** The name in a purl (one {@link givenPurl} found parsable), decoded. */
@@ -174,15 +204,19 @@ function purlName(purl: string): string {
   return PackageURL.fromString(purl).name;
 }
 
-function analysis(s: VexStatement): CycloneDxVexVulnerability['analysis'] {
+type Analysis = CycloneDxVexVulnerability['analysis'];
+
+function analysis(s: CycloneDxStatement & { status: VexStatus }, withDetail: boolean): Analysis {
   const j = s.justification;
   const justification = j && s.status === 'not_affected' ? CDX_JUSTIFICATION[j] : undefined;
-  const detail = joinLines([
-    j ? `VEX justification: ${justificationText(j)}` : undefined,
-    text(s.impactStatement) ? `Impact statement: ${text(s.impactStatement)}` : undefined,
-    text(s.actionStatement) ? `Action statement: ${text(s.actionStatement)}` : undefined,
-    text(s.statusNotes) ? `Status notes: ${text(s.statusNotes)}` : undefined,
-  ]);
+  const detail = withDetail
+    ? joinLines([
+        j ? `VEX justification: ${justificationText(j)}` : undefined,
+        text(s.impactStatement) ? `Impact statement: ${text(s.impactStatement)}` : undefined,
+        text(s.actionStatement) ? `Action statement: ${text(s.actionStatement)}` : undefined,
+        text(s.statusNotes) ? `Status notes: ${text(s.statusNotes)}` : undefined,
+      ])
+    : undefined;
   return {
     state: CDX_STATE[s.status],
     ...(justification ? { justification } : {}),
@@ -192,8 +226,10 @@ function analysis(s: VexStatement): CycloneDxVexVulnerability['analysis'] {
   };
 }
 
-/** Everything of the vulnerability entry but its bom-ref and affects. */
-function vulnerabilityEntry(s: VexStatement): Omit<CycloneDxVexVulnerability, 'bom-ref' | 'affects'> {
+/** Everything of a vulnerability entry but its bom-ref and affects, as plain data (what grouping compares). */
+type Entry = Omit<CycloneDxVexVulnerability, 'bom-ref' | 'affects' | 'analysis'> & { analysis?: Analysis };
+
+function vulnerabilityEntry(s: CycloneDxStatement, withDetail: boolean): Entry {
   const id = s.vulnerabilityId.trim();
   const name = sourceName(id);
   const url = text(s.url);
@@ -203,22 +239,60 @@ function vulnerabilityEntry(s: VexStatement): Omit<CycloneDxVexVulnerability, 'b
     id,
     ...(name || url ? { source: { ...(name ? { name } : {}), ...(url ? { url } : {}) } } : {}),
     ...(aliases.length ? { references: aliases.map((alias) => ({ id: alias, source: sourceName(alias) ? { name: sourceName(alias)! } : {} })) } : {}),
+    ...(s.ratings?.length ? { ratings: s.ratings } : {}),
     ...(description ? { description } : {}),
-    analysis: analysis(s),
+    ...(s.status ? { analysis: analysis({ ...s, status: s.status }, withDetail) } : {}),
   };
 }
 
-/**
- * The CycloneDX VEX BOM for `input` (specVersion 1.5 unless asked for 1.6). An input without statements gives a BOM
- * without vulnerabilities, which is valid CycloneDX. Throws RangeError for a malformed digest, a blank author, a
- * timestamp that is no RFC 3339 date-time, a statement without vulnerability id, a package with neither purl nor
- * name, or an unknown status or justification.
- */
-export function writeCycloneDxVex(input: VexDocumentInput, specVersion: CycloneDxVexSpecVersion = '1.5'): CycloneDxVexDocument {
-  checkInput(input);
+const sourceModel = (source: CycloneDxVexSource) => new Models.Vulnerability.Source({ ...(source.name ? { name: source.name } : {}), ...(source.url ? { url: source.url } : {}) });
 
-  const components = new Map<string, CycloneDxVexComponent>();
-  const entries = new Map<string, { entry: Omit<CycloneDxVexVulnerability, 'bom-ref' | 'affects'>; refs: string[] }>();
+function vulnerabilityModel(bomRef: string, entry: Entry, affected: Models.Component[]): Models.Vulnerability.Vulnerability {
+  const a = entry.analysis;
+  return new Models.Vulnerability.Vulnerability({
+    bomRef,
+    id: entry.id,
+    ...(entry.source ? { source: sourceModel(entry.source) } : {}),
+    references: new Models.Vulnerability.ReferenceRepository((entry.references ?? []).map((r) => new Models.Vulnerability.Reference(r.id, sourceModel(r.source)))),
+    ratings: new Models.Vulnerability.RatingRepository(
+      (entry.ratings ?? []).map(
+        (r) =>
+          new Models.Vulnerability.Rating({
+            ...(r.source ? { source: sourceModel(r.source) } : {}),
+            ...(r.score !== undefined ? { score: r.score } : {}),
+            ...(r.severity ? { severity: r.severity as Enums.Vulnerability.Severity } : {}),
+            method: r.method as Enums.Vulnerability.RatingMethod,
+            ...(r.vector ? { vector: r.vector } : {}),
+          }),
+      ),
+    ),
+    ...(entry.description ? { description: entry.description } : {}),
+    ...(a
+      ? {
+          analysis: new TimedAnalysis({
+            state: a.state as Enums.Vulnerability.AnalysisState,
+            ...(a.justification ? { justification: a.justification as Enums.Vulnerability.AnalysisJustification } : {}),
+            response: new Enums.Vulnerability.AnalysisResponseRepository((a.response ?? []) as Enums.Vulnerability.AnalysisResponse[]),
+            ...(a.detail ? { detail: a.detail } : {}),
+            lastUpdated: a.lastUpdated,
+          }),
+        }
+      : {}),
+    affects: new Models.Vulnerability.AffectRepository(affected.map((c) => new Models.Vulnerability.Affect(c.bomRef))),
+  });
+}
+
+/**
+ * The CycloneDX model of `input`. An input without statements gives a BOM without vulnerabilities, which is valid
+ * CycloneDX. Throws RangeError for a malformed digest, a blank author, a timestamp that is no RFC 3339 date-time, a
+ * statement without vulnerability id, a package with neither purl nor name, or an unknown status or justification.
+ */
+export function cycloneDxVulnerabilityBom(input: CycloneDxDocumentInput): Models.Bom {
+  checkInput(input, { statusOptional: true });
+  const withDetail = input.analysisDetail ?? true;
+
+  const components = new Map<string, Models.Component>();
+  const entries = new Map<string, { entry: Entry; refs: string[] }>();
   // Sorted first, so that when two packages share a purl the same one names the component whatever the input order.
   const products = [...input.statements.map((s) => s.product)].sort(
     (a, b) => compareStrings(componentRef(a), componentRef(b)) || compareStrings(JSON.stringify([a.name, a.version, a.type]), JSON.stringify([b.name, b.version, b.type])),
@@ -226,7 +300,7 @@ export function writeCycloneDxVex(input: VexDocumentInput, specVersion: CycloneD
   for (const product of products) if (!components.has(componentRef(product))) components.set(componentRef(product), packageComponent(product));
 
   for (const s of input.statements) {
-    const entry = vulnerabilityEntry(s);
+    const entry = vulnerabilityEntry(s, withDetail);
     const key = JSON.stringify(entry);
     let group = entries.get(key);
     if (!group) {
@@ -236,35 +310,41 @@ export function writeCycloneDxVex(input: VexDocumentInput, specVersion: CycloneD
     group.refs.push(componentRef(s.product));
   }
 
-  const vulnerabilities = [...entries.entries()]
-    .sort(([ka, a], [kb, b]) => compareStrings(a.entry.id, b.entry.id) || compareStrings(ka, kb))
-    .map(([key, { entry, refs }]): CycloneDxVexVulnerability => ({
-      'bom-ref': `vulnerability-${entry.id}-${contentId([key])}`,
-      ...entry,
-      affects: uniqueSorted(refs).map((ref) => ({ ref })),
-    }));
-
   const imageName = text(input.imageName);
-  const purl = imagePurl(input.imageDigest, input.imageName);
-  return {
-    $schema: `http://cyclonedx.org/schema/bom-${specVersion}.schema.json`,
-    bomFormat: 'CycloneDX',
-    specVersion,
+  const tool = new Models.Component(Enums.ComponentType.Application, input.toolName, { version: input.toolVersion });
+  const bom = new Models.Bom({
     serialNumber: `urn:uuid:${documentUuid(input.documentId)}`,
-    version: 1,
-    metadata: {
-      timestamp: input.timestamp,
-      tools: { components: [{ type: 'application', name: input.toolName, version: input.toolVersion }] },
-      authors: [{ name: input.author }],
-      component: {
-        type: 'container',
-        'bom-ref': `image-${input.imageDigest}`,
-        name: imageName ?? input.imageDigest,
+    metadata: new Models.Metadata({
+      timestamp: new Date(input.timestamp),
+      tools: new Models.Tools({ components: new Models.ComponentRepository([tool]) }),
+      authors: new Models.OrganizationalContactRepository([new Models.OrganizationalContact({ name: input.author })]),
+      component: new Models.Component(Enums.ComponentType.Container, imageName ?? input.imageDigest, {
+        bomRef: `image-${input.imageDigest}`,
         version: input.imageDigest,
-        purl,
-      },
-    },
-    components: [...components.keys()].sort(compareStrings).map((ref) => components.get(ref)!),
-    vulnerabilities,
-  };
+        purl: imagePurl(input.imageDigest, input.imageName),
+      }),
+    }),
+  });
+  for (const ref of [...components.keys()].sort(compareStrings)) bom.components.add(components.get(ref)!);
+  const vulnerabilities = [...entries.entries()].sort(([ka, a], [kb, b]) => compareStrings(a.entry.id, b.entry.id) || compareStrings(ka, kb));
+  for (const [key, { entry, refs }] of vulnerabilities)
+    bom.vulnerabilities.add(vulnerabilityModel(`vulnerability-${entry.id}-${contentId([key])}`, entry, uniqueSorted(refs).map((ref) => components.get(ref)!)));
+  return bom;
+}
+
+/** The document as CycloneDX JSON (specVersion 1.5 unless asked for 1.6), a plain JSON value. */
+export function writeCycloneDxJson(input: CycloneDxDocumentInput, specVersion: CycloneDxVexSpecVersion = '1.5'): CycloneDxVexDocument {
+  const doc = cycloneDxJson(cycloneDxVulnerabilityBom(input), specVersion) as unknown as CycloneDxVexDocument;
+  // The library leaves an empty list out; the document keeps it, so readers always find the member.
+  return { ...doc, vulnerabilities: doc.vulnerabilities ?? [] };
+}
+
+/** The VEX export as CycloneDX JSON: every statement has a status, so every vulnerability an analysis. */
+export function writeCycloneDxVex(input: VexDocumentInput, specVersion: CycloneDxVexSpecVersion = '1.5'): CycloneDxVexDocument {
+  return writeCycloneDxJson(input, specVersion);
+}
+
+/** The document as CycloneDX XML (UTF-8 text). */
+export function writeCycloneDxXml(input: CycloneDxDocumentInput, specVersion: CycloneDxVexSpecVersion = '1.6'): string {
+  return cycloneDxXml(cycloneDxVulnerabilityBom(input), specVersion);
 }

@@ -59,17 +59,20 @@ function checkTime(value: string, what: string): void {
   if (!DATE_TIME.test(value) || Number.isNaN(Date.parse(value))) throw new RangeError(`${what} is not an RFC 3339 date-time: ${JSON.stringify(value)}`);
 }
 
-export function checkInput(input: VexDocumentInput): void {
+/** Statements as the checks see them: a vulnerability report's may have no status (not assessed). */
+type CheckedStatement = Omit<VexStatement, 'status'> & { status?: VexStatus };
+
+export function checkInput(input: Omit<VexDocumentInput, 'statements'> & { statements: CheckedStatement[] }, options: { statusOptional?: boolean } = {}): void {
   if (!DIGEST.test(input.imageDigest)) throw new RangeError(`not an image digest: ${JSON.stringify(input.imageDigest)}`);
   if (!text(input.author)) throw new RangeError('the document has no author');
   checkTime(input.timestamp, 'the document timestamp');
-  input.statements.forEach((s, i) => checkStatement(s, i));
+  input.statements.forEach((s, i) => checkStatement(s, i, options.statusOptional ?? false));
 }
 
-function checkStatement(s: VexStatement, index: number): void {
+function checkStatement(s: CheckedStatement, index: number, statusOptional: boolean): void {
   const where = `statement ${index}`;
   if (!text(s.vulnerabilityId)) throw new RangeError(`${where} has no vulnerability id`);
-  if (!VEX_STATUSES.includes(s.status)) throw new RangeError(`${where} has an unknown status ${JSON.stringify(s.status)}`);
+  if (!(statusOptional && s.status === undefined) && !VEX_STATUSES.includes(s.status!)) throw new RangeError(`${where} has an unknown status ${JSON.stringify(s.status)}`);
   if (s.justification !== undefined && !VEX_JUSTIFICATIONS.includes(s.justification))
     throw new RangeError(`${where} has an unknown justification ${JSON.stringify(s.justification)}`);
   if (!givenPurl(s.product) && !text(s.product.name)) throw new RangeError(`${where} names its package by neither purl nor name`);

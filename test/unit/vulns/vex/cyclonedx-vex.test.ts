@@ -1,23 +1,22 @@
 /**
- * The CycloneDX VEX writer: output must validate against the official CycloneDX 1.5 and 1.6 JSON schemas (shipped in
- * @cyclonedx/cyclonedx-library's res/schema, loaded here with Ajv together with the SPDX and JSF schemas they
- * reference), hold together (every reference resolves, every bom-ref is unique), map every status and justification
+ * The CycloneDX writer (VEX and vulnerability reports): output must validate against the official CycloneDX 1.5 and
+ * 1.6 JSON and XML schemas (shipped in @cyclonedx/cyclonedx-library's res/schema), hold together (every reference resolves, every bom-ref is unique), map every status and justification
  * as documented in src/vulns/vex/cyclonedx-vex.ts, and be deterministic.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
-import ajvFormats from 'ajv-formats';
 import { PackageURL } from 'packageurl-js';
 import { describe, expect, it } from 'vitest';
 import {
   CDX_JUSTIFICATION,
+  writeCycloneDxJson,
   writeCycloneDxVex,
+  writeCycloneDxXml,
+  type CycloneDxStatement,
   type CycloneDxVexDocument,
   type CycloneDxVexSpecVersion,
   type CycloneDxVexVulnerability,
 } from '../../../../src/vulns/vex/cyclonedx-vex.js';
 import { writeOpenVex } from '../../../../src/vulns/vex/openvex.js';
+import { cycloneDxJsonErrors, cycloneDxXmlErrors, haveXmllint } from '../../../support/cyclonedx-schema.js';
 import {
   ALL_JUSTIFICATIONS,
   ALL_STATUSES,
@@ -40,30 +39,8 @@ import {
   statement,
 } from './fixtures.js';
 
-// ---------------------------------------------------------------------------------------------------------------
-// The official schemas (draft-07), with the SPDX license list and JSF signature schemas they $ref by relative name.
-
-const SCHEMA_DIR = join(import.meta.dirname, '..', '..', '..', '..', 'node_modules', '@cyclonedx', 'cyclonedx-library', 'res', 'schema');
-const readSchema = (file: string): Record<string, unknown> => JSON.parse(readFileSync(join(SCHEMA_DIR, file), 'utf8')) as Record<string, unknown>;
-
-function cycloneDxValidator(version: CycloneDxVexSpecVersion): ValidateFunction {
-  // strict off: the official schemas use annotation keywords (`meta:enum`, ...) Ajv's strict mode does not know.
-  const ajv = new Ajv({ strict: false, allErrors: true });
-  ajvFormats.default(ajv);
-  // Formats ajv-formats lacks. An IRI reference has no blanks or characters RFC 3987 excludes; an e-mail one @.
-  ajv.addFormat('iri-reference', /^[^\s<>"{}|\\^`]*$/u);
-  ajv.addFormat('idn-email', /^[^\s@]+@[^\s@]+$/u);
-  // The bom schemas' $id is http://cyclonedx.org/schema/bom-1.x.schema.json, so their relative refs resolve there.
-  ajv.addSchema(readSchema('spdx.SNAPSHOT.schema.json'), 'http://cyclonedx.org/schema/spdx.SNAPSHOT.schema.json');
-  ajv.addSchema(readSchema('jsf-0.82.SNAPSHOT.schema.json'), 'http://cyclonedx.org/schema/jsf-0.82.SNAPSHOT.schema.json');
-  return ajv.compile(readSchema(`bom-${version}.SNAPSHOT.schema.json`));
-}
-const validators: Record<CycloneDxVexSpecVersion, ValidateFunction> = { '1.5': cycloneDxValidator('1.5'), '1.6': cycloneDxValidator('1.6') };
-
-function schemaErrors(doc: unknown, version: CycloneDxVexSpecVersion): unknown[] {
-  const validate = validators[version];
-  return validate(doc) ? [] : (validate.errors ?? ['invalid']);
-}
+// The official schemas, shipped with @cyclonedx/cyclonedx-library.
+const schemaErrors = (doc: unknown, version: CycloneDxVexSpecVersion) => cycloneDxJsonErrors(doc, version);
 
 /** The rules of the spec a JSON schema cannot express; each problem as a sentence. */
 function semanticProblems(doc: CycloneDxVexDocument): string[] {
@@ -154,7 +131,8 @@ describe('writeCycloneDxVex', () => {
     const doc = writeCycloneDxVex(INPUT);
     expect(doc).toMatchObject({ bomFormat: 'CycloneDX', version: 1, serialNumber: INPUT.documentId });
     expect(doc.metadata).toEqual({
-      timestamp: T0,
+      // Written by the library, in milliseconds.
+      timestamp: new Date(T0).toISOString(),
       tools: { components: [{ type: 'application', name: 'vigil', version: '0.1.0' }] },
       authors: [{ name: 'acme-security' }],
       component: {
@@ -410,5 +388,74 @@ describe('writeCycloneDxVex', () => {
     expect(() => writeCycloneDxVex({ ...INPUT, timestamp: '2024-03-02 08:30' })).toThrow(/RFC 3339/);
     expect(() => writeCycloneDxVex(inputOf([statement({ product: LIBC6, status: 'fixed', timestamp: '2024-02-30T25:00:00Z' })]))).toThrow(/timestamp/);
     expect(() => writeCycloneDxVex({ ...INPUT, imageDigest: '' })).toThrow(/digest/);
+  });
+});
+
+describe('writeCycloneDxXml', () => {
+  it.skipIf(!haveXmllint)('validates against the official CycloneDX 1.5 and 1.6 XML schemas', () => {
+    for (const version of ['1.5', '1.6'] as const)
+      for (const input of [INPUT, ODD, inputOf([]), inputOf([], { imageName: undefined })]) {
+        const xml = writeCycloneDxXml(input, version);
+        expect(xml.startsWith(`<?xml version="1.0" encoding="UTF-8"?>\n<bom xmlns="http://cyclonedx.org/schema/bom/${version}"`)).toBe(true);
+        expect(cycloneDxXmlErrors(xml, version)).toEqual([]);
+      }
+  });
+
+  it.skipIf(!haveXmllint)('is checked by a validator that rejects what it should', () => {
+    const xml = writeCycloneDxXml(INPUT);
+    expect(cycloneDxXmlErrors(xml.replace('<state>not_affected</state>', '<state>affected</state>'), '1.6')).not.toEqual([]);
+    expect(cycloneDxXmlErrors(xml.replace(/serialNumber="[^"]*"/, 'serialNumber="urn:uuid:not-a-uuid"'), '1.6')).not.toEqual([]);
+    expect(cycloneDxXmlErrors(xml.replace('<lastUpdated>', '<lastUpdated>yesterday'), '1.6')).not.toEqual([]);
+  });
+
+  it('carries what the JSON carries: each vulnerability with its analysis and times, escaped', () => {
+    const json = writeCycloneDxVex(INPUT, '1.6');
+    const xml = writeCycloneDxXml(INPUT, '1.6');
+    expect(xml.match(/<vulnerability bom-ref=/g)).toHaveLength(json.vulnerabilities.length);
+    for (const v of json.vulnerabilities) expect(xml).toContain(`<vulnerability bom-ref="${v['bom-ref']}"><id>${v.id}</id>`);
+    expect(xml).toContain(`<detail>VEX justification: vulnerable_code_not_in_execute_path\nImpact statement: setuid binaries are removed from the image.</detail><lastUpdated>${T1}</lastUpdated>`);
+    expect(xml).toContain('?arch=amd64&amp;distro=debian-12');
+    const odd = writeCycloneDxXml(ODD);
+    // NUL cannot be written in XML 1.0 at all: it becomes U+FFFD; markup characters are escaped.
+    expect(odd).toContain('<description>line 1\nline 2 "quoted" \uFFFD \u2028 end</description>');
+    expect(odd).toContain('<id>ALIAS &lt;1&gt;</id>');
+  });
+});
+
+describe('vulnerability reports (statements with ratings, assessed or not)', () => {
+  const rated = (over: Partial<CycloneDxStatement> = {}): CycloneDxStatement => ({
+    vulnerabilityId: 'CVE-2023-4911',
+    aliases: ['DSA-5514-1'],
+    product: LIBC6,
+    timestamp: T1,
+    ratings: [
+      { source: { name: 'debian' }, severity: 'high', method: 'other' },
+      { source: { name: 'debian' }, score: 7.8, severity: 'high', method: 'CVSSv31', vector: 'CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H' },
+    ],
+    ...over,
+  });
+  const report = (statements: CycloneDxStatement[], analysisDetail = true) => ({ ...INPUT, statements, analysisDetail });
+
+  it('writes ratings, and an analysis only for assessed statements', () => {
+    for (const version of ['1.5', '1.6'] as const) {
+      const doc = writeCycloneDxJson(report([rated(), rated({ product: OPENSSL, vulnerabilityId: 'CVE-2023-5678', status: 'fixed', statusNotes: 'patched' })]), version);
+      expect(schemaErrors(doc, version)).toEqual([]);
+      const [looney, fixed] = doc.vulnerabilities;
+      expect(looney).not.toHaveProperty('analysis');
+      expect(looney!.ratings).toEqual(rated().ratings);
+      expect(fixed!.analysis).toEqual({ state: 'resolved', detail: 'Status notes: patched', lastUpdated: T1 });
+      if (haveXmllint) expect(cycloneDxXmlErrors(writeCycloneDxXml(report([rated(), rated({ status: 'not_affected', justification: 'component_not_present' })]), version), version)).toEqual([]);
+    }
+  });
+
+  it('leaves the detail out when asked to', () => {
+    const doc = writeCycloneDxJson(report([rated({ status: 'not_affected', justification: 'component_not_present', impactStatement: 'gone' })], false));
+    expect(doc.vulnerabilities[0]!.analysis).toEqual({ state: 'not_affected', justification: 'code_not_present', lastUpdated: T1 });
+  });
+
+  it('groups packages whose ratings and analysis agree', () => {
+    const doc = writeCycloneDxJson(report([rated(), rated({ product: LIBC_BIN }), rated({ product: OPENSSL, ratings: [] })]));
+    expect(doc.vulnerabilities.map((v) => v.affects.map((a) => a.ref))).toEqual(expect.arrayContaining([[LIBC_BIN.purl, LIBC6.purl], [OPENSSL.purl]]));
+    expect(doc.vulnerabilities).toHaveLength(2);
   });
 });
