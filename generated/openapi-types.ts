@@ -3087,7 +3087,8 @@ export interface paths {
          *     catalog JSON, or an EPSS CSV (optionally gzip). Send it as the body (`application/octet-stream`,
          *     `application/zip`, `application/gzip`) or as the one file part of a `multipart/form-data` body. The
          *     sha256 `checksum` must match the bytes received (400 otherwise; nothing is kept). Limited by
-         *     VIGIL_MAX_UPLOAD_BYTES (413).
+         *     VIGIL_MAX_UPLOAD_BYTES (413). `feed` names the source the file becomes (`vulnerability_db` as upstream's
+         *     air-gapped upload does, or any other name); it is listed in the dataset its format belongs to.
          */
         post: operations["upload_system_feed"];
         /**

@@ -65,6 +65,28 @@ function resolveParam(doc: Json, p: Json): Json {
   return p;
 }
 
+/**
+ * A nullable enum must list null: OpenAPI 3.0.3 reads `nullable` as not widening `enum`, so generated clients
+ * (the contract client's zod schemas among them) refuse a null the server sends.
+ */
+function checkNullableEnums(node: unknown, where: string): void {
+  if (Array.isArray(node)) return node.forEach((v, i) => checkNullableEnums(v, `${where}/${i}`));
+  if (!node || typeof node !== 'object') return;
+  const n = node as Json;
+  if (n['x-nullable'] === true && Array.isArray(n.enum) && !n.enum.includes(null)) fail(`${where} is x-nullable but its enum lacks null`);
+  for (const [k, v] of Object.entries(n)) checkNullableEnums(v, `${where}/${k}`);
+}
+
+function withoutNullEnumMembers<T>(node: T): T {
+  if (Array.isArray(node)) node.forEach(withoutNullEnumMembers);
+  else if (node && typeof node === 'object') {
+    const n = node as Json;
+    if (n.nullable === true && Array.isArray(n.enum)) n.enum = n.enum.filter((v: unknown) => v !== null);
+    Object.values(n).forEach(withoutNullEnumMembers);
+  }
+  return node;
+}
+
 /** Collect the operation table and enforce the house rules every operation must follow. */
 function collectOperations(doc: Json): OperationRow[] {
   const rows: OperationRow[] = [];
@@ -237,6 +259,7 @@ async function generate(outDir: string): Promise<void> {
   } catch (err) {
     fail(`specs/openapi.yaml is not a valid Swagger 2.0 document: ${(err as Error).message}`);
   }
+  checkNullableEnums(source, '#');
   const rows = collectOperations(source);
 
   let oas3: Json;
@@ -245,7 +268,8 @@ async function generate(outDir: string): Promise<void> {
   } catch (err) {
     fail(`conversion to OpenAPI 3 failed: ${(err as Error).message}`);
   }
-  const types = astToString(await openapiTS(structuredClone(oas3) as any, { alphabetize: true, defaultNonNullable: false }));
+  // openapi-typescript crashes on a null enum member; `nullable` already gives those types their `| null`.
+  const types = astToString(await openapiTS(withoutNullEnumMembers(structuredClone(oas3)) as any, { alphabetize: true, defaultNonNullable: false }));
 
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'swagger.json'), JSON.stringify(source, null, 2) + '\n');

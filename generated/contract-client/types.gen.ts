@@ -335,11 +335,26 @@ export type AnalysisStatusDetail = {
      * Vigil extension. Why the status changed; for analysis_failed, what to fix.
      */
     detail?: string;
-    source?: {
-        host_id?: string;
-        service_name?: string;
-        analysis_engine?: string;
-    };
+    source: ServiceAnalysisReference;
+};
+
+/**
+ * Which service made the status change. Vigil's own analyzer reports the engine `syft-native-pipeline` (it
+ * catalogs images natively, syft-style), the service name `vigil-analyzer` and Vigil's release as
+ * `enterprise_version`.
+ *
+ */
+export type ServiceAnalysisReference = {
+    /**
+     * The host name of the node that made the change.
+     */
+    host_id?: string;
+    service_name?: string;
+    analysis_engine?: 'anchore-engine-pipeline' | 'syft-native-pipeline';
+    /**
+     * The release of the service that made the change.
+     */
+    enterprise_version?: string;
 };
 
 export type ImageDetail = {
@@ -483,6 +498,69 @@ export type EventTypesList = Array<{
         message?: string;
     }>;
 }>;
+
+export type LicenseReviewResponse = {
+    items: Array<LicenseReviewItem>;
+};
+
+export type LicenseReviewItem = {
+    package: LicenseReviewPackage;
+    licenses: Array<LicenseReviewPackageLicense>;
+};
+
+export type LicenseReviewPackage = {
+    name: string;
+    version: string;
+    type: string;
+    purl?: string;
+};
+
+export type LicenseReviewPackageLicense = {
+    /**
+     * A listed SPDX license identifier.
+     */
+    license_id?: string;
+    /**
+     * An SPDX expression or a free-form license name, as the package declares it.
+     */
+    license_name?: string;
+    license_text?: string;
+    license_header?: string;
+    license_url?: string;
+    /**
+     * Where the license information comes from; `declared` is the package's own metadata.
+     */
+    source: 'declared';
+};
+
+export type ContentMalwareResponse = {
+    image_digest: string;
+    content_type: 'malware';
+    content: Array<MalwareScan>;
+};
+
+export type MalwareScan = {
+    /**
+     * Whether a scanner ran over the image.
+     */
+    enabled: boolean;
+    /**
+     * The scanner's name; absent when none ran.
+     */
+    scanner?: string;
+    /**
+     * About the scan; with no scanner, `status` `not_scanned` and the `reason`.
+     */
+    metadata: {
+        [key: string]: unknown;
+    };
+    findings: Array<MalwareFinding>;
+};
+
+export type MalwareFinding = {
+    path?: string;
+    signature?: string;
+};
 
 export type PackageContent = {
     package: string;
@@ -720,17 +798,58 @@ export type ImageImportManifest = {
     operation_uuid: string;
 };
 
+/**
+ * A group: in a dataset, one of Vigil's sources (with its namespaces and sync state as Vigil extensions); in a
+ * source, one namespace (`debian:12`, `alpine:3.18`, `pypi`, `kev`).
+ *
+ */
 export type FeedGroupMetadata = {
-    /**
-     * The namespace, e.g. debian:12, alpine:3.18, pypi, kev.
-     */
     name: string;
     record_count: number;
     enabled: boolean;
     created_at?: string;
-    last_sync?: string | null;
-    data_service_built_at?: string | null;
-    enterprise_received_at?: string | null;
+    last_sync?: string;
+    data_service_built_at?: string;
+    enterprise_received_at?: string;
+    /**
+     * Vigil extension (a source). Its format, null until it first synced.
+     */
+    kind?: 'osv' | 'alpine-secdb' | 'kev' | 'epss' | null;
+    /**
+     * Vigil extension (a source). Where its data comes from.
+     */
+    source?: string | null;
+    /**
+     * Vigil extension (a source). Whether it is in the service configuration (otherwise it was uploaded).
+     */
+    configured?: boolean;
+    /**
+     * Vigil extension (a source). The dataset version its upload declared.
+     */
+    version?: string;
+    /**
+     * Vigil extension (a source). The sha256 its upload declared.
+     */
+    dataset_checksum?: string;
+    /**
+     * Vigil extension (a source).
+     */
+    last_sync_status?: 'ok' | 'failed' | null;
+    /**
+     * Vigil extension (a source). Why its last sync failed; the data from the sync before keeps serving.
+     */
+    last_sync_error?: string | null;
+    /**
+     * Vigil extension (a source).
+     */
+    last_sync_stats?: {
+        [key: string]: unknown;
+    } | null;
+    sync_progress?: FeedSyncProgress;
+    /**
+     * Vigil extension (a source). The namespaces its records cover, each with its count and flag.
+     */
+    namespaces?: Array<FeedGroupMetadata>;
 };
 
 export type FeedSyncProgress = {
@@ -742,36 +861,65 @@ export type FeedSyncProgress = {
     started_at?: string;
 };
 
+/**
+ * A feed as upstream names it, a dataset (`vulnerability_db`, `kev_db`, `epss_db`), whose groups are Vigil's
+ * sources of that data; or, answered for `/system/feeds/{source}`, one source, whose groups are the namespaces
+ * its records cover. Values that are not known are left out, never null.
+ *
+ */
 export type FeedMetadata = {
     name: string;
-    kind?: 'osv' | 'alpine-secdb' | 'kev' | 'epss';
     /**
-     * Where the data comes from (a path, a URL without credentials, or an uploaded file).
+     * Vigil extension, sources only. The source's format, null until it first synced.
+     */
+    kind?: 'osv' | 'alpine-secdb' | 'kev' | 'epss' | null;
+    /**
+     * Vigil extension, sources only. Where the data comes from (a path, a URL without credentials, or an uploaded file).
      */
     source?: string | null;
     /**
-     * Whether the source is in the service configuration (otherwise it was uploaded).
+     * Vigil extension, sources only. Whether the source is in the service configuration (otherwise it was uploaded).
      */
     configured?: boolean;
     /**
-     * The dataset version an upload declared.
+     * A source's: the dataset version an upload declared. A dataset's: that of its one source with data when it
+     * declares one, else the time its newest data was received (as `enterprise_received_at`).
+     *
      */
-    version?: string | null;
+    version?: string;
     dataset_name?: string;
-    dataset_checksum?: string | null;
-    data_service_built_at?: string | null;
     /**
-     * When the current data was last synced successfully.
+     * The sha256 an upload declared (a dataset's only when its one source with data is such an upload).
      */
-    enterprise_received_at?: string | null;
-    created_at?: string;
-    updated_at?: string | null;
-    last_full_sync?: string | null;
-    last_sync_status?: 'ok' | 'failed';
+    dataset_checksum?: string;
     /**
-     * Why the last sync failed; the data from the sync before keeps serving.
+     * When the data was built, as an upload declared it.
+     */
+    data_service_built_at?: string;
+    /**
+     * When the current data was last synced successfully (a dataset's newest).
+     */
+    enterprise_received_at?: string;
+    created_at?: string;
+    /**
+     * The last sync, successful or not.
+     */
+    updated_at?: string;
+    /**
+     * The last successful sync; for a dataset, once every source has synced, the oldest of them.
+     */
+    last_full_sync?: string;
+    /**
+     * Vigil extension, sources only.
+     */
+    last_sync_status?: 'ok' | 'failed' | null;
+    /**
+     * Vigil extension, sources only. Why the last sync failed; the data from the sync before keeps serving.
      */
     last_sync_error?: string | null;
+    /**
+     * Vigil extension, sources only.
+     */
     last_sync_stats?: {
         [key: string]: unknown;
     } | null;
@@ -807,13 +955,16 @@ export type FeedDataRecord = {
     id: string;
     name: string;
     dataset: string;
+    /**
+     * The format of the data (`osv`, `alpine-secdb`, `kev`, `epss`; a dataset's formats joined with `+`), `unknown` before the first sync.
+     */
     data_format?: string;
-    checksum?: string | null;
-    version?: string | null;
-    data_service_built_at?: string | null;
-    enterprise_received_at?: string | null;
+    checksum?: string;
+    version?: string;
+    data_service_built_at?: string;
+    enterprise_received_at?: string;
     created_at?: string;
-    updated_at?: string | null;
+    updated_at?: string;
 };
 
 export type Cvssv2Scores = {
@@ -933,20 +1084,66 @@ export type VulnerabilityAnnotation = {
     readonly version?: number;
     status: VulnAnnotationStatus;
     status_notes?: string | null;
-    justification?: 'component_not_present' | 'vulnerable_code_not_present' | 'vulnerable_code_not_in_execute_path' | 'vulnerable_code_cannot_be_controlled_by_adversary' | 'inline_mitigations_already_exist' | 'fix_not_planned';
+    justification?: 'component_not_present' | 'vulnerable_code_not_present' | 'vulnerable_code_not_in_execute_path' | 'vulnerable_code_cannot_be_controlled_by_adversary' | 'inline_mitigations_already_exist' | 'fix_not_planned' | null;
     impact_statement?: string | null;
     action_statement?: string | null;
     additional_details?: string | null;
 };
 
-export type PackageVulnerabilityAnnotation = VulnerabilityAnnotation & {
+/**
+ * An annotation as upstream answers it: the statement, and the package it is about (null: every package of
+ * the image).
+ *
+ */
+export type PackageVulnerabilityAnnotation = {
+    annotation: VulnerabilityAnnotation;
+    package_identifier: PackageIdentifier;
     /**
-     * The package the statement is about; absent means every package of the image.
+     * Vigil extension. The image the annotation belongs to.
+     */
+    readonly image_digest?: string;
+};
+
+/**
+ * The package an annotation is about. Upstream requires all three fields; Vigil also accepts a name alone, or a
+ * name with a version or a type, for an annotation that covers every version (or type) of the package, and
+ * answers such an annotation with only the fields it was given.
+ *
+ */
+export type PackageIdentifier = {
+    name: string;
+    version?: string;
+    type?: string;
+} | null;
+
+/**
+ * Upstream's form: `{"annotation": {"vulnerability_id", "status", ...}, "package_identifier": {"name", "version",
+ * "type"}}` (`package_identifier` null or absent: the whole image). Vigil's earlier flat form is still accepted:
+ * the annotation's fields at the top level, with `package_name`, `package_version` and `package_type`. A body
+ * does not mix the two forms.
+ *
+ */
+export type PackageVulnerabilityAnnotationRequest = {
+    annotation?: VulnerabilityAnnotation;
+    package_identifier?: PackageIdentifier;
+    readonly uuid?: string;
+    vulnerability_id?: string;
+    readonly author?: string;
+    readonly created_at?: string;
+    readonly updated_at?: string;
+    readonly version?: number;
+    status?: VulnAnnotationStatus;
+    status_notes?: string | null;
+    justification?: 'component_not_present' | 'vulnerable_code_not_present' | 'vulnerable_code_not_in_execute_path' | 'vulnerable_code_cannot_be_controlled_by_adversary' | 'inline_mitigations_already_exist' | 'fix_not_planned' | null;
+    impact_statement?: string | null;
+    action_statement?: string | null;
+    additional_details?: string | null;
+    /**
+     * Flat form. The package the statement is about; absent means every package of the image.
      */
     package_name?: string | null;
     package_version?: string | null;
     package_type?: string | null;
-    readonly image_digest?: string;
 };
 
 export type PackageVulnerabilityAnnotationResponseList = {
@@ -2146,15 +2343,41 @@ export type VulnerabilityAnnotationWritable = {
     vulnerability_id: string;
     status: VulnAnnotationStatus;
     status_notes?: string | null;
-    justification?: 'component_not_present' | 'vulnerable_code_not_present' | 'vulnerable_code_not_in_execute_path' | 'vulnerable_code_cannot_be_controlled_by_adversary' | 'inline_mitigations_already_exist' | 'fix_not_planned';
+    justification?: 'component_not_present' | 'vulnerable_code_not_present' | 'vulnerable_code_not_in_execute_path' | 'vulnerable_code_cannot_be_controlled_by_adversary' | 'inline_mitigations_already_exist' | 'fix_not_planned' | null;
     impact_statement?: string | null;
     action_statement?: string | null;
     additional_details?: string | null;
 };
 
-export type PackageVulnerabilityAnnotationWritable = VulnerabilityAnnotationWritable & {
+/**
+ * An annotation as upstream answers it: the statement, and the package it is about (null: every package of
+ * the image).
+ *
+ */
+export type PackageVulnerabilityAnnotationWritable = {
+    annotation: VulnerabilityAnnotationWritable;
+    package_identifier: PackageIdentifier;
+};
+
+/**
+ * Upstream's form: `{"annotation": {"vulnerability_id", "status", ...}, "package_identifier": {"name", "version",
+ * "type"}}` (`package_identifier` null or absent: the whole image). Vigil's earlier flat form is still accepted:
+ * the annotation's fields at the top level, with `package_name`, `package_version` and `package_type`. A body
+ * does not mix the two forms.
+ *
+ */
+export type PackageVulnerabilityAnnotationRequestWritable = {
+    annotation?: VulnerabilityAnnotationWritable;
+    package_identifier?: PackageIdentifier;
+    vulnerability_id?: string;
+    status?: VulnAnnotationStatus;
+    status_notes?: string | null;
+    justification?: 'component_not_present' | 'vulnerable_code_not_present' | 'vulnerable_code_not_in_execute_path' | 'vulnerable_code_cannot_be_controlled_by_adversary' | 'inline_mitigations_already_exist' | 'fix_not_planned' | null;
+    impact_statement?: string | null;
+    action_statement?: string | null;
+    additional_details?: string | null;
     /**
-     * The package the statement is about; absent means every package of the image.
+     * Flat form. The package the statement is about; absent means every package of the image.
      */
     package_name?: string | null;
     package_version?: string | null;
@@ -2731,7 +2954,7 @@ export type GetSystemFeedData = {
     };
     query?: {
         /**
-         * Answer 404 unless the feed's current dataset has this version.
+         * Answer 404 unless the feed's current data has this version (the `version` the listing gives).
          */
         version?: string;
     };
@@ -5953,6 +6176,120 @@ export type GetImageContentByTypeJavaPackageResponses = {
 
 export type GetImageContentByTypeJavaPackageResponse = GetImageContentByTypeJavaPackageResponses[keyof GetImageContentByTypeJavaPackageResponses];
 
+export type GetImageContentByTypeLicenseData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path: {
+        image_digest: string;
+    };
+    query?: never;
+    url: '/images/{image_digest}/content/licenses';
+};
+
+export type GetImageContentByTypeLicenseErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetImageContentByTypeLicenseError = GetImageContentByTypeLicenseErrors[keyof GetImageContentByTypeLicenseErrors];
+
+export type GetImageContentByTypeLicenseResponses = {
+    /**
+     * The packages and their licenses.
+     */
+    200: LicenseReviewResponse;
+};
+
+export type GetImageContentByTypeLicenseResponse = GetImageContentByTypeLicenseResponses[keyof GetImageContentByTypeLicenseResponses];
+
+export type GetImageContentByTypeMalwareData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path: {
+        image_digest: string;
+    };
+    query?: never;
+    url: '/images/{image_digest}/content/malware';
+};
+
+export type GetImageContentByTypeMalwareErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetImageContentByTypeMalwareError = GetImageContentByTypeMalwareErrors[keyof GetImageContentByTypeMalwareErrors];
+
+export type GetImageContentByTypeMalwareResponses = {
+    /**
+     * The scan results.
+     */
+    200: ContentMalwareResponse;
+};
+
+export type GetImageContentByTypeMalwareResponse = GetImageContentByTypeMalwareResponses[keyof GetImageContentByTypeMalwareResponses];
+
 export type GetImageContentByTypeData = {
     body?: never;
     headers?: {
@@ -6496,6 +6833,146 @@ export type GetImageVulnerabilitiesByDigestResponses = {
 
 export type GetImageVulnerabilitiesByDigestResponse = GetImageVulnerabilitiesByDigestResponses[keyof GetImageVulnerabilitiesByDigestResponses];
 
+export type GetImageVulnerabilitiesByDigestCyclonedxJsonData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path: {
+        image_digest: string;
+        vuln_type: 'os' | 'non-os' | 'all';
+    };
+    query?: {
+        /**
+         * Match the image against the current feed data first instead of using the stored findings.
+         */
+        force_refresh?: boolean;
+        include_vuln_description?: boolean;
+        /**
+         * Write the annotations' justification label, impact and action statements and notes as `analysis.detail`.
+         */
+        include_annotation_detail?: boolean;
+        vendor_only?: boolean;
+    };
+    url: '/images/{image_digest}/vuln/{vuln_type}/cyclonedx-json';
+};
+
+export type GetImageVulnerabilitiesByDigestCyclonedxJsonErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetImageVulnerabilitiesByDigestCyclonedxJsonError = GetImageVulnerabilitiesByDigestCyclonedxJsonErrors[keyof GetImageVulnerabilitiesByDigestCyclonedxJsonErrors];
+
+export type GetImageVulnerabilitiesByDigestCyclonedxJsonResponses = {
+    /**
+     * The CycloneDX document.
+     */
+    200: {
+        [key: string]: unknown;
+    };
+};
+
+export type GetImageVulnerabilitiesByDigestCyclonedxJsonResponse = GetImageVulnerabilitiesByDigestCyclonedxJsonResponses[keyof GetImageVulnerabilitiesByDigestCyclonedxJsonResponses];
+
+export type GetImageVulnerabilitiesByDigestCyclonedxXmlData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path: {
+        image_digest: string;
+        vuln_type: 'os' | 'non-os' | 'all';
+    };
+    query?: {
+        /**
+         * Match the image against the current feed data first instead of using the stored findings.
+         */
+        force_refresh?: boolean;
+        include_vuln_description?: boolean;
+        /**
+         * Write the annotations' justification label, impact and action statements and notes as `analysis.detail`.
+         */
+        include_annotation_detail?: boolean;
+        vendor_only?: boolean;
+    };
+    url: '/images/{image_digest}/vuln/{vuln_type}/cyclonedx-xml';
+};
+
+export type GetImageVulnerabilitiesByDigestCyclonedxXmlErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetImageVulnerabilitiesByDigestCyclonedxXmlError = GetImageVulnerabilitiesByDigestCyclonedxXmlErrors[keyof GetImageVulnerabilitiesByDigestCyclonedxXmlErrors];
+
+export type GetImageVulnerabilitiesByDigestCyclonedxXmlResponses = {
+    /**
+     * The CycloneDX XML document.
+     */
+    200: string;
+};
+
+export type GetImageVulnerabilitiesByDigestCyclonedxXmlResponse = GetImageVulnerabilitiesByDigestCyclonedxXmlResponses[keyof GetImageVulnerabilitiesByDigestCyclonedxXmlResponses];
+
 export type ListImageVulnAnnotationsData = {
     body?: never;
     headers?: {
@@ -6555,7 +7032,7 @@ export type ListImageVulnAnnotationsResponses = {
 export type ListImageVulnAnnotationsResponse = ListImageVulnAnnotationsResponses[keyof ListImageVulnAnnotationsResponses];
 
 export type CreateImageVulnAnnotationData = {
-    body: PackageVulnerabilityAnnotationWritable;
+    body: PackageVulnerabilityAnnotationRequestWritable;
     headers?: {
         /**
          * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
@@ -6922,6 +7399,65 @@ export type GetImageCyclonedxJsonResponses = {
 };
 
 export type GetImageCyclonedxJsonResponse = GetImageCyclonedxJsonResponses[keyof GetImageCyclonedxJsonResponses];
+
+export type GetImageCyclonedxXmlData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path: {
+        image_digest: string;
+    };
+    query?: {
+        spec_version?: '1.5' | '1.6';
+    };
+    url: '/images/{image_digest}/vex/cyclonedx-xml';
+};
+
+export type GetImageCyclonedxXmlErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetImageCyclonedxXmlError = GetImageCyclonedxXmlErrors[keyof GetImageCyclonedxXmlErrors];
+
+export type GetImageCyclonedxXmlResponses = {
+    /**
+     * The CycloneDX XML document.
+     */
+    200: string;
+};
+
+export type GetImageCyclonedxXmlResponse = GetImageCyclonedxXmlResponses[keyof GetImageCyclonedxXmlResponses];
 
 export type SummaryImageTagsData = {
     body?: never;

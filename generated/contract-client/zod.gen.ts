@@ -251,16 +251,25 @@ export const zRegistryDigestSource = z.object({
     platform: z.string().regex(/^[a-z0-9]+\/[a-z0-9]+(\/[a-z0-9]+)?$/).optional()
 });
 
+/**
+ * Which service made the status change. Vigil's own analyzer reports the engine `syft-native-pipeline` (it
+ * catalogs images natively, syft-style), the service name `vigil-analyzer` and Vigil's release as
+ * `enterprise_version`.
+ *
+ */
+export const zServiceAnalysisReference = z.object({
+    host_id: z.string().optional(),
+    service_name: z.string().optional(),
+    analysis_engine: z.enum(['anchore-engine-pipeline', 'syft-native-pipeline']).optional(),
+    enterprise_version: z.string().optional()
+});
+
 export const zAnalysisStatusDetail = z.object({
     from_status: z.string(),
     to_status: z.string(),
     timestamp: z.iso.datetime(),
     detail: z.string().optional(),
-    source: z.object({
-        host_id: z.string().optional(),
-        service_name: z.string().optional(),
-        analysis_engine: z.string().optional()
-    }).optional()
+    source: zServiceAnalysisReference
 });
 
 export const zImageDetail = z.object({
@@ -397,6 +406,49 @@ export const zEventTypesList = z.array(z.object({
         message: z.string().optional()
     }))
 }));
+
+export const zLicenseReviewPackage = z.object({
+    name: z.string(),
+    version: z.string(),
+    type: z.string(),
+    purl: z.string().optional()
+});
+
+export const zLicenseReviewPackageLicense = z.object({
+    license_id: z.string().optional(),
+    license_name: z.string().optional(),
+    license_text: z.string().optional(),
+    license_header: z.string().optional(),
+    license_url: z.string().optional(),
+    source: z.enum(['declared'])
+});
+
+export const zLicenseReviewItem = z.object({
+    package: zLicenseReviewPackage,
+    licenses: z.array(zLicenseReviewPackageLicense)
+});
+
+export const zLicenseReviewResponse = z.object({
+    items: z.array(zLicenseReviewItem)
+});
+
+export const zMalwareFinding = z.object({
+    path: z.string().optional(),
+    signature: z.string().optional()
+});
+
+export const zMalwareScan = z.object({
+    enabled: z.boolean(),
+    scanner: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()),
+    findings: z.array(zMalwareFinding)
+});
+
+export const zContentMalwareResponse = z.object({
+    image_digest: z.string(),
+    content_type: z.enum(['malware']),
+    content: z.array(zMalwareScan)
+});
 
 export const zPackageContent = z.object({
     package: z.string(),
@@ -617,16 +669,6 @@ export const zImageAnalysisRequest = z.object({
     source: zImageSource
 });
 
-export const zFeedGroupMetadata = z.object({
-    name: z.string(),
-    record_count: z.int(),
-    enabled: z.boolean(),
-    created_at: z.iso.datetime().optional(),
-    last_sync: z.iso.datetime().nullish(),
-    data_service_built_at: z.iso.datetime().nullish(),
-    enterprise_received_at: z.iso.datetime().nullish()
-});
-
 export const zFeedSyncProgress = z.object({
     stage: z.enum([
         'downloading',
@@ -637,6 +679,42 @@ export const zFeedSyncProgress = z.object({
     started_at: z.iso.datetime().optional()
 });
 
+/**
+ * A group: in a dataset, one of Vigil's sources (with its namespaces and sync state as Vigil extensions); in a
+ * source, one namespace (`debian:12`, `alpine:3.18`, `pypi`, `kev`).
+ *
+ */
+export const zFeedGroupMetadata = z.object({
+    name: z.string(),
+    record_count: z.int(),
+    enabled: z.boolean(),
+    created_at: z.iso.datetime().optional(),
+    last_sync: z.iso.datetime().optional(),
+    data_service_built_at: z.iso.datetime().optional(),
+    enterprise_received_at: z.iso.datetime().optional(),
+    kind: z.enum([
+        'osv',
+        'alpine-secdb',
+        'kev',
+        'epss'
+    ]).nullish(),
+    source: z.string().nullish(),
+    configured: z.boolean().optional(),
+    version: z.string().optional(),
+    dataset_checksum: z.string().optional(),
+    last_sync_status: z.enum(['ok', 'failed']).nullish(),
+    last_sync_error: z.string().nullish(),
+    last_sync_stats: z.record(z.string(), z.unknown()).nullish(),
+    sync_progress: zFeedSyncProgress.optional(),
+    namespaces: z.array(z.lazy((): any => zFeedGroupMetadata)).optional()
+});
+
+/**
+ * A feed as upstream names it, a dataset (`vulnerability_db`, `kev_db`, `epss_db`), whose groups are Vigil's
+ * sources of that data; or, answered for `/system/feeds/{source}`, one source, whose groups are the namespaces
+ * its records cover. Values that are not known are left out, never null.
+ *
+ */
 export const zFeedMetadata = z.object({
     name: z.string(),
     kind: z.enum([
@@ -644,18 +722,18 @@ export const zFeedMetadata = z.object({
         'alpine-secdb',
         'kev',
         'epss'
-    ]).optional(),
+    ]).nullish(),
     source: z.string().nullish(),
     configured: z.boolean().optional(),
-    version: z.string().nullish(),
+    version: z.string().optional(),
     dataset_name: z.string().optional(),
-    dataset_checksum: z.string().nullish(),
-    data_service_built_at: z.iso.datetime().nullish(),
-    enterprise_received_at: z.iso.datetime().nullish(),
+    dataset_checksum: z.string().optional(),
+    data_service_built_at: z.iso.datetime().optional(),
+    enterprise_received_at: z.iso.datetime().optional(),
     created_at: z.iso.datetime().optional(),
-    updated_at: z.iso.datetime().nullish(),
-    last_full_sync: z.iso.datetime().nullish(),
-    last_sync_status: z.enum(['ok', 'failed']).optional(),
+    updated_at: z.iso.datetime().optional(),
+    last_full_sync: z.iso.datetime().optional(),
+    last_sync_status: z.enum(['ok', 'failed']).nullish(),
     last_sync_error: z.string().nullish(),
     last_sync_stats: z.record(z.string(), z.unknown()).nullish(),
     enabled: z.boolean(),
@@ -699,12 +777,12 @@ export const zFeedDataRecord = z.object({
     name: z.string(),
     dataset: z.string(),
     data_format: z.string().optional(),
-    checksum: z.string().nullish(),
-    version: z.string().nullish(),
-    data_service_built_at: z.iso.datetime().nullish(),
-    enterprise_received_at: z.iso.datetime().nullish(),
+    checksum: z.string().optional(),
+    version: z.string().optional(),
+    data_service_built_at: z.iso.datetime().optional(),
+    enterprise_received_at: z.iso.datetime().optional(),
     created_at: z.iso.datetime().optional(),
-    updated_at: z.iso.datetime().nullish()
+    updated_at: z.iso.datetime().optional()
 });
 
 export const zCvssv2Scores = z.object({
@@ -837,18 +915,68 @@ export const zVulnerabilityAnnotation = z.object({
         'vulnerable_code_cannot_be_controlled_by_adversary',
         'inline_mitigations_already_exist',
         'fix_not_planned'
-    ]).optional(),
+    ]).nullish(),
     impact_statement: z.string().max(10000).nullish(),
     action_statement: z.string().max(10000).nullish(),
     additional_details: z.string().max(10000).nullish()
 });
 
-export const zPackageVulnerabilityAnnotation = zVulnerabilityAnnotation.and(z.object({
+/**
+ * The package an annotation is about. Upstream requires all three fields; Vigil also accepts a name alone, or a
+ * name with a version or a type, for an annotation that covers every version (or type) of the package, and
+ * answers such an annotation with only the fields it was given.
+ *
+ */
+export const zPackageIdentifier = z.object({
+    name: z.string().min(1).max(512),
+    version: z.string().max(256).optional(),
+    type: z.string().max(16).optional()
+}).nullable();
+
+/**
+ * An annotation as upstream answers it: the statement, and the package it is about (null: every package of
+ * the image).
+ *
+ */
+export const zPackageVulnerabilityAnnotation = z.object({
+    annotation: zVulnerabilityAnnotation,
+    package_identifier: zPackageIdentifier,
+    image_digest: z.string().readonly().optional()
+});
+
+/**
+ * Upstream's form: `{"annotation": {"vulnerability_id", "status", ...}, "package_identifier": {"name", "version",
+ * "type"}}` (`package_identifier` null or absent: the whole image). Vigil's earlier flat form is still accepted:
+ * the annotation's fields at the top level, with `package_name`, `package_version` and `package_type`. A body
+ * does not mix the two forms.
+ *
+ */
+export const zPackageVulnerabilityAnnotationRequest = z.object({
+    annotation: zVulnerabilityAnnotation.optional(),
+    package_identifier: zPackageIdentifier.optional(),
+    uuid: z.uuid().readonly().optional(),
+    vulnerability_id: z.string().min(1).max(128).optional(),
+    author: z.string().readonly().optional(),
+    created_at: z.iso.datetime().readonly().optional(),
+    updated_at: z.iso.datetime().readonly().optional(),
+    version: z.int().readonly().optional(),
+    status: zVulnAnnotationStatus.optional(),
+    status_notes: z.string().max(10000).nullish(),
+    justification: z.enum([
+        'component_not_present',
+        'vulnerable_code_not_present',
+        'vulnerable_code_not_in_execute_path',
+        'vulnerable_code_cannot_be_controlled_by_adversary',
+        'inline_mitigations_already_exist',
+        'fix_not_planned'
+    ]).nullish(),
+    impact_statement: z.string().max(10000).nullish(),
+    action_statement: z.string().max(10000).nullish(),
+    additional_details: z.string().max(10000).nullish(),
     package_name: z.string().max(512).nullish(),
     package_version: z.string().max(256).nullish(),
-    package_type: z.string().max(16).nullish(),
-    image_digest: z.string().readonly().optional()
-}));
+    package_type: z.string().max(16).nullish()
+});
 
 export const zPackageVulnerabilityAnnotationResponseList = z.object({
     items: z.array(zPackageVulnerabilityAnnotation)
@@ -1813,17 +1941,50 @@ export const zVulnerabilityAnnotationWritable = z.object({
         'vulnerable_code_cannot_be_controlled_by_adversary',
         'inline_mitigations_already_exist',
         'fix_not_planned'
-    ]).optional(),
+    ]).nullish(),
     impact_statement: z.string().max(10000).nullish(),
     action_statement: z.string().max(10000).nullish(),
     additional_details: z.string().max(10000).nullish()
 });
 
-export const zPackageVulnerabilityAnnotationWritable = zVulnerabilityAnnotationWritable.and(z.object({
+/**
+ * An annotation as upstream answers it: the statement, and the package it is about (null: every package of
+ * the image).
+ *
+ */
+export const zPackageVulnerabilityAnnotationWritable = z.object({
+    annotation: zVulnerabilityAnnotationWritable,
+    package_identifier: zPackageIdentifier
+});
+
+/**
+ * Upstream's form: `{"annotation": {"vulnerability_id", "status", ...}, "package_identifier": {"name", "version",
+ * "type"}}` (`package_identifier` null or absent: the whole image). Vigil's earlier flat form is still accepted:
+ * the annotation's fields at the top level, with `package_name`, `package_version` and `package_type`. A body
+ * does not mix the two forms.
+ *
+ */
+export const zPackageVulnerabilityAnnotationRequestWritable = z.object({
+    annotation: zVulnerabilityAnnotationWritable.optional(),
+    package_identifier: zPackageIdentifier.optional(),
+    vulnerability_id: z.string().min(1).max(128).optional(),
+    status: zVulnAnnotationStatus.optional(),
+    status_notes: z.string().max(10000).nullish(),
+    justification: z.enum([
+        'component_not_present',
+        'vulnerable_code_not_present',
+        'vulnerable_code_not_in_execute_path',
+        'vulnerable_code_cannot_be_controlled_by_adversary',
+        'inline_mitigations_already_exist',
+        'fix_not_planned'
+    ]).nullish(),
+    impact_statement: z.string().max(10000).nullish(),
+    action_statement: z.string().max(10000).nullish(),
+    additional_details: z.string().max(10000).nullish(),
     package_name: z.string().max(512).nullish(),
     package_version: z.string().max(256).nullish(),
     package_type: z.string().max(16).nullish()
-}));
+});
 
 export const zPackageVulnerabilityAnnotationResponseListWritable = z.object({
     items: z.array(zPackageVulnerabilityAnnotationWritable)
@@ -2637,6 +2798,32 @@ export const zGetImageContentByTypeJavaPackagePath = z.object({
  */
 export const zGetImageContentByTypeJavaPackageResponse = zContentJavaPackageResponse;
 
+export const zGetImageContentByTypeLicenseHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetImageContentByTypeLicensePath = z.object({
+    image_digest: z.string().regex(/^sha256:[a-fA-F0-9]{64}$/)
+});
+
+/**
+ * The packages and their licenses.
+ */
+export const zGetImageContentByTypeLicenseResponse = zLicenseReviewResponse;
+
+export const zGetImageContentByTypeMalwareHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetImageContentByTypeMalwarePath = z.object({
+    image_digest: z.string().regex(/^sha256:[a-fA-F0-9]{64}$/)
+});
+
+/**
+ * The scan results.
+ */
+export const zGetImageContentByTypeMalwareResponse = zContentMalwareResponse;
+
 export const zGetImageContentByTypeHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
@@ -2793,6 +2980,56 @@ export const zGetImageVulnerabilitiesByDigestQuery = z.object({
  */
 export const zGetImageVulnerabilitiesByDigestResponse = zImagePackageVulnerabilityResponse;
 
+export const zGetImageVulnerabilitiesByDigestCyclonedxJsonHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetImageVulnerabilitiesByDigestCyclonedxJsonPath = z.object({
+    image_digest: z.string().regex(/^sha256:[a-fA-F0-9]{64}$/),
+    vuln_type: z.enum([
+        'os',
+        'non-os',
+        'all'
+    ])
+});
+
+export const zGetImageVulnerabilitiesByDigestCyclonedxJsonQuery = z.object({
+    force_refresh: z.boolean().optional().default(false),
+    include_vuln_description: z.boolean().optional().default(false),
+    include_annotation_detail: z.boolean().optional().default(false),
+    vendor_only: z.boolean().optional().default(true)
+});
+
+/**
+ * The CycloneDX document.
+ */
+export const zGetImageVulnerabilitiesByDigestCyclonedxJsonResponse = z.record(z.string(), z.unknown());
+
+export const zGetImageVulnerabilitiesByDigestCyclonedxXmlHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetImageVulnerabilitiesByDigestCyclonedxXmlPath = z.object({
+    image_digest: z.string().regex(/^sha256:[a-fA-F0-9]{64}$/),
+    vuln_type: z.enum([
+        'os',
+        'non-os',
+        'all'
+    ])
+});
+
+export const zGetImageVulnerabilitiesByDigestCyclonedxXmlQuery = z.object({
+    force_refresh: z.boolean().optional().default(false),
+    include_vuln_description: z.boolean().optional().default(false),
+    include_annotation_detail: z.boolean().optional().default(false),
+    vendor_only: z.boolean().optional().default(true)
+});
+
+/**
+ * The CycloneDX XML document.
+ */
+export const zGetImageVulnerabilitiesByDigestCyclonedxXmlResponse = z.string();
+
 export const zListImageVulnAnnotationsHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
@@ -2813,7 +3050,7 @@ export const zListImageVulnAnnotationsQuery = z.object({
  */
 export const zListImageVulnAnnotationsResponse = zPackageVulnerabilityAnnotationResponseList;
 
-export const zCreateImageVulnAnnotationBody = zPackageVulnerabilityAnnotationWritable;
+export const zCreateImageVulnAnnotationBody = zPackageVulnerabilityAnnotationRequestWritable;
 
 export const zCreateImageVulnAnnotationHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
@@ -2896,6 +3133,23 @@ export const zGetImageCyclonedxJsonQuery = z.object({
  * The CycloneDX document.
  */
 export const zGetImageCyclonedxJsonResponse = z.record(z.string(), z.unknown());
+
+export const zGetImageCyclonedxXmlHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetImageCyclonedxXmlPath = z.object({
+    image_digest: z.string().regex(/^sha256:[a-fA-F0-9]{64}$/)
+});
+
+export const zGetImageCyclonedxXmlQuery = z.object({
+    spec_version: z.enum(['1.5', '1.6']).optional()
+});
+
+/**
+ * The CycloneDX XML document.
+ */
+export const zGetImageCyclonedxXmlResponse = z.string();
 
 export const zSummaryImageTagsHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()

@@ -23,7 +23,7 @@ function withNullables(node: unknown): unknown {
   for (const [k, v] of Object.entries(node)) out[k] = withNullables(v);
   if (out['x-nullable'] === true && typeof out.type === 'string') {
     out.type = [out.type, 'null'];
-    if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   }
   return out;
 }

@@ -94,14 +94,6 @@ export const imagesArea = defineArea<State>({
   async teardown(s) {
     await s.registry.close();
   },
-  knownMismatches: [
-    knownMismatch(
-      'update_image_vuln_annotation',
-      'an annotation without justification answers `justification: null`; the spec marks the field x-nullable but its enum lacks null, ' +
-        'which (as OpenAPI 3.0.3 reads nullable) still forbids null, and the generated zod schema refuses it. Fix: add null to the enum ' +
-        '(FeedMetadata.kind and last_sync_status have the same flaw).',
-    ),
-  ],
   calls: {
     add_image: async (s) => {
       const base = await ok(sdk.addImage({ body: { source: { tag: { pull_string: s.baseTag } } } }));
@@ -158,10 +150,13 @@ export const imagesArea = defineArea<State>({
       const created = await ok(
         sdk.createImageVulnAnnotation({
           path: { image_digest: s.appDigest },
-          body: { vulnerability_id: VULN, status: 'not_affected', justification: 'vulnerable_code_not_present', package_name: 'musl' },
+          body: {
+            annotation: { vulnerability_id: VULN, status: 'not_affected', justification: 'vulnerable_code_not_present' },
+            package_identifier: { name: 'musl' },
+          },
         }),
       );
-      s.annotationUuid = created.uuid!;
+      s.annotationUuid = created.annotation.uuid!;
     },
     list_image_vuln_annotations: (s) => ok(sdk.listImageVulnAnnotations({ path: { image_digest: s.appDigest }, query: { vulnerability_id: VULN } })),
     get_image_vuln_annotation: (s) => ok(sdk.getImageVulnAnnotation({ path: { image_digest: s.appDigest, vuln_annotation_uuid: s.annotationUuid } })),
@@ -174,6 +169,13 @@ export const imagesArea = defineArea<State>({
       ),
     get_image_openvex: (s) => ok(sdk.getImageOpenvex({ path: { image_digest: s.appDigest } })),
     get_image_cyclonedx_json: (s) => ok(sdk.getImageCyclonedxJson({ path: { image_digest: s.appDigest } })),
+    get_image_cyclonedx_xml: (s) => ok(sdk.getImageCyclonedxXml({ path: { image_digest: s.appDigest } })),
+    get_image_vulnerabilities_by_digest_cyclonedx_json: (s) =>
+      ok(sdk.getImageVulnerabilitiesByDigestCyclonedxJson({ path: { image_digest: s.appDigest, vuln_type: 'all' }, query: { include_vuln_description: true } })),
+    get_image_vulnerabilities_by_digest_cyclonedx_xml: (s) =>
+      ok(sdk.getImageVulnerabilitiesByDigestCyclonedxXml({ path: { image_digest: s.appDigest, vuln_type: 'os' }, query: { include_annotation_detail: true } })),
+    get_image_content_by_type_license: (s) => ok(sdk.getImageContentByTypeLicense({ path: { image_digest: s.appDigest } })),
+    get_image_content_by_type_malware: (s) => ok(sdk.getImageContentByTypeMalware({ path: { image_digest: s.appDigest } })),
     delete_image_vuln_annotation: (s) => ok(sdk.deleteImageVulnAnnotation({ path: { image_digest: s.appDigest, vuln_annotation_uuid: s.annotationUuid } })),
     summary_image_tags: () => ok(sdk.summaryImageTags({ query: { current_only: true, limit: 10, page: 1 } })),
     summary_image_counts: () => ok(sdk.summaryImageCounts()),

@@ -34,8 +34,11 @@ export async function uploadFeed(name: string): Promise<string[]> {
   );
   const sync = await ok(sdk.postSystemFeeds({ query: { wait: true } }));
   if (sync.status !== 'done') throw new Error(`feed sync did not finish: ${JSON.stringify(sync)}`);
+  // Feeds are listed as upstream's datasets (vulnerability_db, ...), each source one group with its namespaces.
   const feeds = await ok(sdk.getSystemFeeds());
-  return feeds.find((f) => f.name === name)!.groups.map((g) => g.name);
+  const source = feeds.flatMap((f) => f.groups ?? []).find((g) => g.name === name);
+  if (!source) throw new Error(`source ${name} is not a group of any feed: ${JSON.stringify(feeds)}`);
+  return (source.namespaces ?? []).map((g) => g.name!);
 }
 
 interface State {
@@ -63,7 +66,10 @@ export const systemArea = defineArea<State>({
     },
     post_system_feeds: () => ok(sdk.postSystemFeeds()),
     get_system_feeds: () => ok(sdk.getSystemFeeds()),
-    get_system_feed: () => ok(sdk.getSystemFeed({ path: { feed: FEED } })),
+    get_system_feed: async () => {
+      const dataset = await ok(sdk.getSystemFeed({ path: { feed: 'vulnerability_db' } }));
+      await ok(sdk.getSystemFeed({ path: { feed: 'vulnerability_db' }, query: { version: dataset.version! } }));
+    },
     toggle_group_enabled: (s) => ok(sdk.toggleGroupEnabled({ path: { feed: FEED, group: s.groups[0] }, query: { enabled: false } })),
     toggle_feed_enabled: () => ok(sdk.toggleFeedEnabled({ path: { feed: FEED }, query: { enabled: false } })),
     delete_feed_group: (s) => ok(sdk.deleteFeedGroup({ path: { feed: FEED, group: s.groups[0] } })),
