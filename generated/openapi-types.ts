@@ -2863,6 +2863,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/error-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the error codes Vigil answers with
+         * @description Every `error_type` an `ApiErrorResponse` can carry, with what it means. The list comes from the same catalog the service raises its errors from.
+         */
+        get: operations["describe_error_codes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/system/feeds": {
         parameters: {
             query?: never;
@@ -3161,6 +3181,11 @@ export interface components {
             /** Format: date-time */
             timestamp: string;
             to_status: string;
+        };
+        AnchoreErrorCode: {
+            description: string;
+            /** @description The code, as it appears in `ApiErrorResponse.error_type`. */
+            name: string;
         };
         AnchoreImage: {
             account_name: string;
@@ -11652,6 +11677,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SystemStatusResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    describe_error_codes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The error codes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnchoreErrorCode"][];
                 };
             };
             400: components["responses"]["BadRequest"];

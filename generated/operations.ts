@@ -73,6 +73,7 @@ export const operationTable = {
   delete_user_credential: {"operationId":"delete_user_credential","method":"delete","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_webhook_configuration: {"operationId":"delete_webhook_configuration","method":"delete","path":"/notifications/endpoints/webhook/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_webhook_selector: {"operationId":"delete_webhook_selector","method":"delete","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  describe_error_codes: {"operationId":"describe_error_codes","method":"get","path":"/system/error-codes","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   describe_policy: {"operationId":"describe_policy","method":"get","path":"/system/policy-spec","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   dry_run_policy: {"operationId":"dry_run_policy","method":"post","path":"/policy-dry-run","tag":"Policies","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   get_account: {"operationId":"get_account","method":"get","path":"/accounts/{account_name}","tag":"User Management","authzAction":"getAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -627,6 +628,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: undefined };
+  };
+  describe_error_codes: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['describe_error_codes']['responses'][200]['content']['application/json'] };
   };
   describe_policy: {
     path: Record<string, never>;

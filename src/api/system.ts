@@ -1,11 +1,18 @@
 /** Handlers of the System tag. */
 import { schemaVersion } from '../db/index.js';
-import { UnavailableError } from '../errors.js';
+import { errorCodeList, UnavailableError } from '../errors.js';
 import { readProjectJson } from '../util/project.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 import type { RequestContext } from '../server/context.js';
 
-type SystemOps = 'ping' | 'health_check' | 'version_check' | 'get_openapi_spec' | 'get_status' | 'get_service_detail';
+type SystemOps =
+  | 'ping'
+  | 'health_check'
+  | 'version_check'
+  | 'get_openapi_spec'
+  | 'get_status'
+  | 'get_service_detail'
+  | 'describe_error_codes';
 
 const HEALTH_TIMEOUT_MS = 2000;
 const swaggerDocument = readProjectJson<Record<string, unknown>>('generated/swagger.json');
@@ -72,5 +79,8 @@ export const systemHandlers: HandlerGroup<SystemOps> = {
         ],
       },
     };
+  },
+  async describe_error_codes() {
+    return { status: 200, body: errorCodeList() };
   },
 };
