@@ -2993,6 +2993,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the services of every node sharing this database, and whether each is alive
+         * @description Each node registers one record per role it runs (`apiext`, `catalog`, `simplequeue`, `analyzer`,
+         *     `policy_engine`, `notifications`, `reports`, `reports_worker`) when it starts, refreshes them every
+         *     `VIGIL_HEARTBEAT_SECONDS` and marks them stopped when it shuts down. `status` is true while a record is not
+         *     stopped and its heartbeat is younger than three intervals.
+         */
+        get: operations["list_services"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/services/{service_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                service_name: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List the registrations of one service on every node
+         * @description 404 when no node has registered the service.
+         */
+        get: operations["get_services_by_name"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/services/{service_name}/{host_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: string;
+                service_name: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the registration of one service on one node
+         * @description 404 when that node has not registered the service.
+         */
+        get: operations["get_services_by_name_and_host"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove the registration of a node that is gone
+         * @description For a node that was stopped or vanished (its heartbeat is stale). A live registration is refused with 409:
+         *     its node's next heartbeat would write it again.
+         */
+        delete: operations["delete_service"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user": {
         parameters: {
             query?: never;
@@ -4650,6 +4723,7 @@ export interface components {
             status_message?: string;
             version: string;
         };
+        ServiceList: components["schemas"]["Service"][];
         ServiceVersion: {
             api: {
                 version: string;
@@ -4719,7 +4793,7 @@ export interface components {
             subscription_value?: string;
         };
         SystemStatusResponse: {
-            service_states: components["schemas"]["Service"][];
+            service_states: components["schemas"]["ServiceList"];
         };
         /** @description A package of the image affected by the vulnerability. */
         TagsByVulnerabilityArtifact: {
@@ -12024,6 +12098,131 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_services: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registrations, by service name and host. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_services_by_name: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                service_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service's registrations, by host. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_services_by_name_and_host: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                host_id: string;
+                service_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registration, as a one-element list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_service: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                host_id: string;
+                service_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

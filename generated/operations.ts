@@ -61,6 +61,7 @@ export const operationTable = {
   delete_policy: {"operationId":"delete_policy","method":"delete","path":"/policies/{policy_id}","tag":"Policies","authzAction":"deletePolicy","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_registry: {"operationId":"delete_registry","method":"delete","path":"/registries/{registry}","tag":"Registries","authzAction":"deleteRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_role_user: {"operationId":"delete_role_user","method":"delete","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"deleteRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_service: {"operationId":"delete_service","method":"delete","path":"/system/services/{service_name}/{host_id}","tag":"System","authzAction":"deleteService","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_slack_configuration: {"operationId":"delete_slack_configuration","method":"delete","path":"/notifications/endpoints/slack/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_slack_selector: {"operationId":"delete_slack_selector","method":"delete","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_smtp_configuration: {"operationId":"delete_smtp_configuration","method":"delete","path":"/notifications/endpoints/smtp/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -117,6 +118,8 @@ export const operationTable = {
   get_registry: {"operationId":"get_registry","method":"get","path":"/registries/{registry}","tag":"Registries","authzAction":"getRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_role: {"operationId":"get_role","method":"get","path":"/rbac-manager/roles/{role_name}","tag":"RBAC","authzAction":"getRole","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_service_detail: {"operationId":"get_service_detail","method":"get","path":"/system","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_services_by_name: {"operationId":"get_services_by_name","method":"get","path":"/system/services/{service_name}","tag":"System","authzAction":"getService","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_services_by_name_and_host: {"operationId":"get_services_by_name_and_host","method":"get","path":"/system/services/{service_name}/{host_id}","tag":"System","authzAction":"getService","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_slack_configuration: {"operationId":"get_slack_configuration","method":"get","path":"/notifications/endpoints/slack/configurations/{uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_slack_configuration_status: {"operationId":"get_slack_configuration_status","method":"get","path":"/notifications/endpoints/slack/configurations/{uuid}/status","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_slack_delivery: {"operationId":"get_slack_delivery","method":"get","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -177,6 +180,7 @@ export const operationTable = {
   list_roles: {"operationId":"list_roles","method":"get","path":"/rbac-manager/roles","tag":"RBAC","authzAction":"listRoles","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_secret_search_results: {"operationId":"list_secret_search_results","method":"get","path":"/images/{image_digest}/artifacts/secret-search","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_selectors: {"operationId":"list_selectors","method":"get","path":"/notifications/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_services: {"operationId":"list_services","method":"get","path":"/system/services","tag":"System","authzAction":"listServices","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_slack_configurations: {"operationId":"list_slack_configurations","method":"get","path":"/notifications/endpoints/slack/configurations","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_slack_deliveries: {"operationId":"list_slack_deliveries","method":"get","path":"/notifications/endpoints/slack/configurations/{uuid}/deliveries","tag":"Notifications","authzAction":"listNotificationDeliveries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_slack_delivery_receipts: {"operationId":"list_slack_delivery_receipts","method":"get","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -270,6 +274,7 @@ export const authzActions = [
   "deletePolicy",
   "deleteRegistry",
   "deleteRoleMember",
+  "deleteService",
   "deleteSubscription",
   "deleteUser",
   "deleteVulnAnnotation",
@@ -290,6 +295,7 @@ export const authzActions = [
   "getPolicy",
   "getRegistry",
   "getRole",
+  "getService",
   "getSubscription",
   "getUser",
   "getVulnAnnotation",
@@ -308,6 +314,7 @@ export const authzActions = [
   "listRoleMembers",
   "listRoles",
   "listRuntimeInventories",
+  "listServices",
   "listSubscriptions",
   "listUsers",
   "listVulnAnnotations",
@@ -556,6 +563,12 @@ export interface OperationIO {
     query: NonNullable<operations['delete_role_user']['parameters']['query']>;
     body: undefined;
     responses: { 204: undefined };
+  };
+  delete_service: {
+    path: operations['delete_service']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
   };
   delete_slack_configuration: {
     path: operations['delete_slack_configuration']['parameters']['path'];
@@ -892,6 +905,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_service_detail']['responses'][200]['content']['application/json'] };
+  };
+  get_services_by_name: {
+    path: operations['get_services_by_name']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_services_by_name']['responses'][200]['content']['application/json'] };
+  };
+  get_services_by_name_and_host: {
+    path: operations['get_services_by_name_and_host']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_services_by_name_and_host']['responses'][200]['content']['application/json'] };
   };
   get_slack_configuration: {
     path: operations['get_slack_configuration']['parameters']['path'];
@@ -1252,6 +1277,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_selectors']['responses'][200]['content']['application/json'] };
+  };
+  list_services: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_services']['responses'][200]['content']['application/json'] };
   };
   list_slack_configurations: {
     path: Record<string, never>;

@@ -1,6 +1,7 @@
 /** Handlers of the System tag. */
 import { schemaVersion } from '../db/index.js';
 import { errorCodeList, UnavailableError } from '../errors.js';
+import { deleteService, getServices, listServices } from '../system/services.js';
 import { readProjectJson } from '../util/project.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 import type { RequestContext } from '../server/context.js';
@@ -12,7 +13,11 @@ type SystemOps =
   | 'get_openapi_spec'
   | 'get_status'
   | 'get_service_detail'
-  | 'describe_error_codes';
+  | 'describe_error_codes'
+  | 'list_services'
+  | 'get_services_by_name'
+  | 'get_services_by_name_and_host'
+  | 'delete_service';
 
 const HEALTH_TIMEOUT_MS = 2000;
 const swaggerDocument = readProjectJson<Record<string, unknown>>('generated/swagger.json');
@@ -61,24 +66,23 @@ export const systemHandlers: HandlerGroup<SystemOps> = {
     return { status: 200, body: await statusOf(ctx) };
   },
   async get_service_detail(ctx) {
-    const detail = await statusOf(ctx);
-    const { host, port } = ctx.services.config;
-    return {
-      status: 200,
-      body: {
-        service_states: [
-          {
-            host_id: ctx.services.hostId,
-            service_name: 'api',
-            base_url: `${ctx.services.config.tls ? 'https' : 'http'}://${host === '0.0.0.0' ? ctx.services.hostId : host}:${port}`,
-            status_message: detail.message,
-            service_detail: detail,
-            status: detail.up,
-            version: ctx.services.version,
-          },
-        ],
-      },
-    };
+    const states = (await databaseAnswers(ctx))
+      ? await listServices(ctx.db)
+      : ctx.services.registry.unreachableStates('the database does not answer', ctx.services.version);
+    return { status: 200, body: { service_states: states } };
+  },
+  async list_services(ctx) {
+    return { status: 200, body: await listServices(ctx.db) };
+  },
+  async get_services_by_name(ctx, { params }) {
+    return { status: 200, body: await getServices(ctx.db, { serviceName: params.service_name }) };
+  },
+  async get_services_by_name_and_host(ctx, { params }) {
+    return { status: 200, body: await getServices(ctx.db, { serviceName: params.service_name, hostId: params.host_id }) };
+  },
+  async delete_service(ctx, { params }) {
+    await deleteService(ctx.db, params.service_name, params.host_id);
+    return { status: 200 };
   },
   async describe_error_codes() {
     return { status: 200, body: errorCodeList() };

@@ -13,6 +13,10 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   'updateFeeds',
   // Enabling or disabling a notification endpoint kind affects every account.
   'updateNotificationEndpoint',
+  // The nodes of the deployment and their service registrations.
+  'listServices',
+  'getService',
+  'deleteService',
 ]);
 
 /** Managing users, their keys and role memberships inside an account. */

@@ -3,8 +3,10 @@
  * (heartbeats of the nodes sharing the database), statistics, deployment history, the webhook test, the
  * logging level and the resource limits.
  */
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
+import { registerServices, ServiceRegistry, type NodeRegistration } from '../../src/system/services.js';
 import { raw } from '../support/http.js';
 import { createAccount, createUser } from '../support/rbac-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -43,5 +45,125 @@ describe('GET /system/error-codes', () => {
     const user = await createUser(server.url, account);
     expect((await raw(server.url, 'GET', '/v2/system/error-codes', { auth: user.auth })).status).toBe(200);
     expect((await raw(server.url, 'GET', '/v2/system/error-codes', { auth: null })).status).toBe(401);
+  });
+});
+
+/** Another node of the deployment, registered as of `at` (it never beats again unless a test says so). */
+function otherNode(hostId: string, heartbeatSeconds = 30): NodeRegistration {
+  return {
+    hostId,
+    instanceId: `${hostId}:1:test`,
+    baseUrl: `http://${hostId}:8228`,
+    version: '0.0.1',
+    dbVersion: '017_system_services',
+    startedAt: new Date(Date.now() - 3_600_000).toISOString(),
+    heartbeatSeconds,
+    loggingLevel: 'info',
+  };
+}
+
+describe('the service registry: GET/DELETE /system/services', () => {
+  it("lists this node's roles, alive, as a bare array that GET /system shows too", async () => {
+    const { hostId, registry, version } = server.running.services;
+    const res = await raw(server.url, 'GET', '/v2/system/services');
+    expect(res.status).toBe(200);
+    expect(Array.isArray(res.json)).toBe(true);
+    const mine = res.json.filter((s: { host_id: string }) => s.host_id === hostId);
+    expect(mine.map((s: { service_name: string }) => s.service_name).sort()).toEqual([...registry.names].sort());
+    expect(registry.names).toEqual(expect.arrayContaining(['apiext', 'catalog', 'simplequeue', 'analyzer', 'policy_engine', 'reports']));
+    for (const s of mine) {
+      expect(s).toMatchObject({ status: true, version, base_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+      expect(s.service_detail).toMatchObject({ up: true, available: true, version, db_version: expect.stringMatching(/^\d{3}_/) });
+      expect(s.service_detail.detail.logging_level).toBe(server.running.services.log.level);
+    }
+    const system = await raw(server.url, 'GET', '/v2/system');
+    expect(system.json.service_states).toEqual(res.json);
+  });
+
+  it('shows a node whose heartbeat stopped as down, by name and by host, and removes its records', async () => {
+    const db = server.running.services.db;
+    await registerServices(db, otherNode('node-b'), ['analyzer', 'apiext'], new Date(Date.now() - 10 * 60_000));
+    const analyzers = await raw(server.url, 'GET', '/v2/system/services/analyzer');
+    expect(analyzers.status).toBe(200);
+    expect(analyzers.json.map((s: { host_id: string }) => s.host_id).sort()).toEqual(['node-b', server.running.services.hostId].sort());
+    const b = await raw(server.url, 'GET', '/v2/system/services/analyzer/node-b');
+    expect(b.status).toBe(200);
+    expect(b.json).toHaveLength(1);
+    expect(b.json[0]).toMatchObject({ host_id: 'node-b', service_name: 'analyzer', status: false, version: '0.0.1', base_url: 'http://node-b:8228' });
+    expect(b.json[0].status_message).toMatch(/^no heartbeat since .* \(expected every 30 s\)$/);
+    expect(b.json[0].service_detail).toMatchObject({ up: false, available: false, busy: false });
+
+    expect((await raw(server.url, 'DELETE', '/v2/system/services/analyzer/node-b')).status).toBe(200);
+    const gone = await raw(server.url, 'GET', '/v2/system/services/analyzer/node-b');
+    expect(gone.status).toBe(404);
+    expect(gone.json.error_type).toBe('not_found');
+    // Only that record went: node-b's apiext stays until it is removed too.
+    expect((await raw(server.url, 'GET', '/v2/system/services/apiext/node-b')).json[0].status).toBe(false);
+    expect((await raw(server.url, 'DELETE', '/v2/system/services/apiext/node-b')).status).toBe(200);
+  });
+
+  it('refuses to remove a live registration (409) and answers 404 for unknown ones', async () => {
+    const hostId = server.running.services.hostId;
+    const live = await raw(server.url, 'DELETE', `/v2/system/services/analyzer/${hostId}`);
+    expect(live.status).toBe(409);
+    expect(live.json).toMatchObject({ error_type: 'conflict', detail: { service_name: 'analyzer', host_id: hostId } });
+    expect((await raw(server.url, 'GET', `/v2/system/services/analyzer/${hostId}`)).json[0].status).toBe(true);
+    expect((await raw(server.url, 'DELETE', '/v2/system/services/analyzer/no-such-host')).status).toBe(404);
+    expect((await raw(server.url, 'GET', '/v2/system/services/no_such_service')).status).toBe(404);
+    expect((await raw(server.url, 'GET', '/v2/system/services/Bad-Name')).status).toBe(400);
+    expect((await raw(server.url, 'GET', '/v2/system/services/analyzer/bad%20host')).status).toBe(400);
+  });
+
+  it('refreshes the heartbeat, and a heartbeat writes back records removed meanwhile', async () => {
+    const { db, hostId, registry } = server.running.services;
+    const before = (await raw(server.url, 'GET', `/v2/system/services/catalog/${hostId}`)).json[0].service_detail.detail.last_heartbeat_at;
+    await db('system_services').where({ host_id: hostId, service_name: 'catalog' }).delete();
+    expect((await raw(server.url, 'GET', `/v2/system/services/catalog/${hostId}`)).status).toBe(404);
+    const beat = new Promise((resolve) => registry.once('heartbeat', resolve));
+    await registry.beat();
+    await beat;
+    const after = await raw(server.url, 'GET', `/v2/system/services/catalog/${hostId}`);
+    expect(after.json[0].status).toBe(true);
+    expect(Date.parse(after.json[0].service_detail.detail.last_heartbeat_at)).toBeGreaterThanOrEqual(Date.parse(before));
+  });
+
+  it('marks a stopped node stopped at once, and a restart of it takes its records back', async () => {
+    const db = server.running.services.db;
+    const probes = { busy: () => false, loggingLevel: () => 'warn' };
+    const node = otherNode('node-c', 5);
+    const first = new ServiceRegistry(db, pino({ level: 'silent' }), ['analyzer', 'notifications'], probes);
+    await first.start(node);
+    expect((await raw(server.url, 'GET', '/v2/system/services/analyzer/node-c')).json[0]).toMatchObject({ status: true });
+    await first.stop();
+    const stopped = (await raw(server.url, 'GET', '/v2/system/services/analyzer/node-c')).json[0];
+    expect(stopped.status).toBe(false);
+    expect(stopped.status_message).toMatch(/^stopped at /);
+    expect(stopped.service_detail.detail.stopped_at).toBeDefined();
+
+    // The restarted process on that host no longer delivers notifications: its old record of that role goes.
+    const second = new ServiceRegistry(db, pino({ level: 'silent' }), ['analyzer'], probes);
+    await second.start({ ...node, instanceId: 'node-c:2:test' });
+    expect((await raw(server.url, 'GET', '/v2/system/services/analyzer/node-c')).json[0]).toMatchObject({ status: true });
+    expect((await raw(server.url, 'GET', '/v2/system/services/notifications/node-c')).status).toBe(404);
+    await second.stop();
+    expect((await raw(server.url, 'DELETE', '/v2/system/services/analyzer/node-c')).status).toBe(200);
+  });
+
+  it('is for administrators only', async () => {
+    const account = await createAccount(server.url);
+    const user = await createUser(server.url, account, { roles: ['full-control'] });
+    const hostId = server.running.services.hostId;
+    for (const [method, path] of [
+      ['GET', '/v2/system/services'],
+      ['GET', '/v2/system/services/analyzer'],
+      ['GET', `/v2/system/services/analyzer/${hostId}`],
+      ['DELETE', `/v2/system/services/analyzer/${hostId}`],
+    ] as const) {
+      const res = await raw(server.url, method, path, { auth: user.auth });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(res.json.error_type).toBe('forbidden');
+    }
+    // GET /system stays open to every authenticated user, as upstream.
+    expect((await raw(server.url, 'GET', '/v2/system', { auth: user.auth })).status).toBe(200);
   });
 });
