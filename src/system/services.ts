@@ -263,26 +263,4 @@ export class ServiceRegistry extends EventEmitter {
     if (!node) return;
     await this.db('system_services').where({ host_id: node.hostId, instance_id: node.instanceId }).update({ stopped_at: new Date().toISOString() });
   }
-
-  /** This node's roles as seen without the database (it does not answer): each down, with the reason. */
-  unreachableStates(message: string, version: string): ServiceState[] {
-    const node = this.node;
-    return this.names.map((name) => ({
-      host_id: node?.hostId ?? 'unknown',
-      service_name: name,
-      base_url: node?.baseUrl ?? '',
-      status_message: message,
-      service_detail: {
-        available: false,
-        busy: false,
-        up: false,
-        message,
-        version,
-        db_version: 'unknown',
-        detail: { role: SERVICE_ROLES[name], ...(node ? { started_at: node.startedAt } : {}) },
-      },
-      status: false,
-      version,
-    }));
-  }
 }
