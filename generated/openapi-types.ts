@@ -2863,6 +2863,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/deployment-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the releases and schema versions this database has been started with
+         * @description A record is written at start-up when the node runs another Vigil version or schema version than the last
+         *     successful start (a restart of the same release adds none), and when its schema migration fails. Oldest first.
+         */
+        get: operations["get_deployment_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/system/error-codes": {
         parameters: {
             query?: never;
@@ -3384,6 +3405,26 @@ export interface components {
         };
         DeleteImageResponseList: {
             items: components["schemas"]["DeleteImageResponse"][];
+        };
+        DeploymentHistory: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description Seconds the schema migration took; absent when none ran. */
+            db_upgrade_duration?: number;
+            deployment_id: string;
+            /** @description The schema version (newest migration) before this start; absent for a new database. */
+            from_database_version?: string;
+            /** @description The Vigil version of the previous successful start; absent for the first one recorded. */
+            from_system_version?: string;
+            /** @enum {string} */
+            outcome: "success" | "failure";
+            to_database_version: string;
+            to_system_version: string;
+            /** @description The schema migration batch this start ran; absent when no migration was pending. */
+            upgrade_id?: string;
+        };
+        DeploymentHistoryList: {
+            items: components["schemas"]["DeploymentHistory"][];
         };
         ECSContainer: components["schemas"]["InventoryObjectTimes"] & {
             account_name: string;
@@ -11751,6 +11792,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SystemStatusResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_deployment_history: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deployment history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentHistoryList"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -81,6 +81,7 @@ export const operationTable = {
   get_account_user: {"operationId":"get_account_user","method":"get","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_api_key: {"operationId":"get_api_key","method":"get","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfGetApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_credentials: {"operationId":"get_credentials","method":"get","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_deployment_history: {"operationId":"get_deployment_history","method":"get","path":"/system/deployment-history","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_ecs_containers: {"operationId":"get_ecs_containers","method":"get","path":"/ecs-containers","tag":"Inventories","authzAction":"getECSContainers","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_ecs_services: {"operationId":"get_ecs_services","method":"get","path":"/ecs-services","tag":"Inventories","authzAction":"getECSServices","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_ecs_tasks: {"operationId":"get_ecs_tasks","method":"get","path":"/ecs-tasks","tag":"Inventories","authzAction":"getECSTasks","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -683,6 +684,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_credentials']['responses'][200]['content']['application/json'] };
+  };
+  get_deployment_history: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_deployment_history']['responses'][200]['content']['application/json'] };
   };
   get_ecs_containers: {
     path: Record<string, never>;

@@ -13,7 +13,7 @@ import { PermissionCatalog, seedBuiltinRoles } from './auth/rbac.js';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
-import { createDb, migrateToLatest, type Db } from './db/index.js';
+import { createDb, type Db } from './db/index.js';
 import { JobQueue } from './jobs/queue.js';
 import { JobWorker } from './jobs/worker.js';
 import { SecretBox } from './util/secret-box.js';
@@ -28,6 +28,7 @@ import { ScheduledQueryScheduler } from './reports/scheduled/scheduler.js';
 import { NotificationDispatcher } from './notifications/dispatcher.js';
 import { OutboundPolicy } from './outbound/policy.js';
 import type { DeliveryOptions } from './notifications/types.js';
+import { migrateAndRecord } from './system/deployments.js';
 import { nodeServiceNames, ServiceRegistry } from './system/services.js';
 
 export interface Services {
@@ -77,7 +78,7 @@ export interface Services {
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   const db = createDb(config);
   try {
-    await migrateToLatest(db);
+    await migrateAndRecord(db, packageVersion);
     await seedBuiltinRoles(db, [...new Set([...authzActions, ...REPORT_ACTIONS])]);
     const hasher = new PasswordHasher({ ...config.argon2, cacheSeconds: config.auth.passwordCacheSeconds });
     const tokens = await TokenService.create(db, config);

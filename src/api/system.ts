@@ -1,6 +1,7 @@
 /** Handlers of the System tag. */
 import { schemaVersion } from '../db/index.js';
 import { errorCodeList, UnavailableError } from '../errors.js';
+import { listDeployments } from '../system/deployments.js';
 import { deleteService, getServices, listServices } from '../system/services.js';
 import { readProjectJson } from '../util/project.js';
 import type { HandlerGroup } from '../server/handler-types.js';
@@ -17,7 +18,8 @@ type SystemOps =
   | 'list_services'
   | 'get_services_by_name'
   | 'get_services_by_name_and_host'
-  | 'delete_service';
+  | 'delete_service'
+  | 'get_deployment_history';
 
 const HEALTH_TIMEOUT_MS = 2000;
 const swaggerDocument = readProjectJson<Record<string, unknown>>('generated/swagger.json');
@@ -83,5 +85,8 @@ export const systemHandlers: HandlerGroup<SystemOps> = {
   },
   async describe_error_codes() {
     return { status: 200, body: errorCodeList() };
+  },
+  async get_deployment_history(ctx) {
+    return { status: 200, body: { items: await listDeployments(ctx.db) } };
   },
 };

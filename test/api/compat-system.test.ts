@@ -6,7 +6,10 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
+import { latestSchemaVersion } from '../../src/db/index.js';
+import { migrateAndRecord, recordDeployment } from '../../src/system/deployments.js';
 import { registerServices, ServiceRegistry, type NodeRegistration } from '../../src/system/services.js';
+import { packageVersion } from '../../src/util/project.js';
 import { raw } from '../support/http.js';
 import { createAccount, createUser } from '../support/rbac-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -165,5 +168,48 @@ describe('the service registry: GET/DELETE /system/services', () => {
     }
     // GET /system stays open to every authenticated user, as upstream.
     expect((await raw(server.url, 'GET', '/v2/system', { auth: user.auth })).status).toBe(200);
+  });
+});
+
+describe('GET /system/deployment-history', () => {
+  it('records the first start of a new database, with the migration that ran, in an {items} list', async () => {
+    const res = await raw(server.url, 'GET', '/v2/system/deployment-history');
+    expect(res.status).toBe(200);
+    expect(res.json.items).toHaveLength(1);
+    const [first] = res.json.items;
+    expect(first).toMatchObject({ to_system_version: packageVersion, to_database_version: latestSchemaVersion(), outcome: 'success', upgrade_id: '1' });
+    expect(first.db_upgrade_duration).toBeGreaterThan(0);
+    // A new database has no earlier version of either kind.
+    expect(first.from_system_version).toBeUndefined();
+    expect(first.from_database_version).toBeUndefined();
+  });
+
+  it('adds nothing for a restart of the same release, and one record per upgrade', async () => {
+    const db = server.running.services.db;
+    await migrateAndRecord(db, packageVersion); // what a restart does
+    expect((await raw(server.url, 'GET', '/v2/system/deployment-history')).json.items).toHaveLength(1);
+
+    const upgrade = { version: '99.0.0', databaseVersion: latestSchemaVersion(), previousDatabaseVersion: latestSchemaVersion(), outcome: 'success' as const, migration: null, at: new Date(Date.now() + 1000) };
+    expect(await recordDeployment(db, upgrade)).not.toBeNull();
+    expect(await recordDeployment(db, upgrade)).toBeNull(); // a second node starting the same release
+    const failed = await recordDeployment(db, { ...upgrade, version: '99.1.0', databaseVersion: '099_next', outcome: 'failure', at: new Date(Date.now() + 2000) });
+    expect(failed).toMatchObject({ outcome: 'failure', from_system_version: '99.0.0', to_database_version: '099_next' });
+
+    const items = (await raw(server.url, 'GET', '/v2/system/deployment-history')).json.items;
+    expect(items.map((i: { to_system_version: string; outcome: string }) => `${i.to_system_version}:${i.outcome}`)).toEqual([
+      `${packageVersion}:success`,
+      '99.0.0:success',
+      '99.1.0:failure',
+    ]);
+    expect(items[1]).toMatchObject({ from_system_version: packageVersion, from_database_version: latestSchemaVersion(), to_database_version: latestSchemaVersion() });
+    expect(items[1].upgrade_id).toBeUndefined();
+    expect(items[1].db_upgrade_duration).toBeUndefined();
+  });
+
+  it('is open to any authenticated user', async () => {
+    const account = await createAccount(server.url);
+    const user = await createUser(server.url, account);
+    expect((await raw(server.url, 'GET', '/v2/system/deployment-history', { auth: user.auth })).status).toBe(200);
+    expect((await raw(server.url, 'GET', '/v2/system/deployment-history', { auth: null })).status).toBe(401);
   });
 });

@@ -16,6 +16,7 @@ import * as m014 from './014_token_generation.js';
 import * as m015 from './015_image_file_chunks.js';
 import * as m016 from './016_rematch_keys.js';
 import * as m017 from './017_system_services.js';
+import * as m018 from './018_deployment_history.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '015_image_file_chunks': m015,
   '016_rematch_keys': m016,
   '017_system_services': m017,
+  '018_deployment_history': m018,
 };
