@@ -3087,6 +3087,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count accounts, users, images, analyses, policies, evaluations, reports and the runtime inventory
+         * @description Counted now over every account. `value_type` `gauge` is how many exist; `counter` is how many times it
+         *     happened, over the records still held. Only the names Vigil can count are listed (no creation counters:
+         *     nothing counts records since deleted).
+         */
+        get: operations["get_system_statistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user": {
         parameters: {
             query?: never;
@@ -4832,6 +4854,23 @@ export interface components {
         SubscriptionUpdate: {
             active?: boolean;
             subscription_value?: string;
+        };
+        SystemStatistics: {
+            description: string;
+            /**
+             * @description Upstream's statistic names; Vigil answers those it can count.
+             * @enum {string}
+             */
+            name: "source_analysis" | "source_inventory" | "image_analysis" | "image_inventory" | "report_generation" | "policy_evaluation" | "policy_creation" | "stateless_sbom_analysis" | "kubernetes_namespace_creation" | "kubernetes_image_creation" | "kubernetes_node_creation" | "kubernetes_pod_creation" | "kubernetes_container_creation" | "ecs_container_creation" | "ecs_service_creation" | "ecs_task_creation" | "ecs_image_creation" | "account_creation" | "user_creation" | "policy_inventory" | "kubernetes_namespace_inventory" | "kubernetes_node_inventory" | "kubernetes_pod_inventory" | "kubernetes_container_inventory" | "kubernetes_image_inventory" | "ecs_container_inventory" | "ecs_image_inventory" | "ecs_service_inventory" | "ecs_task_inventory" | "account_inventory" | "user_inventory" | "report_execution_inventory" | "report_inventory" | "sbom_imported_analysis" | "sbom_imported_inventory" | "sbom_group_creation" | "sbom_group_inventory" | "stig_evaluation_inventory" | "stateless_sbom_evaluation";
+            value: number;
+            /**
+             * @description `gauge`: how many exist now; `counter`: how many times it happened.
+             * @enum {string}
+             */
+            value_type: "gauge" | "counter";
+        };
+        SystemStatisticsList: {
+            items: components["schemas"]["SystemStatistics"][];
         };
         SystemStatusResponse: {
             service_states: components["schemas"]["ServiceList"];
@@ -12293,6 +12332,35 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_system_statistics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemStatisticsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

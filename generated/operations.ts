@@ -133,6 +133,7 @@ export const operationTable = {
   get_subscription: {"operationId":"get_subscription","method":"get","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"getSubscription","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_system_feed: {"operationId":"get_system_feed","method":"get","path":"/system/feeds/{feed}","tag":"System","authzAction":"listFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_system_feeds: {"operationId":"get_system_feeds","method":"get","path":"/system/feeds","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_system_statistics: {"operationId":"get_system_statistics","method":"get","path":"/system/statistics","tag":"System","authzAction":"getSystemStatistics","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_teams_configuration: {"operationId":"get_teams_configuration","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_teams_configuration_status: {"operationId":"get_teams_configuration_status","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}/status","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_teams_delivery: {"operationId":"get_teams_delivery","method":"get","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -298,6 +299,7 @@ export const authzActions = [
   "getRole",
   "getService",
   "getSubscription",
+  "getSystemStatistics",
   "getUser",
   "getVulnAnnotation",
   "importImage",
@@ -996,6 +998,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_system_feeds']['responses'][200]['content']['application/json'] };
+  };
+  get_system_statistics: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_system_statistics']['responses'][200]['content']['application/json'] };
   };
   get_teams_configuration: {
     path: operations['get_teams_configuration']['parameters']['path'];

@@ -3,6 +3,7 @@ import { schemaVersion } from '../db/index.js';
 import { errorCodeList, UnavailableError } from '../errors.js';
 import { listDeployments } from '../system/deployments.js';
 import { deleteService, getServices, listServices } from '../system/services.js';
+import { systemStatistics } from '../system/statistics.js';
 import { readProjectJson } from '../util/project.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 import type { RequestContext } from '../server/context.js';
@@ -19,7 +20,8 @@ type SystemOps =
   | 'get_services_by_name'
   | 'get_services_by_name_and_host'
   | 'delete_service'
-  | 'get_deployment_history';
+  | 'get_deployment_history'
+  | 'get_system_statistics';
 
 const HEALTH_TIMEOUT_MS = 2000;
 const swaggerDocument = readProjectJson<Record<string, unknown>>('generated/swagger.json');
@@ -88,5 +90,8 @@ export const systemHandlers: HandlerGroup<SystemOps> = {
   },
   async get_deployment_history(ctx) {
     return { status: 200, body: { items: await listDeployments(ctx.db) } };
+  },
+  async get_system_statistics(ctx) {
+    return { status: 200, body: { items: await systemStatistics(ctx.db, ctx.services.config.inventory.ttlSeconds) } };
   },
 };

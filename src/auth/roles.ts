@@ -17,6 +17,8 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   'listServices',
   'getService',
   'deleteService',
+  // Counts over every account.
+  'getSystemStatistics',
 ]);
 
 /** Managing users, their keys and role memberships inside an account. */

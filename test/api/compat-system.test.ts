@@ -3,6 +3,7 @@
  * (heartbeats of the nodes sharing the database), statistics, deployment history, the webhook test, the
  * logging level and the resource limits.
  */
+import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
@@ -10,13 +11,15 @@ import { latestSchemaVersion } from '../../src/db/index.js';
 import { migrateAndRecord, recordDeployment } from '../../src/system/deployments.js';
 import { registerServices, ServiceRegistry, type NodeRegistration } from '../../src/system/services.js';
 import { packageVersion } from '../../src/util/project.js';
-import { raw } from '../support/http.js';
+import { waitForAnalysis } from '../support/analysis.js';
+import { client, json, raw } from '../support/http.js';
 import { createAccount, createUser } from '../support/rbac-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  // Images reported running are counted, not pulled.
+  server = await startTestServer({ VIGIL_INVENTORY_ANALYZE: 'false' });
 });
 afterAll(async () => {
   await server?.close();
@@ -211,5 +214,95 @@ describe('GET /system/deployment-history', () => {
     const user = await createUser(server.url, account);
     expect((await raw(server.url, 'GET', '/v2/system/deployment-history', { auth: user.auth })).status).toBe(200);
     expect((await raw(server.url, 'GET', '/v2/system/deployment-history', { auth: null })).status).toBe(401);
+  });
+});
+
+describe('GET /system/statistics', () => {
+  type Stat = { name: string; description: string; value_type: string; value: number };
+  const statistics = async (): Promise<Record<string, Stat>> => {
+    const res = await raw(server.url, 'GET', '/v2/system/statistics');
+    expect(res.status).toBe(200);
+    return Object.fromEntries(res.json.items.map((s: Stat) => [s.name, s]));
+  };
+
+  /** An image imported from a one-package syft SBOM, analyzed. */
+  async function importImage(tag: string): Promise<string> {
+    const { data } = await client(server.url).POST('/imports/images');
+    const uuid = data!.uuid;
+    const sbom = {
+      artifacts: [{ id: 'p1', name: 'zlib', version: '1.3-r2', type: 'apk', foundBy: 'apk-db-cataloger', locations: [{ path: '/lib/apk/db/installed' }], licenses: [], language: '', cpes: [], purl: 'pkg:apk/alpine/zlib@1.3-r2', metadataType: 'ApkMetadata', metadata: {} }],
+      artifactRelationships: [],
+      source: { type: 'image', target: {} },
+      distro: { name: 'alpine', version: '3.19.1', idLike: [] },
+      descriptor: { name: 'syft', version: '0.98.0' },
+      schema: { version: '16.0.0', url: 'https://raw.githubusercontent.com/anchore/syft/main/schema/json/schema-16.0.0.json' },
+    };
+    const packages = (await json(server.url, 'POST', `/v2/imports/images/${uuid}/packages`, sbom)).json.digest;
+    const digest = `sha256:${randomUUID().replace(/-/g, '').padEnd(64, '0')}`;
+    const added = await json(server.url, 'POST', '/v2/images', { source: { import: { operation_uuid: uuid, digest, tags: [tag], contents: { packages } } } });
+    expect(added.status, added.text).toBe(200);
+    expect(await waitForAnalysis(server, 'admin', digest)).toBe('analyzed');
+    return digest;
+  }
+
+  it('counts what the database holds, over every account, under upstream names in an {items} list', async () => {
+    const before = await statistics();
+    for (const s of Object.values(before)) {
+      expect(s.description.length).toBeGreaterThan(3);
+      expect(['gauge', 'counter']).toContain(s.value_type);
+    }
+    expect(before.account_inventory.value).toBeGreaterThanOrEqual(1);
+
+    const account = await createAccount(server.url);
+    await createUser(server.url, account);
+    await createUser(server.url, account);
+    await importImage('registry.example.com/stats/app:1');
+    const ns = randomUUID();
+    const pod = randomUUID();
+    const report = await json(server.url, 'POST', '/v2/kubernetes-inventory', {
+      cluster_name: 'stats',
+      timestamp: new Date().toISOString(),
+      namespaces: [{ uid: ns, name: 'web' }],
+      pods: [{ uid: pod, name: 'web-1', namespace_uid: ns }],
+      containers: [
+        { id: 'containerd://a', name: 'app', image_tag: 'registry.example.com/stats/app:1', image_digest: `sha256:${'a'.repeat(64)}`, pod_uid: pod },
+        { id: 'containerd://b', name: 'proxy', image_tag: 'nginx:1.25', pod_uid: pod },
+      ],
+    });
+    expect(report.status, report.text).toBe(201);
+
+    const after = await statistics();
+    const delta = (name: string) => after[name].value - before[name].value;
+    expect(delta('account_inventory')).toBe(1);
+    expect(delta('user_inventory')).toBe(2);
+    expect(delta('image_inventory')).toBe(1);
+    expect(delta('image_analysis')).toBe(1);
+    expect(delta('sbom_imported_inventory')).toBe(1);
+    expect(delta('sbom_imported_analysis')).toBe(1);
+    expect(delta('kubernetes_namespace_inventory')).toBe(1);
+    expect(delta('kubernetes_pod_inventory')).toBe(1);
+    expect(delta('kubernetes_container_inventory')).toBe(2);
+    expect(delta('kubernetes_image_inventory')).toBe(2);
+    expect(delta('kubernetes_node_inventory')).toBe(0);
+    expect(after.ecs_container_inventory.value).toBe(0);
+    const db = server.running.services.db;
+    const [{ n: evaluations }] = await db('policy_evaluations').count({ n: '*' });
+    expect(after.policy_evaluation.value).toBe(Number(evaluations));
+    const [{ n: policies }] = await db('policies').count({ n: '*' });
+    expect(after.policy_inventory.value).toBe(Number(policies));
+    expect(after.image_analysis.value_type).toBe('counter');
+    expect(after.image_inventory.value_type).toBe('gauge');
+
+    // Inventory rows past the TTL that the sweep has not deleted yet are not counted.
+    await db('k8s_containers').where({ account_name: 'admin' }).update({ last_seen: '2000-01-01T00:00:00.000Z' });
+    expect((await statistics()).kubernetes_container_inventory.value).toBe(after.kubernetes_container_inventory.value - 2);
+  });
+
+  it('is for administrators only', async () => {
+    const account = await createAccount(server.url);
+    const user = await createUser(server.url, account, { roles: ['full-control'] });
+    const res = await raw(server.url, 'GET', '/v2/system/statistics', { auth: user.auth });
+    expect(res.status).toBe(403);
+    expect(res.json.error_type).toBe('forbidden');
   });
 });
