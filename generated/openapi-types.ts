@@ -3109,6 +3109,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/webhooks/{webhook_type}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test notification to the account's webhook of a type
+         * @description `webhook_type` `general` means every `webhook` endpoint configuration of the account; a notification type
+         *     means the configurations with a selector that selects the events such notifications are made from (for
+         *     `tag_update`, `user.checks.tag.update`). Each is sent a sample `notification_type` notification through the
+         *     delivery path real notifications take, and its operational status is updated. 200 when every receiver
+         *     accepted it; 404 when no such webhook is configured; 502 when a receiver did not accept it
+         *     (`detail.results` has each one's answer).
+         */
+        post: operations["test_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user": {
         parameters: {
             query?: never;
@@ -12363,6 +12388,47 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    test_webhook: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                webhook_type: "general" | "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every webhook of the type accepted the test notification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description A receiver did not accept the test notification; `detail.results` lists each webhook's answer. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
         };
     };
     get_user: {

@@ -227,6 +227,7 @@ export const operationTable = {
   test_stored_teams_configuration: {"operationId":"test_stored_teams_configuration","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   test_stored_webhook_configuration: {"operationId":"test_stored_webhook_configuration","method":"get","path":"/notifications/endpoints/webhook/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   test_teams_configuration: {"operationId":"test_teams_configuration","method":"post","path":"/notifications/endpoints/teams/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  test_webhook: {"operationId":"test_webhook","method":"post","path":"/system/webhooks/{webhook_type}/test","tag":"System","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   test_webhook_configuration: {"operationId":"test_webhook_configuration","method":"post","path":"/notifications/endpoints/webhook/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   toggle_feed_enabled: {"operationId":"toggle_feed_enabled","method":"put","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   toggle_group_enabled: {"operationId":"toggle_group_enabled","method":"put","path":"/system/feeds/{feed}/{group}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -1562,6 +1563,12 @@ export interface OperationIO {
     query: NonNullable<operations['test_teams_configuration']['parameters']['query']>;
     body: operations['test_teams_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['test_teams_configuration']['responses'][200]['content']['application/json'] };
+  };
+  test_webhook: {
+    path: operations['test_webhook']['parameters']['path'];
+    query: NonNullable<operations['test_webhook']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: undefined };
   };
   test_webhook_configuration: {
     path: Record<string, never>;

@@ -1,6 +1,7 @@
 /** Handlers of the System tag. */
 import { schemaVersion } from '../db/index.js';
 import { errorCodeList, UnavailableError } from '../errors.js';
+import { testWebhooks } from '../notifications/webhook-test.js';
 import { listDeployments } from '../system/deployments.js';
 import { deleteService, getServices, listServices } from '../system/services.js';
 import { systemStatistics } from '../system/statistics.js';
@@ -21,7 +22,8 @@ type SystemOps =
   | 'get_services_by_name_and_host'
   | 'delete_service'
   | 'get_deployment_history'
-  | 'get_system_statistics';
+  | 'get_system_statistics'
+  | 'test_webhook';
 
 const HEALTH_TIMEOUT_MS = 2000;
 const swaggerDocument = readProjectJson<Record<string, unknown>>('generated/swagger.json');
@@ -93,5 +95,10 @@ export const systemHandlers: HandlerGroup<SystemOps> = {
   },
   async get_system_statistics(ctx) {
     return { status: 200, body: { items: await systemStatistics(ctx.db, ctx.services.config.inventory.ttlSeconds) } };
+  },
+  async test_webhook(ctx, { params, query }) {
+    const account = { name: ctx.account.name, email: ctx.account.email ?? null };
+    await testWebhooks(ctx.db, ctx.services.secretBox, account, params.webhook_type, query.notification_type ?? 'tag_update', ctx.services.notifications.delivery);
+    return { status: 200 };
   },
 };

@@ -14,6 +14,7 @@ import { packageVersion } from '../../src/util/project.js';
 import { waitForAnalysis } from '../support/analysis.js';
 import { client, json, raw } from '../support/http.js';
 import { createAccount, createUser } from '../support/rbac-fixtures.js';
+import { startHttpReceiver, type HttpReceiver } from '../support/receivers.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -304,5 +305,91 @@ describe('GET /system/statistics', () => {
     const res = await raw(server.url, 'GET', '/v2/system/statistics', { auth: user.auth });
     expect(res.status).toBe(403);
     expect(res.json.error_type).toBe('forbidden');
+  });
+});
+
+describe('POST /system/webhooks/{webhook_type}/test', () => {
+  let receiver: HttpReceiver;
+  let account: string;
+  const EP = '/v2/notifications/endpoints/webhook/configurations';
+  const SA = { 'x-service-account': '' };
+  beforeAll(async () => {
+    receiver = await startHttpReceiver({ responder: (r) => (r.path === '/down' ? { status: 500, body: 'receiver broken' } : { status: 200, body: 'ok' }) });
+    account = await createAccount(server.url, 'hooks');
+    SA['x-service-account'] = account;
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  const post = (path: string) => raw(server.url, 'POST', path, { headers: SA });
+  const arrivals = (path: string) => receiver.requests.filter((r) => r.path === path);
+  async function webhook(path: string, eventType: string | null): Promise<string> {
+    const created = await json(server.url, 'POST', EP, { url: `${receiver.url}${path}`, signing_secret: 'test-signing-secret' }, undefined, SA);
+    expect(created.status, created.text).toBe(200);
+    if (eventType) {
+      const selector = await json(server.url, 'POST', `${EP}/${created.json.uuid}/selectors`, { scope: 'account', event: { level: '*', resource_type: '*', type: eventType } }, undefined, SA);
+      expect(selector.status, selector.text).toBe(200);
+    }
+    return created.json.uuid;
+  }
+
+  it('answers 404 while the account has no webhook of the type', async () => {
+    const res = await post('/v2/system/webhooks/general/test');
+    expect(res.status).toBe(404);
+    expect(res.json).toMatchObject({ error_type: 'not_found', detail: { webhook_type: 'general' } });
+  });
+
+  it('sends the sample to the webhooks whose selectors take that type of notification, through the normal delivery', async () => {
+    const tags = await webhook('/tags', 'user.checks.tag.update');
+    await webhook('/analyses', 'user.image.analysis.completed');
+
+    const res = await post('/v2/system/webhooks/tag_update/test?notification_type=policy_eval');
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toBe('');
+    expect(arrivals('/tags')).toHaveLength(1);
+    expect(arrivals('/analyses')).toHaveLength(0);
+    const [sent] = arrivals('/tags');
+    expect(sent.json.data).toMatchObject({ notification_type: 'policy_eval', notification_payload: { subscription_type: 'policy_eval' } });
+    expect(sent.json.account_name).toBe(account);
+    expect(sent.headers['x-vigil-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
+    // As a test of the stored configuration: its operational status follows.
+    expect((await raw(server.url, 'GET', `${EP}/${tags}/status`, { headers: SA })).json.status).toBe('healthy');
+
+    expect((await post('/v2/system/webhooks/analysis_update/test')).status).toBe(200);
+    expect(arrivals('/analyses').map((r) => r.json.data.notification_type)).toEqual(['tag_update']);
+
+    // No selector takes vulnerability updates.
+    const none = await post('/v2/system/webhooks/vuln_update/test');
+    expect(none.status).toBe(404);
+    expect(none.json.message).toContain('user.checks.tag.vulnerabilities.update');
+
+    // general: every webhook of the account.
+    expect((await post('/v2/system/webhooks/general/test?notification_type=vuln_update')).status).toBe(200);
+    expect(arrivals('/tags')).toHaveLength(2);
+    expect(arrivals('/analyses')).toHaveLength(2);
+    expect(arrivals('/analyses')[1].json.data.notification_type).toBe('vuln_update');
+  });
+
+  it('answers 502 with every result when a receiver does not accept it', async () => {
+    const down = await webhook('/down', null);
+    const res = await post('/v2/system/webhooks/general/test');
+    expect(res.status).toBe(502);
+    expect(res.json.error_type).toBe('notification_delivery_failed');
+    const results = res.json.detail.results as { configuration_uuid: string; status: string; response: string }[];
+    expect(results).toHaveLength(3);
+    expect(results.find((r) => r.configuration_uuid === down)).toMatchObject({ status: 'failure', response: expect.stringContaining('500') });
+    expect(results.filter((r) => r.status === 'success')).toHaveLength(2);
+    expect((await raw(server.url, 'GET', `${EP}/${down}/status`, { headers: SA })).json.status).toBe('unhealthy');
+  });
+
+  it('checks the types and the caller', async () => {
+    expect((await post('/v2/system/webhooks/error_event/test')).status).toBe(400);
+    expect((await post('/v2/system/webhooks/general/test?notification_type=repo_update')).status).toBe(400);
+    const reader = await createUser(server.url, account, { roles: ['read-only'] });
+    const denied = await raw(server.url, 'POST', '/v2/system/webhooks/general/test', { auth: reader.auth });
+    expect(denied.status).toBe(403);
+    const writer = await createUser(server.url, account, { roles: ['read-write'] });
+    expect((await raw(server.url, 'POST', '/v2/system/webhooks/tag_update/test', { auth: writer.auth })).status).toBe(200);
   });
 });
