@@ -2994,6 +2994,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/logging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the logging level of the node that answers, until it restarts
+         * @description Every service of a Vigil node runs in one process with one logger: the level set for one of the node's
+         *     services applies to all of them, on this node only (repeat the call on each node), until it restarts with
+         *     `VIGIL_LOG_LEVEL`. Levels: FATAL (CRITICAL), ERROR, WARN (WARNING), INFO, DEBUG, TRACE (SPEW), in any case.
+         *     The answer lists each service of the node with its level now. 400 for a name that is not a Vigil service or
+         *     level, 404 for a service this node does not run.
+         */
+        post: operations["set_new_log_level"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/system/policy-spec": {
         parameters: {
             query?: never;
@@ -4070,6 +4094,12 @@ export interface components {
         KubernetesPods: components["schemas"]["InventoryPage"] & {
             items: components["schemas"]["KubernetesPod"][];
         };
+        LoggingLevel: {
+            logging_level: string;
+            /** @description One of the node's services (`apiext`, `analyzer`, ...). */
+            service_name: string;
+        };
+        LoggingLevelResponse: components["schemas"]["LoggingLevel"][];
         MappingRule: {
             allowlist_ids?: string[];
             description?: string;
@@ -12195,6 +12225,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    set_new_log_level: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoggingLevel"];
+            };
+        };
+        responses: {
+            /** @description The services of this node with their logging level. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoggingLevelResponse"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -3,6 +3,7 @@ import { schemaVersion } from '../db/index.js';
 import { errorCodeList, UnavailableError } from '../errors.js';
 import { testWebhooks } from '../notifications/webhook-test.js';
 import { listDeployments } from '../system/deployments.js';
+import { setLoggingLevel } from '../system/logging.js';
 import { deleteService, getServices, listServices } from '../system/services.js';
 import { systemStatistics } from '../system/statistics.js';
 import { readProjectJson } from '../util/project.js';
@@ -23,7 +24,8 @@ type SystemOps =
   | 'delete_service'
   | 'get_deployment_history'
   | 'get_system_statistics'
-  | 'test_webhook';
+  | 'test_webhook'
+  | 'set_new_log_level';
 
 const HEALTH_TIMEOUT_MS = 2000;
 const swaggerDocument = readProjectJson<Record<string, unknown>>('generated/swagger.json');
@@ -100,5 +102,8 @@ export const systemHandlers: HandlerGroup<SystemOps> = {
     const account = { name: ctx.account.name, email: ctx.account.email ?? null };
     await testWebhooks(ctx.db, ctx.services.secretBox, account, params.webhook_type, query.notification_type ?? 'tag_update', ctx.services.notifications.delivery);
     return { status: 200 };
+  },
+  async set_new_log_level(ctx, { body }) {
+    return { status: 200, body: await setLoggingLevel(ctx.services.log, ctx.services.registry, body, ctx.caller.username) };
   },
 };

@@ -19,6 +19,8 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   'deleteService',
   // Counts over every account.
   'getSystemStatistics',
+  // The running node's logging level and the deployment's configured limits.
+  'updateLoggingLevel',
 ]);
 
 /** Managing users, their keys and role memberships inside an account. */

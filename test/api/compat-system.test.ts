@@ -4,6 +4,7 @@
  * logging level and the resource limits.
  */
 import { randomUUID } from 'node:crypto';
+import { PassThrough } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
@@ -391,5 +392,67 @@ describe('POST /system/webhooks/{webhook_type}/test', () => {
     expect(denied.status).toBe(403);
     const writer = await createUser(server.url, account, { roles: ['read-write'] });
     expect((await raw(server.url, 'POST', '/v2/system/webhooks/tag_update/test', { auth: writer.auth })).status).toBe(200);
+  });
+});
+
+describe('POST /system/logging', () => {
+  it("changes the running node's logging level for every service it runs, and answers each with it", async () => {
+    const stream = new PassThrough();
+    const lines: Record<string, unknown>[] = [];
+    stream.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+    });
+    const node = await startTestServer({ VIGIL_LOG_LEVEL: 'warn' }, { logs: stream });
+    try {
+      const requestLines = () => lines.filter((l) => l.msg === 'request completed' && (l.req as { url?: string })?.url === '/v2/system/error-codes').length;
+      await raw(node.url, 'GET', '/v2/system/error-codes');
+      expect(requestLines()).toBe(0); // request lines are info
+
+      const res = await json(node.url, 'POST', '/v2/system/logging', { service_name: 'apiext', logging_level: 'debug' });
+      expect(res.status, res.text).toBe(200);
+      const names = node.running.services.registry.names;
+      expect(res.json).toEqual(names.map((service_name) => ({ service_name, logging_level: 'DEBUG' })));
+      expect(node.running.services.log.level).toBe('debug');
+      // Loggers made before the change (per request, per component) follow it.
+      await raw(node.url, 'GET', '/v2/system/error-codes');
+      expect(requestLines()).toBe(1);
+      expect(lines.some((l) => l.msg === 'logging level set to debug (was warn)' && l.changed_by === 'admin')).toBe(true);
+      // Published with the registrations at once.
+      const analyzer = await raw(node.url, 'GET', `/v2/system/services/analyzer/${node.running.services.hostId}`);
+      expect(analyzer.json[0].service_detail.detail.logging_level).toBe('debug');
+
+      // Upstream's names, in any case: WARNING is warn, and the change is logged although it is below warn.
+      const warning = await json(node.url, 'POST', '/v2/system/logging', { service_name: 'analyzer', logging_level: 'Warning' });
+      expect(warning.json.every((l: { logging_level: string }) => l.logging_level === 'WARN')).toBe(true);
+      expect(lines.some((l) => l.msg === 'logging level set to warn (was debug)' && l.service_name === 'analyzer')).toBe(true);
+    } finally {
+      await node.close();
+    }
+  });
+
+  it('refuses unknown services and levels, services this node does not run, and non-administrators', async () => {
+    const post = (body: unknown, auth?: Parameters<typeof json>[4]) => json(server.url, 'POST', '/v2/system/logging', body, auth);
+    const badLevel = await post({ service_name: 'apiext', logging_level: 'loud' });
+    expect(badLevel.status).toBe(400);
+    expect(badLevel.json.detail.errors[0].location).toBe('body.logging_level');
+    const badName = await post({ service_name: 'simple-queue', logging_level: 'info' });
+    expect(badName.status).toBe(400);
+    expect(badName.json.detail.errors[0].location).toBe('body.service_name');
+    expect((await post({ service_name: 'apiext' })).status).toBe(400);
+    expect(server.running.services.log.level).toBe('silent');
+
+    const quiet = await startTestServer({ VIGIL_NOTIFICATIONS_DISPATCHER: 'false' });
+    try {
+      const res = await json(quiet.url, 'POST', '/v2/system/logging', { service_name: 'notifications', logging_level: 'debug' });
+      expect(res.status).toBe(404);
+      expect(res.json.detail.service_name).toBe('notifications');
+      expect(quiet.running.services.registry.names).not.toContain('notifications');
+    } finally {
+      await quiet.close();
+    }
+
+    const account = await createAccount(server.url);
+    const user = await createUser(server.url, account, { roles: ['full-control'] });
+    expect((await post({ service_name: 'apiext', logging_level: 'debug' }, user.auth)).status).toBe(403);
   });
 });
