@@ -3038,6 +3038,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/resource-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the limits this deployment enforces
+         * @description The configured ceilings (request and upload sizes, image and feed limits, GraphQL limits, per-node
+         *     concurrency) as `limit_value`, from the running configuration: `request_body_bytes` (VIGIL_BODY_LIMIT),
+         *     `request_body_json_depth`, `inventory_report_bytes` (VIGIL_INVENTORY_MAX_REPORT_BYTES),
+         *     `inventory_images_queued_per_report` (VIGIL_INVENTORY_ANALYZE_MAX_PER_REPORT), `image_archive_upload_bytes`
+         *     (VIGIL_MAX_UPLOAD_BYTES), `image_unpacked_bytes` (VIGIL_MAX_IMAGE_BYTES), `image_file_entries`
+         *     (VIGIL_MAX_IMAGE_ENTRIES), `image_analyses_per_node` (VIGIL_ANALYSIS_CONCURRENCY), `feed_download_bytes`
+         *     (VIGIL_FEED_MAX_DOWNLOAD), `feed_record_bytes` (VIGIL_FEED_MAX_RECORD_BYTES), `graphql_response_bytes`
+         *     (VIGIL_GRAPHQL_MAX_RESPONSE_BYTES), `graphql_document_characters`, `graphql_query_depth`,
+         *     `graphql_query_cost`, `notification_response_bytes` (VIGIL_NOTIFY_MAX_RESPONSE_BYTES),
+         *     `notification_deliveries_per_node` (VIGIL_NOTIFY_CONCURRENCY). None is a quota that fills up, so
+         *     `current_value`, `warning_value` and `limit_exceeded` are not reported.
+         */
+        get: operations["get_resource_limits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/system/services": {
         parameters: {
             query?: never;
@@ -4909,6 +4939,21 @@ export interface components {
         SubscriptionUpdate: {
             active?: boolean;
             subscription_value?: string;
+        };
+        SystemResourceLimit: {
+            /** @description The current value of the resource. */
+            current_value?: number;
+            /** @description Whether the limit has been exceeded and is being enforced. */
+            limit_exceeded?: boolean;
+            /** @description The value at which the limit is enforced. */
+            limit_value?: number | null;
+            /** @description The resource being limited. */
+            name?: string;
+            /** @description The value at which a warning is given. */
+            warning_value?: number | null;
+        };
+        SystemResourceLimitsList: {
+            items: components["schemas"]["SystemResourceLimit"][];
         };
         SystemStatistics: {
             description: string;
@@ -12292,6 +12337,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GateSpec"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_resource_limits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The limits. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemResourceLimitsList"];
                 };
             };
             400: components["responses"]["BadRequest"];

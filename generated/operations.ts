@@ -117,6 +117,7 @@ export const operationTable = {
   get_policy: {"operationId":"get_policy","method":"get","path":"/policies/{policy_id}","tag":"Policies","authzAction":"getPolicy","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_query_result: {"operationId":"get_query_result","method":"get","path":"/reporting/scheduled-query-results/{result_uuid}","tag":"Reports","authzAction":"viewReports","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_registry: {"operationId":"get_registry","method":"get","path":"/registries/{registry}","tag":"Registries","authzAction":"getRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_resource_limits: {"operationId":"get_resource_limits","method":"get","path":"/system/resource-limits","tag":"System","authzAction":"getResourceLimits","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_role: {"operationId":"get_role","method":"get","path":"/rbac-manager/roles/{role_name}","tag":"RBAC","authzAction":"getRole","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_service_detail: {"operationId":"get_service_detail","method":"get","path":"/system","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_services_by_name: {"operationId":"get_services_by_name","method":"get","path":"/system/services/{service_name}","tag":"System","authzAction":"getService","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -298,6 +299,7 @@ export const authzActions = [
   "getNotificationEndpointConfiguration",
   "getPolicy",
   "getRegistry",
+  "getResourceLimits",
   "getRole",
   "getService",
   "getSubscription",
@@ -905,6 +907,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_registry']['responses'][200]['content']['application/json'] };
+  };
+  get_resource_limits: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_resource_limits']['responses'][200]['content']['application/json'] };
   };
   get_role: {
     path: operations['get_role']['parameters']['path'];

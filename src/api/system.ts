@@ -3,6 +3,8 @@ import { schemaVersion } from '../db/index.js';
 import { errorCodeList, UnavailableError } from '../errors.js';
 import { testWebhooks } from '../notifications/webhook-test.js';
 import { listDeployments } from '../system/deployments.js';
+import { MAX_JSON_BODY_DEPTH } from '../server/body-parsing.js';
+import { resourceLimits } from '../system/limits.js';
 import { setLoggingLevel } from '../system/logging.js';
 import { deleteService, getServices, listServices } from '../system/services.js';
 import { systemStatistics } from '../system/statistics.js';
@@ -25,7 +27,8 @@ type SystemOps =
   | 'get_deployment_history'
   | 'get_system_statistics'
   | 'test_webhook'
-  | 'set_new_log_level';
+  | 'set_new_log_level'
+  | 'get_resource_limits';
 
 const HEALTH_TIMEOUT_MS = 2000;
 const swaggerDocument = readProjectJson<Record<string, unknown>>('generated/swagger.json');
@@ -105,5 +108,8 @@ export const systemHandlers: HandlerGroup<SystemOps> = {
   },
   async set_new_log_level(ctx, { body }) {
     return { status: 200, body: await setLoggingLevel(ctx.services.log, ctx.services.registry, body, ctx.caller.username) };
+  },
+  async get_resource_limits(ctx) {
+    return { status: 200, body: { items: resourceLimits(ctx.services.config, { jsonBodyDepth: MAX_JSON_BODY_DEPTH }) } };
   },
 };

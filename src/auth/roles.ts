@@ -21,6 +21,7 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   'getSystemStatistics',
   // The running node's logging level and the deployment's configured limits.
   'updateLoggingLevel',
+  'getResourceLimits',
 ]);
 
 /** Managing users, their keys and role memberships inside an account. */

@@ -456,3 +456,39 @@ describe('POST /system/logging', () => {
     expect((await post({ service_name: 'apiext', logging_level: 'debug' }, user.auth)).status).toBe(403);
   });
 });
+
+describe('GET /system/resource-limits', () => {
+  it('lists the limits the running configuration enforces, in an {items} list', async () => {
+    const node = await startTestServer({ VIGIL_BODY_LIMIT: '64kb', VIGIL_ANALYSIS_CONCURRENCY: '3', VIGIL_FEED_MAX_RECORD_BYTES: '2mb' });
+    try {
+      const res = await raw(node.url, 'GET', '/v2/system/resource-limits');
+      expect(res.status).toBe(200);
+      const limits = Object.fromEntries(res.json.items.map((l: { name: string; limit_value: number }) => [l.name, l.limit_value]));
+      expect(limits).toMatchObject({
+        request_body_bytes: 64 * 1024,
+        request_body_json_depth: 256,
+        image_analyses_per_node: 3,
+        feed_record_bytes: 2 * 1024 ** 2,
+        image_archive_upload_bytes: 8 * 1024 ** 3,
+        inventory_report_bytes: 64 * 1024 ** 2,
+        graphql_query_depth: 12,
+        graphql_query_cost: 1000,
+      });
+      for (const item of res.json.items) expect(Object.keys(item).sort()).toEqual(['limit_value', 'name']);
+      // The listed body limit is the one enforced.
+      const body = (size: number) => JSON.stringify({ name: 'limits', email: `${'a'.repeat(size - 40)}@example.com` }).padEnd(size, ' ');
+      const over = await raw(node.url, 'POST', '/v2/accounts', { headers: { 'content-type': 'application/json' }, body: body(limits.request_body_bytes + 1) });
+      expect(over.status).toBe(413);
+      const under = await raw(node.url, 'POST', '/v2/accounts', { headers: { 'content-type': 'application/json' }, body: body(limits.request_body_bytes) });
+      expect(under.status).toBe(400); // read and validated (the address is too long), not refused for its size
+    } finally {
+      await node.close();
+    }
+  });
+
+  it('is for administrators only', async () => {
+    const account = await createAccount(server.url);
+    const user = await createUser(server.url, account, { roles: ['full-control'] });
+    expect((await raw(server.url, 'GET', '/v2/system/resource-limits', { auth: user.auth })).status).toBe(403);
+  });
+});
