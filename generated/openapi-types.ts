@@ -3027,6 +3027,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/deployment-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the releases and schema versions this database has been started with
+         * @description A record is written at start-up when the node runs another Vigil version or schema version than the last
+         *     successful start (a restart of the same release adds none), and when its schema migration fails. Oldest first.
+         */
+        get: operations["get_deployment_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/error-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the error codes Vigil answers with
+         * @description Every `error_type` an `ApiErrorResponse` can carry, with what it means. The list comes from the same catalog the service raises its errors from.
+         */
+        get: operations["describe_error_codes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/system/feeds": {
         parameters: {
             query?: never;
@@ -3130,6 +3171,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/logging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the logging level of the node that answers, until it restarts
+         * @description Every service of a Vigil node runs in one process with one logger: the level set for one of the node's
+         *     services applies to all of them, on this node only (repeat the call on each node), until it restarts with
+         *     `VIGIL_LOG_LEVEL`. Levels: FATAL (CRITICAL), ERROR, WARN (WARNING), INFO, DEBUG, TRACE (SPEW), in any case.
+         *     The answer lists each service of the node with its level now. 400 for a name that is not a Vigil service or
+         *     level, 404 for a service this node does not run.
+         */
+        post: operations["set_new_log_level"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/system/policy-spec": {
         parameters: {
             query?: never;
@@ -3144,6 +3209,156 @@ export interface paths {
         get: operations["describe_policy"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/resource-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the limits this deployment enforces
+         * @description The configured ceilings (request and upload sizes, image and feed limits, GraphQL limits, per-node
+         *     concurrency) as `limit_value`, from the running configuration: `request_body_bytes` (VIGIL_BODY_LIMIT),
+         *     `request_body_json_depth`, `inventory_report_bytes` (VIGIL_INVENTORY_MAX_REPORT_BYTES),
+         *     `inventory_images_queued_per_report` (VIGIL_INVENTORY_ANALYZE_MAX_PER_REPORT), `image_archive_upload_bytes`
+         *     (VIGIL_MAX_UPLOAD_BYTES), `image_unpacked_bytes` (VIGIL_MAX_IMAGE_BYTES), `image_file_entries`
+         *     (VIGIL_MAX_IMAGE_ENTRIES), `image_analyses_per_node` (VIGIL_ANALYSIS_CONCURRENCY), `feed_download_bytes`
+         *     (VIGIL_FEED_MAX_DOWNLOAD), `feed_record_bytes` (VIGIL_FEED_MAX_RECORD_BYTES), `graphql_response_bytes`
+         *     (VIGIL_GRAPHQL_MAX_RESPONSE_BYTES), `graphql_document_characters`, `graphql_query_depth`,
+         *     `graphql_query_cost`, `notification_response_bytes` (VIGIL_NOTIFY_MAX_RESPONSE_BYTES),
+         *     `notification_deliveries_per_node` (VIGIL_NOTIFY_CONCURRENCY). None is a quota that fills up, so
+         *     `current_value`, `warning_value` and `limit_exceeded` are not reported.
+         */
+        get: operations["get_resource_limits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the services of every node sharing this database, and whether each is alive
+         * @description Each node registers one record per role it runs (`apiext`, `catalog`, `simplequeue`, `analyzer`,
+         *     `policy_engine`, `notifications`, `reports`, `reports_worker`) when it starts, refreshes them every
+         *     `VIGIL_HEARTBEAT_SECONDS` and marks them stopped when it shuts down. `status` is true while a record is not
+         *     stopped and its heartbeat is younger than three intervals.
+         */
+        get: operations["list_services"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/services/{service_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                service_name: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List the registrations of one service on every node
+         * @description 404 when no node has registered the service.
+         */
+        get: operations["get_services_by_name"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/services/{service_name}/{host_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: string;
+                service_name: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the registration of one service on one node
+         * @description 404 when that node has not registered the service.
+         */
+        get: operations["get_services_by_name_and_host"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove the registration of a node that is gone
+         * @description For a node that was stopped or vanished (its heartbeat is stale). A live registration is refused with 409:
+         *     its node's next heartbeat would write it again.
+         */
+        delete: operations["delete_service"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count accounts, users, images, analyses, policies, evaluations, reports and the runtime inventory
+         * @description Counted now over every account. `value_type` `gauge` is how many exist; `counter` is how many times it
+         *     happened, over the records still held. Only the names Vigil can count are listed (no creation counters:
+         *     nothing counts records since deleted).
+         */
+        get: operations["get_system_statistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/webhooks/{webhook_type}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test notification to the account's webhook of a type
+         * @description `webhook_type` `general` means every `webhook` endpoint configuration of the account; a notification type
+         *     means the configurations with a selector that selects the events such notifications are made from (for
+         *     `tag_update`, `user.checks.tag.update`). Each is sent a sample `notification_type` notification through the
+         *     delivery path real notifications take, and its operational status is updated. 200 when every receiver
+         *     accepted it; 404 when no such webhook is configured; 502 when a receiver did not accept it
+         *     (`detail.results` has each one's answer).
+         */
+        post: operations["test_webhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3335,6 +3550,11 @@ export interface components {
             timestamp: string;
             to_status: string;
         };
+        AnchoreErrorCode: {
+            description: string;
+            /** @description The code, as it appears in `ApiErrorResponse.error_type`. */
+            name: string;
+        };
         AnchoreImage: {
             account_name: string;
             /** @enum {string} */
@@ -3465,6 +3685,26 @@ export interface components {
         };
         DeleteImageResponseList: {
             items: components["schemas"]["DeleteImageResponse"][];
+        };
+        DeploymentHistory: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description Seconds the schema migration took; absent when none ran. */
+            db_upgrade_duration?: number;
+            deployment_id: string;
+            /** @description The schema version (newest migration) before this start; absent for a new database. */
+            from_database_version?: string;
+            /** @description The Vigil version of the previous successful start; absent for the first one recorded. */
+            from_system_version?: string;
+            /** @enum {string} */
+            outcome: "success" | "failure";
+            to_database_version: string;
+            to_system_version: string;
+            /** @description The schema migration batch this start ran; absent when no migration was pending. */
+            upgrade_id?: string;
+        };
+        DeploymentHistoryList: {
+            items: components["schemas"]["DeploymentHistory"][];
         };
         ECSContainer: components["schemas"]["InventoryObjectTimes"] & {
             account_name: string;
@@ -4146,6 +4386,12 @@ export interface components {
         LicenseReviewResponse: {
             items: components["schemas"]["LicenseReviewItem"][];
         };
+        LoggingLevel: {
+            logging_level: string;
+            /** @description One of the node's services (`apiext`, `analyzer`, ...). */
+            service_name: string;
+        };
+        LoggingLevelResponse: components["schemas"]["LoggingLevel"][];
         MalwareFinding: {
             path?: string;
             signature?: string;
@@ -4959,6 +5205,7 @@ export interface components {
             host_id?: string;
             service_name?: string;
         };
+        ServiceList: components["schemas"]["Service"][];
         ServiceVersion: {
             api: {
                 version: string;
@@ -5027,8 +5274,40 @@ export interface components {
             active?: boolean;
             subscription_value?: string;
         };
+        SystemResourceLimit: {
+            /** @description The current value of the resource. */
+            current_value?: number;
+            /** @description Whether the limit has been exceeded and is being enforced. */
+            limit_exceeded?: boolean;
+            /** @description The value at which the limit is enforced. */
+            limit_value?: number | null;
+            /** @description The resource being limited. */
+            name?: string;
+            /** @description The value at which a warning is given. */
+            warning_value?: number | null;
+        };
+        SystemResourceLimitsList: {
+            items: components["schemas"]["SystemResourceLimit"][];
+        };
+        SystemStatistics: {
+            description: string;
+            /**
+             * @description Upstream's statistic names; Vigil answers those it can count.
+             * @enum {string}
+             */
+            name: "source_analysis" | "source_inventory" | "image_analysis" | "image_inventory" | "report_generation" | "policy_evaluation" | "policy_creation" | "stateless_sbom_analysis" | "kubernetes_namespace_creation" | "kubernetes_image_creation" | "kubernetes_node_creation" | "kubernetes_pod_creation" | "kubernetes_container_creation" | "ecs_container_creation" | "ecs_service_creation" | "ecs_task_creation" | "ecs_image_creation" | "account_creation" | "user_creation" | "policy_inventory" | "kubernetes_namespace_inventory" | "kubernetes_node_inventory" | "kubernetes_pod_inventory" | "kubernetes_container_inventory" | "kubernetes_image_inventory" | "ecs_container_inventory" | "ecs_image_inventory" | "ecs_service_inventory" | "ecs_task_inventory" | "account_inventory" | "user_inventory" | "report_execution_inventory" | "report_inventory" | "sbom_imported_analysis" | "sbom_imported_inventory" | "sbom_group_creation" | "sbom_group_inventory" | "stig_evaluation_inventory" | "stateless_sbom_evaluation";
+            value: number;
+            /**
+             * @description `gauge`: how many exist now; `counter`: how many times it happened.
+             * @enum {string}
+             */
+            value_type: "gauge" | "counter";
+        };
+        SystemStatisticsList: {
+            items: components["schemas"]["SystemStatistics"][];
+        };
         SystemStatusResponse: {
-            service_states: components["schemas"]["Service"][];
+            service_states: components["schemas"]["ServiceList"];
         };
         /** @description A package of the image affected by the vulnerability. */
         TagsByVulnerabilityArtifact: {
@@ -12253,6 +12532,64 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    get_deployment_history: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deployment history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentHistoryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    describe_error_codes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The error codes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnchoreErrorCode"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     get_system_feeds: {
         parameters: {
             query?: never;
@@ -12536,6 +12873,42 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    set_new_log_level: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoggingLevel"];
+            };
+        };
+        responses: {
+            /** @description The services of this node with their logging level. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoggingLevelResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     describe_policy: {
         parameters: {
             query?: never;
@@ -12563,6 +12936,230 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    get_resource_limits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The limits. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemResourceLimitsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_services: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registrations, by service name and host. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_services_by_name: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                service_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service's registrations, by host. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_services_by_name_and_host: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                host_id: string;
+                service_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registration, as a one-element list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_service: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                host_id: string;
+                service_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_system_statistics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemStatisticsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_webhook: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                webhook_type: "general" | "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every webhook of the type accepted the test notification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description A receiver did not accept the test notification; `detail.results` lists each webhook's answer. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
         };
     };
     get_user: {

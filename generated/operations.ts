@@ -61,6 +61,7 @@ export const operationTable = {
   delete_policy: {"operationId":"delete_policy","method":"delete","path":"/policies/{policy_id}","tag":"Policies","authzAction":"deletePolicy","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_registry: {"operationId":"delete_registry","method":"delete","path":"/registries/{registry}","tag":"Registries","authzAction":"deleteRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_role_user: {"operationId":"delete_role_user","method":"delete","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"deleteRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_service: {"operationId":"delete_service","method":"delete","path":"/system/services/{service_name}/{host_id}","tag":"System","authzAction":"deleteService","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_slack_configuration: {"operationId":"delete_slack_configuration","method":"delete","path":"/notifications/endpoints/slack/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_slack_selector: {"operationId":"delete_slack_selector","method":"delete","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_smtp_configuration: {"operationId":"delete_smtp_configuration","method":"delete","path":"/notifications/endpoints/smtp/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -73,12 +74,14 @@ export const operationTable = {
   delete_user_credential: {"operationId":"delete_user_credential","method":"delete","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_webhook_configuration: {"operationId":"delete_webhook_configuration","method":"delete","path":"/notifications/endpoints/webhook/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_webhook_selector: {"operationId":"delete_webhook_selector","method":"delete","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  describe_error_codes: {"operationId":"describe_error_codes","method":"get","path":"/system/error-codes","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   describe_policy: {"operationId":"describe_policy","method":"get","path":"/system/policy-spec","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   dry_run_policy: {"operationId":"dry_run_policy","method":"post","path":"/policy-dry-run","tag":"Policies","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   get_account: {"operationId":"get_account","method":"get","path":"/accounts/{account_name}","tag":"User Management","authzAction":"getAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_account_user: {"operationId":"get_account_user","method":"get","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_api_key: {"operationId":"get_api_key","method":"get","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfGetApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_credentials: {"operationId":"get_credentials","method":"get","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_deployment_history: {"operationId":"get_deployment_history","method":"get","path":"/system/deployment-history","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_ecs_containers: {"operationId":"get_ecs_containers","method":"get","path":"/ecs-containers","tag":"Inventories","authzAction":"getECSContainers","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_ecs_services: {"operationId":"get_ecs_services","method":"get","path":"/ecs-services","tag":"Inventories","authzAction":"getECSServices","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_ecs_tasks: {"operationId":"get_ecs_tasks","method":"get","path":"/ecs-tasks","tag":"Inventories","authzAction":"getECSTasks","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -119,8 +122,11 @@ export const operationTable = {
   get_policy: {"operationId":"get_policy","method":"get","path":"/policies/{policy_id}","tag":"Policies","authzAction":"getPolicy","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_query_result: {"operationId":"get_query_result","method":"get","path":"/reporting/scheduled-query-results/{result_uuid}","tag":"Reports","authzAction":"viewReports","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_registry: {"operationId":"get_registry","method":"get","path":"/registries/{registry}","tag":"Registries","authzAction":"getRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_resource_limits: {"operationId":"get_resource_limits","method":"get","path":"/system/resource-limits","tag":"System","authzAction":"getResourceLimits","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_role: {"operationId":"get_role","method":"get","path":"/rbac-manager/roles/{role_name}","tag":"RBAC","authzAction":"getRole","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_service_detail: {"operationId":"get_service_detail","method":"get","path":"/system","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_services_by_name: {"operationId":"get_services_by_name","method":"get","path":"/system/services/{service_name}","tag":"System","authzAction":"getService","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_services_by_name_and_host: {"operationId":"get_services_by_name_and_host","method":"get","path":"/system/services/{service_name}/{host_id}","tag":"System","authzAction":"getService","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_slack_configuration: {"operationId":"get_slack_configuration","method":"get","path":"/notifications/endpoints/slack/configurations/{uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_slack_configuration_status: {"operationId":"get_slack_configuration_status","method":"get","path":"/notifications/endpoints/slack/configurations/{uuid}/status","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_slack_delivery: {"operationId":"get_slack_delivery","method":"get","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -133,6 +139,7 @@ export const operationTable = {
   get_subscription: {"operationId":"get_subscription","method":"get","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"getSubscription","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_system_feed: {"operationId":"get_system_feed","method":"get","path":"/system/feeds/{feed}","tag":"System","authzAction":"listFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_system_feeds: {"operationId":"get_system_feeds","method":"get","path":"/system/feeds","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_system_statistics: {"operationId":"get_system_statistics","method":"get","path":"/system/statistics","tag":"System","authzAction":"getSystemStatistics","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_teams_configuration: {"operationId":"get_teams_configuration","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_teams_configuration_status: {"operationId":"get_teams_configuration_status","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}/status","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_teams_delivery: {"operationId":"get_teams_delivery","method":"get","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -182,6 +189,7 @@ export const operationTable = {
   list_roles: {"operationId":"list_roles","method":"get","path":"/rbac-manager/roles","tag":"RBAC","authzAction":"listRoles","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_secret_search_results: {"operationId":"list_secret_search_results","method":"get","path":"/images/{image_digest}/artifacts/secret-search","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_selectors: {"operationId":"list_selectors","method":"get","path":"/notifications/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_services: {"operationId":"list_services","method":"get","path":"/system/services","tag":"System","authzAction":"listServices","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_slack_configurations: {"operationId":"list_slack_configurations","method":"get","path":"/notifications/endpoints/slack/configurations","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_slack_deliveries: {"operationId":"list_slack_deliveries","method":"get","path":"/notifications/endpoints/slack/configurations/{uuid}/deliveries","tag":"Notifications","authzAction":"listNotificationDeliveries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_slack_delivery_receipts: {"operationId":"list_slack_delivery_receipts","method":"get","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -218,6 +226,7 @@ export const operationTable = {
   replay_teams_delivery: {"operationId":"replay_teams_delivery","method":"post","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   replay_webhook_delivery: {"operationId":"replay_webhook_delivery","method":"post","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   revoke_oauth_token: {"operationId":"revoke_oauth_token","method":"post","path":"/oauth/revoke","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
+  set_new_log_level: {"operationId":"set_new_log_level","method":"post","path":"/system/logging","tag":"System","authzAction":"updateLoggingLevel","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   summary_image_counts: {"operationId":"summary_image_counts","method":"get","path":"/summaries/image-counts","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   summary_image_tags: {"operationId":"summary_image_tags","method":"get","path":"/summaries/image-tags","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   test_slack_configuration: {"operationId":"test_slack_configuration","method":"post","path":"/notifications/endpoints/slack/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -227,6 +236,7 @@ export const operationTable = {
   test_stored_teams_configuration: {"operationId":"test_stored_teams_configuration","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   test_stored_webhook_configuration: {"operationId":"test_stored_webhook_configuration","method":"get","path":"/notifications/endpoints/webhook/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   test_teams_configuration: {"operationId":"test_teams_configuration","method":"post","path":"/notifications/endpoints/teams/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  test_webhook: {"operationId":"test_webhook","method":"post","path":"/system/webhooks/{webhook_type}/test","tag":"System","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   test_webhook_configuration: {"operationId":"test_webhook_configuration","method":"post","path":"/notifications/endpoints/webhook/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   toggle_feed_enabled: {"operationId":"toggle_feed_enabled","method":"put","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   toggle_group_enabled: {"operationId":"toggle_group_enabled","method":"put","path":"/system/feeds/{feed}/{group}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -276,6 +286,7 @@ export const authzActions = [
   "deletePolicy",
   "deleteRegistry",
   "deleteRoleMember",
+  "deleteService",
   "deleteSubscription",
   "deleteUser",
   "deleteVulnAnnotation",
@@ -295,8 +306,11 @@ export const authzActions = [
   "getNotificationEndpointConfiguration",
   "getPolicy",
   "getRegistry",
+  "getResourceLimits",
   "getRole",
+  "getService",
   "getSubscription",
+  "getSystemStatistics",
   "getUser",
   "getVulnAnnotation",
   "importImage",
@@ -315,6 +329,7 @@ export const authzActions = [
   "listRoleMembers",
   "listRoles",
   "listRuntimeInventories",
+  "listServices",
   "listSubscriptions",
   "listUsers",
   "listVulnAnnotations",
@@ -328,6 +343,7 @@ export const authzActions = [
   "updateAccount",
   "updateApiKey",
   "updateFeeds",
+  "updateLoggingLevel",
   "updateNotificationEndpoint",
   "updateNotificationEndpointConfiguration",
   "updatePolicy",
@@ -564,6 +580,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 204: undefined };
   };
+  delete_service: {
+    path: operations['delete_service']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
   delete_slack_configuration: {
     path: operations['delete_slack_configuration']['parameters']['path'];
     query: Record<string, never>;
@@ -636,6 +658,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: undefined };
   };
+  describe_error_codes: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['describe_error_codes']['responses'][200]['content']['application/json'] };
+  };
   describe_policy: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -671,6 +699,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_credentials']['responses'][200]['content']['application/json'] };
+  };
+  get_deployment_history: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_deployment_history']['responses'][200]['content']['application/json'] };
   };
   get_ecs_containers: {
     path: Record<string, never>;
@@ -912,6 +946,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_registry']['responses'][200]['content']['application/json'] };
   };
+  get_resource_limits: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_resource_limits']['responses'][200]['content']['application/json'] };
+  };
   get_role: {
     path: operations['get_role']['parameters']['path'];
     query: Record<string, never>;
@@ -923,6 +963,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_service_detail']['responses'][200]['content']['application/json'] };
+  };
+  get_services_by_name: {
+    path: operations['get_services_by_name']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_services_by_name']['responses'][200]['content']['application/json'] };
+  };
+  get_services_by_name_and_host: {
+    path: operations['get_services_by_name_and_host']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_services_by_name_and_host']['responses'][200]['content']['application/json'] };
   };
   get_slack_configuration: {
     path: operations['get_slack_configuration']['parameters']['path'];
@@ -995,6 +1047,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_system_feeds']['responses'][200]['content']['application/json'] };
+  };
+  get_system_statistics: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_system_statistics']['responses'][200]['content']['application/json'] };
   };
   get_teams_configuration: {
     path: operations['get_teams_configuration']['parameters']['path'];
@@ -1290,6 +1348,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_selectors']['responses'][200]['content']['application/json'] };
   };
+  list_services: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_services']['responses'][200]['content']['application/json'] };
+  };
   list_slack_configurations: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1506,6 +1570,12 @@ export interface OperationIO {
     body: NonNullable<operations['revoke_oauth_token']['requestBody']>['content']['application/x-www-form-urlencoded'];
     responses: { 200: undefined };
   };
+  set_new_log_level: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['set_new_log_level']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['set_new_log_level']['responses'][200]['content']['application/json'] };
+  };
   summary_image_counts: {
     path: Record<string, never>;
     query: NonNullable<operations['summary_image_counts']['parameters']['query']>;
@@ -1559,6 +1629,12 @@ export interface OperationIO {
     query: NonNullable<operations['test_teams_configuration']['parameters']['query']>;
     body: operations['test_teams_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['test_teams_configuration']['responses'][200]['content']['application/json'] };
+  };
+  test_webhook: {
+    path: operations['test_webhook']['parameters']['path'];
+    query: NonNullable<operations['test_webhook']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: undefined };
   };
   test_webhook_configuration: {
     path: Record<string, never>;

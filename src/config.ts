@@ -3,6 +3,7 @@
  * A bad value stops start-up with a message that names the variable; docs/configuration.md lists them all.
  */
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { validateCronExpression } from 'cron';
 import { type ContentScanConfig, type NamedPattern, DEFAULT_RETRIEVE_FILES, DEFAULT_SECRET_PATTERNS } from './images/scanners/index.js';
@@ -21,6 +22,10 @@ export interface Config {
   /** Key for secrets stored encrypted (registry passwords); null means a key file generated in dataDir. */
   encryptionKey: string | null;
   logLevel: string;
+  /** This node's name in the service registry (GET /v2/system/services), unique among the nodes of a database. */
+  hostId: string;
+  /** How often this node refreshes its service registrations; a registration is stale after three missed beats. */
+  heartbeatSeconds: number;
   bodyLimitBytes: number;
   tls: { certFile: string; keyFile: string } | null;
   jwt: {
@@ -172,6 +177,9 @@ function readPem(env: Env, name: string): string | null {
   }
 }
 
+/** A node's host id: also a path segment of /v2/system/services/{service_name}/{host_id}. */
+export const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,255}$/;
+
 const FEED_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 /** One `[name=]location` entry; relative paths are resolved against the working directory. */
@@ -294,6 +302,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel))
     throw new ConfigError('VIGIL_LOG_LEVEL', `expected one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
 
+  const hostId = str(env, 'VIGIL_HOST_ID', hostname());
+  if (!HOST_ID.test(hostId))
+    throw new ConfigError('VIGIL_HOST_ID', `expected 1-256 letters, digits, '.', '_', ':' or '-' (starting with a letter or digit), got "${hostId}"`);
+
   const certFile = optional(env, 'VIGIL_TLS_CERT_FILE');
   const keyFile = optional(env, 'VIGIL_TLS_KEY_FILE');
   if (!!certFile !== !!keyFile)
@@ -329,6 +341,8 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword,
     encryptionKey,
     logLevel,
+    hostId,
+    heartbeatSeconds: int(env, 'VIGIL_HEARTBEAT_SECONDS', 30, 1, 3600),
     bodyLimitBytes: size(env, 'VIGIL_BODY_LIMIT', 1024 * 1024),
     tls: certFile && keyFile ? { certFile, keyFile } : null,
     jwt: { algorithm, secret, privateKeyPem, publicKeyPem },

@@ -1,6 +1,7 @@
 /**
  * The service's long-lived parts, built once at start-up and shared by the HTTP layer and (later) workers.
  */
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { authzActions } from '../generated/operations.js';
@@ -12,7 +13,7 @@ import { PermissionCatalog, seedBuiltinRoles } from './auth/rbac.js';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
-import { createDb, migrateToLatest, type Db } from './db/index.js';
+import { createDb, type Db } from './db/index.js';
 import { JobQueue } from './jobs/queue.js';
 import { JobWorker } from './jobs/worker.js';
 import { SecretBox } from './util/secret-box.js';
@@ -27,6 +28,8 @@ import { ScheduledQueryScheduler } from './reports/scheduled/scheduler.js';
 import { NotificationDispatcher } from './notifications/dispatcher.js';
 import { OutboundPolicy } from './outbound/policy.js';
 import type { DeliveryOptions } from './notifications/types.js';
+import { migrateAndRecord } from './system/deployments.js';
+import { nodeServiceNames, ServiceRegistry } from './system/services.js';
 
 export interface Services {
   config: Config;
@@ -40,8 +43,13 @@ export interface Services {
   jobs: JobQueue;
   worker: JobWorker;
   version: string;
+  /** This node's host id (VIGIL_HOST_ID, default the host name). */
   hostId: string;
+  /** Unique to this process among every node's processes, past and present. */
+  instanceId: string;
   startedAt: string;
+  /** This node's service registrations and their heartbeat (GET /v2/system/services). */
+  registry: ServiceRegistry;
   /** What this process's feed sync is doing, for the feeds listing. */
   feedProgress: FeedSyncProgress;
   reports: {
@@ -70,7 +78,7 @@ export interface Services {
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   const db = createDb(config);
   try {
-    await migrateToLatest(db);
+    await migrateAndRecord(db, packageVersion);
     await seedBuiltinRoles(db, [...new Set([...authzActions, ...REPORT_ACTIONS])]);
     const hasher = new PasswordHasher({ ...config.argon2, cacheSeconds: config.auth.passwordCacheSeconds });
     const tokens = await TokenService.create(db, config);
@@ -112,8 +120,13 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       jobs,
       worker,
       version: packageVersion,
-      hostId: hostname(),
+      hostId: config.hostId,
+      instanceId: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
       startedAt: new Date().toISOString(),
+      registry: new ServiceRegistry(db, log.child({ component: 'registry' }), nodeServiceNames(config), {
+        busy: (name) => name === 'analyzer' && worker.busy,
+        loggingLevel: () => log.level,
+      }),
       feedProgress: { running: false },
       reports: {
         tokens: new PageTokens(secretBox.deriveKey('report-page-tokens')),

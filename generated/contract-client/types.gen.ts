@@ -63,8 +63,100 @@ export type Service = {
     version: string;
 };
 
+export type ServiceList = Array<Service>;
+
 export type SystemStatusResponse = {
-    service_states: Array<Service>;
+    service_states: ServiceList;
+};
+
+export type DeploymentHistory = {
+    deployment_id: string;
+    /**
+     * The schema migration batch this start ran; absent when no migration was pending.
+     */
+    upgrade_id?: string;
+    /**
+     * The Vigil version of the previous successful start; absent for the first one recorded.
+     */
+    from_system_version?: string;
+    to_system_version: string;
+    /**
+     * The schema version (newest migration) before this start; absent for a new database.
+     */
+    from_database_version?: string;
+    to_database_version: string;
+    outcome: 'success' | 'failure';
+    /**
+     * Seconds the schema migration took; absent when none ran.
+     */
+    db_upgrade_duration?: number;
+    created_at: string;
+};
+
+export type DeploymentHistoryList = {
+    items: Array<DeploymentHistory>;
+};
+
+export type SystemStatistics = {
+    /**
+     * Upstream's statistic names; Vigil answers those it can count.
+     */
+    name: 'source_analysis' | 'source_inventory' | 'image_analysis' | 'image_inventory' | 'report_generation' | 'policy_evaluation' | 'policy_creation' | 'stateless_sbom_analysis' | 'kubernetes_namespace_creation' | 'kubernetes_image_creation' | 'kubernetes_node_creation' | 'kubernetes_pod_creation' | 'kubernetes_container_creation' | 'ecs_container_creation' | 'ecs_service_creation' | 'ecs_task_creation' | 'ecs_image_creation' | 'account_creation' | 'user_creation' | 'policy_inventory' | 'kubernetes_namespace_inventory' | 'kubernetes_node_inventory' | 'kubernetes_pod_inventory' | 'kubernetes_container_inventory' | 'kubernetes_image_inventory' | 'ecs_container_inventory' | 'ecs_image_inventory' | 'ecs_service_inventory' | 'ecs_task_inventory' | 'account_inventory' | 'user_inventory' | 'report_execution_inventory' | 'report_inventory' | 'sbom_imported_analysis' | 'sbom_imported_inventory' | 'sbom_group_creation' | 'sbom_group_inventory' | 'stig_evaluation_inventory' | 'stateless_sbom_evaluation';
+    description: string;
+    /**
+     * `gauge`: how many exist now; `counter`: how many times it happened.
+     */
+    value_type: 'gauge' | 'counter';
+    value: number;
+};
+
+export type SystemStatisticsList = {
+    items: Array<SystemStatistics>;
+};
+
+export type LoggingLevel = {
+    /**
+     * One of the node's services (`apiext`, `analyzer`, ...).
+     */
+    service_name: string;
+    logging_level: string;
+};
+
+export type LoggingLevelResponse = Array<LoggingLevel>;
+
+export type SystemResourceLimit = {
+    /**
+     * The resource being limited.
+     */
+    name?: string;
+    /**
+     * The value at which a warning is given.
+     */
+    warning_value?: number | null;
+    /**
+     * The value at which the limit is enforced.
+     */
+    limit_value?: number | null;
+    /**
+     * The current value of the resource.
+     */
+    current_value?: number;
+    /**
+     * Whether the limit has been exceeded and is being enforced.
+     */
+    limit_exceeded?: boolean;
+};
+
+export type SystemResourceLimitsList = {
+    items: Array<SystemResourceLimit>;
+};
+
+export type AnchoreErrorCode = {
+    /**
+     * The code, as it appears in `ApiErrorResponse.error_type`.
+     */
+    name: string;
+    description: string;
 };
 
 export type TokenResponse = {
@@ -3321,6 +3413,555 @@ export type DescribePolicyResponses = {
 };
 
 export type DescribePolicyResponse = DescribePolicyResponses[keyof DescribePolicyResponses];
+
+export type ListServicesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/system/services';
+};
+
+export type ListServicesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListServicesError = ListServicesErrors[keyof ListServicesErrors];
+
+export type ListServicesResponses = {
+    /**
+     * The registrations, by service name and host.
+     */
+    200: ServiceList;
+};
+
+export type ListServicesResponse = ListServicesResponses[keyof ListServicesResponses];
+
+export type GetServicesByNameData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path: {
+        service_name: string;
+    };
+    query?: never;
+    url: '/system/services/{service_name}';
+};
+
+export type GetServicesByNameErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetServicesByNameError = GetServicesByNameErrors[keyof GetServicesByNameErrors];
+
+export type GetServicesByNameResponses = {
+    /**
+     * The service's registrations, by host.
+     */
+    200: ServiceList;
+};
+
+export type GetServicesByNameResponse = GetServicesByNameResponses[keyof GetServicesByNameResponses];
+
+export type DeleteServiceData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path: {
+        service_name: string;
+        host_id: string;
+    };
+    query?: never;
+    url: '/system/services/{service_name}/{host_id}';
+};
+
+export type DeleteServiceErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteServiceError = DeleteServiceErrors[keyof DeleteServiceErrors];
+
+export type DeleteServiceResponses = {
+    /**
+     * Removed.
+     */
+    200: unknown;
+};
+
+export type GetServicesByNameAndHostData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path: {
+        service_name: string;
+        host_id: string;
+    };
+    query?: never;
+    url: '/system/services/{service_name}/{host_id}';
+};
+
+export type GetServicesByNameAndHostErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetServicesByNameAndHostError = GetServicesByNameAndHostErrors[keyof GetServicesByNameAndHostErrors];
+
+export type GetServicesByNameAndHostResponses = {
+    /**
+     * The registration, as a one-element list.
+     */
+    200: ServiceList;
+};
+
+export type GetServicesByNameAndHostResponse = GetServicesByNameAndHostResponses[keyof GetServicesByNameAndHostResponses];
+
+export type GetDeploymentHistoryData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/system/deployment-history';
+};
+
+export type GetDeploymentHistoryErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetDeploymentHistoryError = GetDeploymentHistoryErrors[keyof GetDeploymentHistoryErrors];
+
+export type GetDeploymentHistoryResponses = {
+    /**
+     * The deployment history.
+     */
+    200: DeploymentHistoryList;
+};
+
+export type GetDeploymentHistoryResponse = GetDeploymentHistoryResponses[keyof GetDeploymentHistoryResponses];
+
+export type GetSystemStatisticsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/system/statistics';
+};
+
+export type GetSystemStatisticsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetSystemStatisticsError = GetSystemStatisticsErrors[keyof GetSystemStatisticsErrors];
+
+export type GetSystemStatisticsResponses = {
+    /**
+     * The statistics.
+     */
+    200: SystemStatisticsList;
+};
+
+export type GetSystemStatisticsResponse = GetSystemStatisticsResponses[keyof GetSystemStatisticsResponses];
+
+export type TestWebhookData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path: {
+        webhook_type: 'general' | 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval';
+    };
+    query?: {
+        /**
+         * Which sample notification to send.
+         */
+        notification_type?: 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval';
+    };
+    url: '/system/webhooks/{webhook_type}/test';
+};
+
+export type TestWebhookErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+    /**
+     * A receiver did not accept the test notification; `detail.results` lists each webhook's answer.
+     */
+    502: ApiErrorResponse;
+};
+
+export type TestWebhookError = TestWebhookErrors[keyof TestWebhookErrors];
+
+export type TestWebhookResponses = {
+    /**
+     * Every webhook of the type accepted the test notification.
+     */
+    200: unknown;
+};
+
+export type SetNewLogLevelData = {
+    body: LoggingLevel;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/system/logging';
+};
+
+export type SetNewLogLevelErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type SetNewLogLevelError = SetNewLogLevelErrors[keyof SetNewLogLevelErrors];
+
+export type SetNewLogLevelResponses = {
+    /**
+     * The services of this node with their logging level.
+     */
+    200: LoggingLevelResponse;
+};
+
+export type SetNewLogLevelResponse = SetNewLogLevelResponses[keyof SetNewLogLevelResponses];
+
+export type GetResourceLimitsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/system/resource-limits';
+};
+
+export type GetResourceLimitsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetResourceLimitsError = GetResourceLimitsErrors[keyof GetResourceLimitsErrors];
+
+export type GetResourceLimitsResponses = {
+    /**
+     * The limits.
+     */
+    200: SystemResourceLimitsList;
+};
+
+export type GetResourceLimitsResponse = GetResourceLimitsResponses[keyof GetResourceLimitsResponses];
+
+export type DescribeErrorCodesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         */
+        'x-service-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/system/error-codes';
+};
+
+export type DescribeErrorCodesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DescribeErrorCodesError = DescribeErrorCodesErrors[keyof DescribeErrorCodesErrors];
+
+export type DescribeErrorCodesResponses = {
+    /**
+     * The error codes.
+     */
+    200: Array<AnchoreErrorCode>;
+};
+
+export type DescribeErrorCodesResponse = DescribeErrorCodesResponses[keyof DescribeErrorCodesResponses];
 
 export type GetOauthTokenData = {
     body?: {

@@ -45,8 +45,101 @@ export const zService = z.object({
     version: z.string()
 });
 
+export const zServiceList = z.array(zService);
+
 export const zSystemStatusResponse = z.object({
-    service_states: z.array(zService)
+    service_states: zServiceList
+});
+
+export const zDeploymentHistory = z.object({
+    deployment_id: z.string(),
+    upgrade_id: z.string().optional(),
+    from_system_version: z.string().optional(),
+    to_system_version: z.string(),
+    from_database_version: z.string().optional(),
+    to_database_version: z.string(),
+    outcome: z.enum(['success', 'failure']),
+    db_upgrade_duration: z.number().optional(),
+    created_at: z.iso.datetime()
+});
+
+export const zDeploymentHistoryList = z.object({
+    items: z.array(zDeploymentHistory)
+});
+
+export const zSystemStatistics = z.object({
+    name: z.enum([
+        'source_analysis',
+        'source_inventory',
+        'image_analysis',
+        'image_inventory',
+        'report_generation',
+        'policy_evaluation',
+        'policy_creation',
+        'stateless_sbom_analysis',
+        'kubernetes_namespace_creation',
+        'kubernetes_image_creation',
+        'kubernetes_node_creation',
+        'kubernetes_pod_creation',
+        'kubernetes_container_creation',
+        'ecs_container_creation',
+        'ecs_service_creation',
+        'ecs_task_creation',
+        'ecs_image_creation',
+        'account_creation',
+        'user_creation',
+        'policy_inventory',
+        'kubernetes_namespace_inventory',
+        'kubernetes_node_inventory',
+        'kubernetes_pod_inventory',
+        'kubernetes_container_inventory',
+        'kubernetes_image_inventory',
+        'ecs_container_inventory',
+        'ecs_image_inventory',
+        'ecs_service_inventory',
+        'ecs_task_inventory',
+        'account_inventory',
+        'user_inventory',
+        'report_execution_inventory',
+        'report_inventory',
+        'sbom_imported_analysis',
+        'sbom_imported_inventory',
+        'sbom_group_creation',
+        'sbom_group_inventory',
+        'stig_evaluation_inventory',
+        'stateless_sbom_evaluation'
+    ]),
+    description: z.string(),
+    value_type: z.enum(['gauge', 'counter']),
+    value: z.int()
+});
+
+export const zSystemStatisticsList = z.object({
+    items: z.array(zSystemStatistics)
+});
+
+export const zLoggingLevel = z.object({
+    service_name: z.string().max(64),
+    logging_level: z.string().max(16)
+});
+
+export const zLoggingLevelResponse = z.array(zLoggingLevel);
+
+export const zSystemResourceLimit = z.object({
+    name: z.string().optional(),
+    warning_value: z.int().nullish(),
+    limit_value: z.int().nullish(),
+    current_value: z.int().optional(),
+    limit_exceeded: z.boolean().optional()
+});
+
+export const zSystemResourceLimitsList = z.object({
+    items: z.array(zSystemResourceLimit)
+});
+
+export const zAnchoreErrorCode = z.object({
+    name: z.string(),
+    description: z.string()
 });
 
 export const zTokenResponse = z.object({
@@ -2210,6 +2303,121 @@ export const zDescribePolicyHeaders = z.object({
  * The gates.
  */
 export const zDescribePolicyResponse = z.array(zGateSpec);
+
+export const zListServicesHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The registrations, by service name and host.
+ */
+export const zListServicesResponse = zServiceList;
+
+export const zGetServicesByNameHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetServicesByNamePath = z.object({
+    service_name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/)
+});
+
+/**
+ * The service's registrations, by host.
+ */
+export const zGetServicesByNameResponse = zServiceList;
+
+export const zDeleteServiceHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zDeleteServicePath = z.object({
+    service_name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
+    host_id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,255}$/)
+});
+
+export const zGetServicesByNameAndHostHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetServicesByNameAndHostPath = z.object({
+    service_name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
+    host_id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,255}$/)
+});
+
+/**
+ * The registration, as a one-element list.
+ */
+export const zGetServicesByNameAndHostResponse = zServiceList;
+
+export const zGetDeploymentHistoryHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The deployment history.
+ */
+export const zGetDeploymentHistoryResponse = zDeploymentHistoryList;
+
+export const zGetSystemStatisticsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The statistics.
+ */
+export const zGetSystemStatisticsResponse = zSystemStatisticsList;
+
+export const zTestWebhookHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zTestWebhookPath = z.object({
+    webhook_type: z.enum([
+        'general',
+        'tag_update',
+        'analysis_update',
+        'vuln_update',
+        'policy_eval'
+    ])
+});
+
+export const zTestWebhookQuery = z.object({
+    notification_type: z.enum([
+        'tag_update',
+        'analysis_update',
+        'vuln_update',
+        'policy_eval'
+    ]).optional()
+});
+
+export const zSetNewLogLevelBody = zLoggingLevel;
+
+export const zSetNewLogLevelHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The services of this node with their logging level.
+ */
+export const zSetNewLogLevelResponse = zLoggingLevelResponse;
+
+export const zGetResourceLimitsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The limits.
+ */
+export const zGetResourceLimitsResponse = zSystemResourceLimitsList;
+
+export const zDescribeErrorCodesHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The error codes.
+ */
+export const zDescribeErrorCodesResponse = z.array(zAnchoreErrorCode);
 
 export const zGetOauthTokenBody = z.object({
     grant_type: z.enum(['password', 'refresh_token']).optional(),

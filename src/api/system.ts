@@ -1,11 +1,34 @@
 /** Handlers of the System tag. */
 import { schemaVersion } from '../db/index.js';
-import { UnavailableError } from '../errors.js';
+import { errorCodeList, UnavailableError } from '../errors.js';
+import { testWebhooks } from '../notifications/webhook-test.js';
+import { listDeployments } from '../system/deployments.js';
+import { MAX_JSON_BODY_DEPTH } from '../server/body-parsing.js';
+import { resourceLimits } from '../system/limits.js';
+import { setLoggingLevel } from '../system/logging.js';
+import { deleteService, getServices, listServices } from '../system/services.js';
+import { systemStatistics } from '../system/statistics.js';
 import { readProjectJson } from '../util/project.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 import type { RequestContext } from '../server/context.js';
 
-type SystemOps = 'ping' | 'health_check' | 'version_check' | 'get_openapi_spec' | 'get_status' | 'get_service_detail';
+type SystemOps =
+  | 'ping'
+  | 'health_check'
+  | 'version_check'
+  | 'get_openapi_spec'
+  | 'get_status'
+  | 'get_service_detail'
+  | 'describe_error_codes'
+  | 'list_services'
+  | 'get_services_by_name'
+  | 'get_services_by_name_and_host'
+  | 'delete_service'
+  | 'get_deployment_history'
+  | 'get_system_statistics'
+  | 'test_webhook'
+  | 'set_new_log_level'
+  | 'get_resource_limits';
 
 const HEALTH_TIMEOUT_MS = 2000;
 const swaggerDocument = readProjectJson<Record<string, unknown>>('generated/swagger.json');
@@ -54,23 +77,39 @@ export const systemHandlers: HandlerGroup<SystemOps> = {
     return { status: 200, body: await statusOf(ctx) };
   },
   async get_service_detail(ctx) {
-    const detail = await statusOf(ctx);
-    const { host, port } = ctx.services.config;
-    return {
-      status: 200,
-      body: {
-        service_states: [
-          {
-            host_id: ctx.services.hostId,
-            service_name: 'api',
-            base_url: `${ctx.services.config.tls ? 'https' : 'http'}://${host === '0.0.0.0' ? ctx.services.hostId : host}:${port}`,
-            status_message: detail.message,
-            service_detail: detail,
-            status: detail.up,
-            version: ctx.services.version,
-          },
-        ],
-      },
-    };
+    return { status: 200, body: { service_states: await listServices(ctx.db) } };
+  },
+  async list_services(ctx) {
+    return { status: 200, body: await listServices(ctx.db) };
+  },
+  async get_services_by_name(ctx, { params }) {
+    return { status: 200, body: await getServices(ctx.db, { serviceName: params.service_name }) };
+  },
+  async get_services_by_name_and_host(ctx, { params }) {
+    return { status: 200, body: await getServices(ctx.db, { serviceName: params.service_name, hostId: params.host_id }) };
+  },
+  async delete_service(ctx, { params }) {
+    await deleteService(ctx.db, params.service_name, params.host_id);
+    return { status: 200 };
+  },
+  async describe_error_codes() {
+    return { status: 200, body: errorCodeList() };
+  },
+  async get_deployment_history(ctx) {
+    return { status: 200, body: { items: await listDeployments(ctx.db) } };
+  },
+  async get_system_statistics(ctx) {
+    return { status: 200, body: { items: await systemStatistics(ctx.db, ctx.services.config.inventory.ttlSeconds) } };
+  },
+  async test_webhook(ctx, { params, query }) {
+    const account = { name: ctx.account.name, email: ctx.account.email ?? null };
+    await testWebhooks(ctx.db, ctx.services.secretBox, account, params.webhook_type, query.notification_type ?? 'tag_update', ctx.services.notifications.delivery);
+    return { status: 200 };
+  },
+  async set_new_log_level(ctx, { body }) {
+    return { status: 200, body: await setLoggingLevel(ctx.services.log, ctx.services.registry, body, ctx.caller.username) };
+  },
+  async get_resource_limits(ctx) {
+    return { status: 200, body: { items: resourceLimits(ctx.services.config, { jsonBodyDepth: MAX_JSON_BODY_DEPTH }) } };
   },
 };

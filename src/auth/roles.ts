@@ -13,6 +13,15 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   'updateFeeds',
   // Enabling or disabling a notification endpoint kind affects every account.
   'updateNotificationEndpoint',
+  // The nodes of the deployment and their service registrations.
+  'listServices',
+  'getService',
+  'deleteService',
+  // Counts over every account.
+  'getSystemStatistics',
+  // The running node's logging level and the deployment's configured limits.
+  'updateLoggingLevel',
+  'getResourceLimits',
 ]);
 
 /** Managing users, their keys and role memberships inside an account. */

@@ -54,8 +54,15 @@ export function createDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
   });
 }
 
-export async function migrateToLatest(db: Db): Promise<void> {
-  await db.migrate.latest();
+/** Applies the pending migrations; answers the batch number and the names applied (none: nothing was pending). */
+export async function migrateToLatest(db: Db): Promise<{ batch: number; applied: string[] }> {
+  const [batch, applied] = (await db.migrate.latest()) as [number, string[]];
+  return { batch, applied };
+}
+
+/** The newest migration of this release: the schema version a successful start leaves the database at. */
+export function latestSchemaVersion(): string {
+  return Object.keys(migrations).pop() ?? 'none';
 }
 
 /** The name of the newest applied migration, reported as the database schema version. */

@@ -79,6 +79,11 @@ export class JobWorker extends EventEmitter {
     this.wake();
   }
 
+  /** Every job slot of this worker is taken (VIGIL_ANALYSIS_CONCURRENCY jobs running). */
+  get busy(): boolean {
+    return this.running.size >= this.options.concurrency;
+  }
+
   /** Looks for work now (call after enqueueing in this process). */
   wake(): void {
     if (!this.started || this.stopping) return;

@@ -21,6 +21,11 @@ export function notificationTypeOf(eventType: string): NotificationType {
   return TYPE_OF_EVENT[eventType] ?? 'event';
 }
 
+/** The event types notifications of `type` are made from. */
+export function eventTypesOf(type: NotificationType): string[] {
+  return Object.keys(TYPE_OF_EVENT).filter((e) => TYPE_OF_EVENT[e] === type);
+}
+
 export function sourceEventOf(e: EventRecord): SourceEvent {
   return { id: e.id, type: e.type, level: e.level, message: e.message, resource_type: e.resource_type, resource_id: e.resource_id, timestamp: e.timestamp };
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { handlers } from '../api/index.js';
 import type { Config } from '../config.js';
@@ -10,6 +11,7 @@ import { startWatchScheduler } from '../images/watch.js';
 import { startInventoryExpiry } from '../inventory/expiry.js';
 import { registerJobs } from '../jobs/registry.js';
 import { closeIdleConnections } from '../outbound/http.js';
+import { schemaVersion } from '../db/index.js';
 import { createServices, type Services } from '../service.js';
 import { startFeedScheduler } from '../vulns/feeds.js';
 import { createApp } from './app.js';
@@ -47,8 +49,21 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   services.reports.metrics.start();
   if (config.notifications.dispatcher) await services.notifications.dispatcher.start();
   const { port } = server.address() as AddressInfo;
-  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${port}`;
+  const wildcard = config.host === '0.0.0.0' || config.host === '::';
+  const scheme = config.tls ? 'https' : 'http';
+  const shownHost = wildcard ? '127.0.0.1' : config.host;
+  const url = `${scheme}://${shownHost}:${port}`;
+  // What other nodes and clients are told: the host's name when listening on every address.
+  const advertised = wildcard ? hostname() : config.host.includes(':') ? `[${config.host}]` : config.host;
+  await services.registry.start({
+    hostId: services.hostId,
+    instanceId: services.instanceId,
+    baseUrl: `${scheme}://${advertised}:${port}`,
+    version: services.version,
+    dbVersion: await schemaVersion(services.db),
+    startedAt: services.startedAt,
+    heartbeatSeconds: config.heartbeatSeconds,
+  });
 
   let closing: Promise<void> | null = null;
   const close = () =>
@@ -61,6 +76,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         });
         server.closeIdleConnections();
       });
+      // Other nodes see this one as stopped at once, not only once its heartbeat goes stale.
+      await services.registry.stop().catch((err) => services.log.warn({ err }, 'could not mark the service registrations stopped'));
       stopWatching();
       stopFeedSchedule();
       stopInventoryExpiry();

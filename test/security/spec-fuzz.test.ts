@@ -37,8 +37,11 @@ import {
 const SEED = Number(process.env.VIGIL_FUZZ_SEED ?? 14_000_014);
 const RUNS = Number(process.env.VIGIL_FUZZ_RUNS ?? 60);
 
-/** Operations that reach a registry; pointed at a closed loopback port, they answer the declared 502. */
-const REGISTRY_CLIENTS = new Set(['add_image', 'create_registry', 'update_registry', 'add_repository']);
+/**
+ * Operations that reach a registry, or (test_webhook) the notification receivers of the fixtures; pointed at a
+ * closed loopback port, they answer the declared 502.
+ */
+const UPSTREAM_CLIENTS = new Set(['add_image', 'create_registry', 'update_registry', 'add_repository', 'test_webhook']);
 
 const FUZZ_ACCOUNT = 'fuzz-acct';
 const FUZZ_USER = 'fuzz-user';
@@ -111,7 +114,7 @@ function checkAnswer(req: FuzzRequest, answer: Answer): void {
   // A request earlier in this file took the administrator's login away: stop here rather than fuzz on with 401s.
   if (!operationTable[req.operationId as OperationId].public && req.headers.authorization === fixtures.adminAuthorization && (answer.status === 401 || answer.status === 429))
     throw new Error(`the administrator can no longer log in: ${where()}`);
-  const upstream = answer.status === 502 && REGISTRY_CLIENTS.has(req.operationId);
+  const upstream = answer.status === 502 && UPSTREAM_CLIENTS.has(req.operationId);
   if (answer.status >= 500 && !upstream) throw new Error(`server error ${where()}`);
   // Declared for the operation, and the body as its schema says.
   assertResponseMatchesSpec(req.method, validationUrl(req.path), answer.status, answer.contentType, answer.text);

@@ -20,7 +20,20 @@ export const BUILTIN_ROLES = [
 export type BuiltinRole = (typeof BUILTIN_ROLES)[number];
 
 /** Actions only users of the admin account may perform; no role grants them. */
-export const SYSTEM_ACTIONS = ['listAccounts', 'createAccount', 'updateAccount', 'deleteAccount', 'listAllUsers'] as const;
+export const SYSTEM_ACTIONS = [
+  'listAccounts',
+  'createAccount',
+  'updateAccount',
+  'deleteAccount',
+  'listAllUsers',
+  // The deployment's nodes, statistics, logging level and limits.
+  'listServices',
+  'getService',
+  'deleteService',
+  'getSystemStatistics',
+  'updateLoggingLevel',
+  'getResourceLimits',
+] as const;
 
 export const PASSWORD = 'correct-horse-battery';
 

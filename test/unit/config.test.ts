@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -30,6 +30,13 @@ describe('loadConfig', () => {
     expect(c.bodyLimitBytes).toBe(512 * 1024);
     expect(c.port).toBe(9000);
     expect(c.databaseUrl).toBe('postgres://u:p@h:5432/d');
+  });
+
+  it('names the node in the service registry by host name unless VIGIL_HOST_ID says otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ hostId: hostname(), heartbeatSeconds: 30 });
+    expect(loadConfig({ VIGIL_HOST_ID: 'node-a.prod', VIGIL_HEARTBEAT_SECONDS: '5' })).toMatchObject({ hostId: 'node-a.prod', heartbeatSeconds: 5 });
+    expect(errorOf({ VIGIL_HOST_ID: 'node a' }).variable).toBe('VIGIL_HOST_ID');
+    expect(errorOf({ VIGIL_HEARTBEAT_SECONDS: '0' }).variable).toBe('VIGIL_HEARTBEAT_SECONDS');
   });
 
   it('reads the outbound allow-lists, naming the variable of a bad entry', () => {

@@ -15,6 +15,8 @@ import * as m013 from './013_notifications.js';
 import * as m014 from './014_token_generation.js';
 import * as m015 from './015_image_file_chunks.js';
 import * as m016 from './016_rematch_keys.js';
+import * as m017 from './017_system_services.js';
+import * as m018 from './018_deployment_history.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -34,4 +36,6 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '014_token_generation': m014,
   '015_image_file_chunks': m015,
   '016_rematch_keys': m016,
+  '017_system_services': m017,
+  '018_deployment_history': m018,
 };

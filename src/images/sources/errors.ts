@@ -4,7 +4,7 @@
  * user can do about it. Registry failures are reported as 502/422 rather than 401/403: those statuses on our
  * API mean "your Vigil credentials", not "the registry's".
  */
-import { AppError } from '../../errors.js';
+import { AppError, type ErrorCode } from '../../errors.js';
 
 /** The image reference string could not be parsed (syntax, case, length). */
 export class ImageReferenceError extends AppError {
@@ -70,7 +70,7 @@ export class RegistryError extends AppError {
   readonly registryStatus?: number;
   readonly registryCode?: string;
 
-  constructor(message: string, ctx: RegistryErrorContext, status = 502, errorType = 'registry_error') {
+  constructor(message: string, ctx: RegistryErrorContext, status = 502, errorType: ErrorCode = 'registry_error') {
     super(status, errorType, message, {
       registry: ctx.registry,
       ...(ctx.repository ? { repository: ctx.repository } : {}),
@@ -151,7 +151,7 @@ export class RegistryTlsError extends RegistryError {
 
 /** The upload is not a readable image archive (not a tar, ambiguous content, unknown layout). */
 export class ImageArchiveError extends AppError {
-  constructor(message: string, detail: Record<string, unknown> = {}, errorType = 'invalid_image_archive') {
+  constructor(message: string, detail: Record<string, unknown> = {}, errorType: ErrorCode = 'invalid_image_archive') {
     super(422, errorType, message, detail);
   }
 }

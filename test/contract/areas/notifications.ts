@@ -115,6 +115,8 @@ export const notificationsArea = defineArea<State>({
       await ok(sdk.updateEndpointStatus({ path: { name: 'teams' }, body: { enabled: true } }));
     },
     list_selectors: () => ok(sdk.listSelectors()),
+    // Setup left one webhook configuration in the admin account, whose selector takes every event.
+    test_webhook: () => ok(sdk.testWebhook({ path: { webhook_type: 'general' }, query: { notification_type: 'vuln_update' } })),
     ...Object.assign({}, ...KINDS.map(kindCalls)),
   },
 });

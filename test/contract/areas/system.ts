@@ -4,6 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import * as sdk from '../../../generated/contract-client/sdk.gen.js';
+import { registerServices } from '../../../src/system/services.js';
+import type { TestServer } from '../../support/server.js';
 import { binaryBody, defineArea, expectAnswer, ok } from '../harness.js';
 
 const FEED = 'contract-feed';
@@ -42,6 +44,7 @@ export async function uploadFeed(name: string): Promise<string[]> {
 }
 
 interface State {
+  server: TestServer;
   groups: string[];
   eventId: string;
 }
@@ -49,8 +52,8 @@ interface State {
 export const systemArea = defineArea<State>({
   name: 'system',
   env: () => ({ VIGIL_FEED_SYNC_ON_START: 'false' }),
-  async setup() {
-    return { groups: [], eventId: '' };
+  async setup(_url, server) {
+    return { server, groups: [], eventId: '' };
   },
   calls: {
     ping: () => ok(sdk.ping()),
@@ -58,6 +61,34 @@ export const systemArea = defineArea<State>({
     version_check: () => ok(sdk.versionCheck()),
     get_openapi_spec: () => ok(sdk.getOpenapiSpec()),
     get_status: () => ok(sdk.getStatus()),
+    list_services: () => ok(sdk.listServices()),
+    get_services_by_name: () => ok(sdk.getServicesByName({ path: { service_name: 'apiext' } })),
+    get_services_by_name_and_host: (s) => ok(sdk.getServicesByNameAndHost({ path: { service_name: 'analyzer', host_id: s.server.running.services.hostId } })),
+    delete_service: async (s) => {
+      // Another node of the deployment that stopped beating ten minutes ago: its record may go; a live one may not.
+      const gone = {
+        hostId: 'contract-gone-node',
+        instanceId: 'contract-gone-node:1',
+        baseUrl: 'http://contract-gone-node:8228',
+        version: s.server.running.services.version,
+        dbVersion: 'unknown',
+        startedAt: new Date(Date.now() - 3_600_000).toISOString(),
+        heartbeatSeconds: 30,
+        loggingLevel: 'info',
+      };
+      await registerServices(s.server.running.services.db, gone, ['analyzer'], new Date(Date.now() - 600_000));
+      await ok(sdk.deleteService({ path: { service_name: 'analyzer', host_id: 'contract-gone-node' } }));
+      await expectAnswer(409, sdk.deleteService({ path: { service_name: 'analyzer', host_id: s.server.running.services.hostId } }));
+    },
+    get_system_statistics: () => ok(sdk.getSystemStatistics()),
+    describe_error_codes: () => ok(sdk.describeErrorCodes()),
+    get_deployment_history: () => ok(sdk.getDeploymentHistory()),
+    get_resource_limits: () => ok(sdk.getResourceLimits()),
+    set_new_log_level: async () => {
+      await ok(sdk.setNewLogLevel({ body: { service_name: 'apiext', logging_level: 'DEBUG' } }));
+      // The test server logs nothing ('silent', which the API does not offer); FATAL is the quietest it does.
+      await ok(sdk.setNewLogLevel({ body: { service_name: 'apiext', logging_level: 'FATAL' } }));
+    },
     get_service_detail: () => ok(sdk.getServiceDetail()),
     describe_policy: () => ok(sdk.describePolicy()),
     upload_system_feed: async (s) => {
