@@ -3127,9 +3127,8 @@ export interface components {
             /** Format: email */
             email: string;
         };
-        AccountList: {
-            items: components["schemas"]["Account"][];
-        };
+        /** @description The accounts, as a bare array. */
+        AccountList: components["schemas"]["Account"][];
         AccountStatus: {
             /** @enum {string} */
             state: "enabled" | "disabled";
@@ -3259,9 +3258,8 @@ export interface components {
             content_type: string;
             image_digest: string;
         };
-        CredentialList: {
-            items: components["schemas"]["AccessCredential"][];
-        };
+        /** @description A user's credentials (values masked), as a bare array. */
+        CredentialList: components["schemas"]["AccessCredential"][];
         CVSSV2Scores: {
             base_score?: number | null;
             exploitability_score?: number | null;
@@ -3284,9 +3282,8 @@ export interface components {
             /** @enum {string} */
             status: "not_found" | "deleting" | "delete_failed" | "deleted";
         };
-        DeleteImageResponseList: {
-            items: components["schemas"]["DeleteImageResponse"][];
-        };
+        /** @description One outcome per digest asked for, as a bare array. */
+        DeleteImageResponseList: components["schemas"]["DeleteImageResponse"][];
         ECSContainer: components["schemas"]["InventoryObjectTimes"] & {
             account_name: string;
             arn: string;
@@ -3630,9 +3627,8 @@ export interface components {
             status: "pending" | "queued" | "processing" | "complete" | "failed" | "expired";
             uuid: string;
         };
-        ImageImports: {
-            items: components["schemas"]["ImageImportOperation"][];
-        };
+        /** @description SBOM import operations, as a bare array. */
+        ImageImports: components["schemas"]["ImageImportOperation"][];
         ImagePackageVulnerability: components["schemas"]["PackageVulnerability"] & {
             inherited_from_base?: boolean;
         };
@@ -4455,9 +4451,8 @@ export interface components {
             for_account?: string;
             username: string;
         };
-        RbacManagerRoleMemberList: {
-            items: components["schemas"]["RbacManagerRoleMember"][];
-        };
+        /** @description Members of a role in an account, as a bare array. */
+        RbacManagerRoleMemberList: components["schemas"]["RbacManagerRoleMember"][];
         RbacManagerRoleMembership: {
             /** Format: date-time */
             created_at?: string;
@@ -4472,15 +4467,12 @@ export interface components {
             description?: string;
             name: string;
         };
-        RbacManagerRoleSummaryList: {
-            items: components["schemas"]["RbacManagerRoleSummary"][];
-        };
-        RbacManagerUserRoleListing: {
-            items: components["schemas"]["RbacManagerAccountRole"][];
-        };
-        RbacManagerUserRoleMembership: {
-            items: components["schemas"]["RbacManagerRoleMembership"][];
-        };
+        /** @description The roles, as a bare array. */
+        RbacManagerRoleSummaryList: components["schemas"]["RbacManagerRoleSummary"][];
+        /** @description The caller's roles per account, as a bare array. */
+        RbacManagerUserRoleListing: components["schemas"]["RbacManagerAccountRole"][];
+        /** @description A user's role memberships, as a bare array. */
+        RbacManagerUserRoleMembership: components["schemas"]["RbacManagerRoleMembership"][];
         RegexContentMatch: {
             /** @description Numbers of the lines the expression matched, counting from 1. */
             lines: number[];
@@ -4499,9 +4491,8 @@ export interface components {
             registry_user?: string;
             registry_verify: boolean;
         };
-        RegistryConfigurationList: {
-            items: components["schemas"]["RegistryConfiguration"][];
-        };
+        /** @description Registry configurations, as a bare array (one element when a single registry is read or written). */
+        RegistryConfigurationList: components["schemas"]["RegistryConfiguration"][];
         RegistryConfigurationRequest: {
             /** @description host[:port], optionally followed by a repository prefix the credentials apply to. */
             registry: string;
@@ -4679,9 +4670,8 @@ export interface components {
             subscription_type: string;
             subscription_value?: string;
         };
-        SubscriptionList: {
-            items: components["schemas"]["Subscription"][];
-        };
+        /** @description Subscriptions, as a bare array (one element when a single subscription is read or written). */
+        SubscriptionList: components["schemas"]["Subscription"][];
         SubscriptionRequest: {
             /** @description A full tag (registry/repository:tag), or registry/repository for repo_update. */
             subscription_key: string;
@@ -5343,7 +5333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Users"];
+                    "application/json": components["schemas"]["User"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11130,13 +11120,13 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["RegistryConfigurationRequest"];
         responses: {
-            /** @description The stored configuration. */
+            /** @description A one-element array holding the stored configuration. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RegistryConfiguration"];
+                    "application/json": components["schemas"]["RegistryConfigurationList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11167,13 +11157,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The configuration. */
+            /** @description A one-element array holding the configuration. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RegistryConfiguration"];
+                    "application/json": components["schemas"]["RegistryConfigurationList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11201,13 +11191,13 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["RegistryConfigurationRequest"];
         responses: {
-            /** @description The stored configuration. */
+            /** @description A one-element array holding the stored configuration. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RegistryConfiguration"];
+                    "application/json": components["schemas"]["RegistryConfigurationList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11440,13 +11430,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The subscription. */
+            /** @description A one-element array holding the subscription. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Subscription"];
+                    "application/json": components["schemas"]["SubscriptionList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11474,13 +11464,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The subscription. */
+            /** @description A one-element array holding the subscription. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Subscription"];
+                    "application/json": components["schemas"]["SubscriptionList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11509,13 +11499,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The subscription. */
+            /** @description A one-element array holding the subscription. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Subscription"];
+                    "application/json": components["schemas"]["SubscriptionList"];
                 };
             };
             400: components["responses"]["BadRequest"];

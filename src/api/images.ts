@@ -107,9 +107,9 @@ export const imageHandlers: HandlerGroup<ImageOps> = {
     return { status: 200, body: view };
   },
   async delete_images_async(ctx, { query }) {
-    const items = [];
-    for (const digest of query.image_digests) items.push(await store.deleteImage(ctx.db, ctx.account.name, digest, query.force ?? false));
-    return { status: 200, body: { items } };
+    const outcomes = [];
+    for (const digest of query.image_digests) outcomes.push(await store.deleteImage(ctx.db, ctx.account.name, digest, query.force ?? false));
+    return { status: 200, body: outcomes };
   },
   async get_image(ctx, { params }) {
     const [view] = await imageViews(ctx, [await store.getImage(ctx.db, ctx.account.name, params.image_digest)]);

@@ -70,7 +70,7 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
   },
 
   async list_accounts(ctx, { query }) {
-    return { status: 200, body: { items: (await accounts.listAccounts(ctx.db, { state: query.state })).map(accountShape) } };
+    return { status: 200, body: (await accounts.listAccounts(ctx.db, { state: query.state })).map(accountShape) };
   },
   async create_account(ctx, { body }) {
     return { status: 200, body: accountShape(await accounts.createAccount(ctx.db, body)) };
@@ -95,8 +95,7 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
   },
 
   async list_users(ctx) {
-    const list = await users.listUsers(ctx.db, ctx.account.name);
-    return { status: 200, body: { items: list.map(userShape), total_rows: list.length } };
+    return { status: 200, body: (await users.listUsers(ctx.db, ctx.account.name)).map(userShape) };
   },
   async create_user(ctx, { body }) {
     const user = await users.createUser(ctx.db, ctx.services.hasher, ctx.account.name, body);
@@ -118,7 +117,7 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
 
   async list_user_credentials(ctx, { params }) {
     const list = await users.listCredentials(ctx.db, ctx.account.name, params.username);
-    return { status: 200, body: { items: list.map(credentialShape) } };
+    return { status: 200, body: list.map(credentialShape) };
   },
   async create_user_credential(ctx, { params, body }) {
     await grantsAccess(ctx, params.username, operationTable.create_user_credential.authzAction);

@@ -298,8 +298,7 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
       } else if (meta.produces[0] === 'text/plain') {
         res.type('text/plain').send(String(reply.body));
       } else {
-        const transform = res.locals.transformBody as ((b: unknown) => unknown) | undefined;
-        res.json(transform ? transform(reply.body) : reply.body);
+        res.json(reply.body);
       }
     } catch (err) {
       sendError(res, err, requestId);

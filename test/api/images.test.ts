@@ -166,7 +166,7 @@ describe('adding an image by tag from a registry', () => {
     expect(res.json).toEqual({ image_digest: digest, status: 'deleted' });
     expect((await raw(server.url, 'GET', `/v2/images/${digest}`)).status).toBe(404);
     const bulk = await raw(server.url, 'DELETE', `/v2/images?image_digests=${digest},sha256:${'0'.repeat(64)}`);
-    expect(bulk.json.items.map((i: { status: string }) => i.status)).toEqual(['not_found', 'not_found']);
+    expect(bulk.json.map((i: { status: string }) => i.status)).toEqual(['not_found', 'not_found']);
   });
 });
 

@@ -37,16 +37,16 @@ const members = (role: string) => `/v2/rbac-manager/roles/${role}/members`;
 async function memberNames(role: string, domain: string, auth: Auth = adminAuth): Promise<string[]> {
   const res = await raw(url, 'GET', `${members(role)}?domain_name=${domain}`, { auth });
   expect(res.status, res.text).toBe(200);
-  return res.json.items.map((m: { username: string }) => m.username);
+  return res.json.map((m: { username: string }) => m.username);
 }
 
 describe('role catalogue', () => {
   it('lists every built-in role with a description', async () => {
     const { data, response } = await client(url).GET('/rbac-manager/roles');
     expect(response.status).toBe(200);
-    const names = data!.items.map((r) => r.name);
+    const names = data!.map((r) => r.name);
     expect(names).toEqual(expect.arrayContaining([...BUILTIN_ROLES]));
-    for (const role of data!.items.filter((r) => (BUILTIN_ROLES as readonly string[]).includes(r.name))) {
+    for (const role of data!.filter((r) => (BUILTIN_ROLES as readonly string[]).includes(r.name))) {
       expect(role.description).toMatch(/\S/);
       expect(role.created_at).toBeDefined();
     }
@@ -57,7 +57,7 @@ describe('role catalogue', () => {
     const user = await createUser(url, account, { roles: ['report-admin'] });
     const { data, response } = await client(url, user.auth).GET('/rbac-manager/roles');
     expect(response.status).toBe(200);
-    expect(data!.items.map((r) => r.name)).toEqual(expect.arrayContaining([...BUILTIN_ROLES]));
+    expect(data!.map((r) => r.name)).toEqual(expect.arrayContaining([...BUILTIN_ROLES]));
   });
 
   it.each(BUILTIN_ROLES)('answers %s with its permissions: spec actions on target *, never a system action', async (role) => {
@@ -136,7 +136,7 @@ describe('role members', () => {
       params: { path: { role_name: 'read-only' }, query: { domain_name: account } },
     });
     expect(response.status).toBe(200);
-    expect(data!.items).toEqual([expect.objectContaining({ username: user.username, domain_name: account })]);
+    expect(data!).toEqual([expect.objectContaining({ username: user.username, domain_name: account })]);
     // Listing another role or another account does not show the membership.
     expect(await memberNames('full-control', account)).toEqual([]);
     expect(await memberNames('read-only', 'admin')).not.toContain(user.username);
@@ -168,7 +168,7 @@ describe('role members', () => {
 
     const viaAlias = await raw(url, 'GET', `${members('image-analyzer')}?for_account=${account}`);
     expect(viaAlias.status).toBe(200);
-    expect(viaAlias.json.items.map((m: { username: string }) => m.username)).toEqual([user.username]);
+    expect(viaAlias.json.map((m: { username: string }) => m.username)).toEqual([user.username]);
 
     const del = await raw(url, 'DELETE', `${members('image-analyzer')}?username=${user.username}&for_account=${account}`);
     expect(del.status, del.text).toBe(204);
@@ -218,7 +218,7 @@ describe('role members', () => {
     expect(added.json.domain_name).toBe(account);
     const listed = await raw(url, 'GET', members('read-only'), { auth: userAdmin.auth });
     expect(listed.status).toBe(200);
-    expect(listed.json.items.map((m: { username: string }) => m.username)).toEqual([user.username]);
+    expect(listed.json.map((m: { username: string }) => m.username)).toEqual([user.username]);
 
     // The administrator with the header acts on that account.
     const viaHeader = await json(url, 'POST', members('report-admin'), { username: user.username }, adminAuth, { [SA]: account });
@@ -251,11 +251,11 @@ describe('my roles and a user’s roles', () => {
 
     const { data, response } = await client(url, user.auth).GET('/rbac-manager/my-roles');
     expect(response.status).toBe(200);
-    const byAccount = Object.fromEntries(data!.items.map((i) => [i.domain_name, i]));
+    const byAccount = Object.fromEntries(data!.map((i) => [i.domain_name, i]));
     expect(Object.keys(byAccount).sort()).toEqual([home, other].sort());
     expect(byAccount[home].roles.map((r) => r.name).sort()).toEqual(['account-user-admin', 'read-only']);
     expect(byAccount[other].roles.map((r) => r.name)).toEqual(['report-admin']);
-    for (const item of data!.items) {
+    for (const item of data!) {
       expect(item.for_account).toBe(item.domain_name);
       expect(item.account?.name).toBe(item.domain_name);
     }
@@ -266,7 +266,7 @@ describe('my roles and a user’s roles', () => {
     const user = await createUser(url, account);
     const { data, response } = await client(url, user.auth).GET('/rbac-manager/my-roles');
     expect(response.status).toBe(200);
-    expect(data!.items).toEqual([]);
+    expect(data!).toEqual([]);
     expectError(await raw(url, 'GET', '/v2/rbac-manager/my-roles', { auth: null }), 401, 'unauthorized');
   });
 
@@ -280,27 +280,27 @@ describe('my roles and a user’s roles', () => {
 
     const inHome = await c.GET('/rbac-manager/users/{username}/roles', { params: { path, query: { domain_name: home } } });
     expect(inHome.response.status).toBe(200);
-    expect(inHome.data!.items.map((m) => m.role).sort()).toEqual(['policy-editor', 'read-only']);
-    for (const m of inHome.data!.items) {
+    expect(inHome.data!.map((m) => m.role).sort()).toEqual(['policy-editor', 'read-only']);
+    for (const m of inHome.data!) {
       expect(m.domain_name).toBe(home);
       expect(m.for_account).toBe(home);
     }
 
     const filtered = await c.GET('/rbac-manager/users/{username}/roles', { params: { path, query: { domain_name: home, role: 'read-only' } } });
-    expect(filtered.data!.items.map((m) => m.role)).toEqual(['read-only']);
+    expect(filtered.data!.map((m) => m.role)).toEqual(['read-only']);
 
     const inOther = await c.GET('/rbac-manager/users/{username}/roles', { params: { path, query: { domain_name: other } } });
-    expect(inOther.data!.items.map((m) => [m.role, m.domain_name])).toEqual([['image-analyzer', other]]);
+    expect(inOther.data!.map((m) => [m.role, m.domain_name])).toEqual([['image-analyzer', other]]);
 
     const viaAlias = await c.GET('/rbac-manager/users/{username}/roles', { params: { path, query: { for_account: other } } });
-    expect(viaAlias.data!.items.map((m) => m.role)).toEqual(['image-analyzer']);
+    expect(viaAlias.data!.map((m) => m.role)).toEqual(['image-analyzer']);
 
     const viaHeader = await client(url, adminAuth, { [SA]: other }).GET('/rbac-manager/users/{username}/roles', { params: { path } });
-    expect(viaHeader.data!.items.map((m) => m.role)).toEqual(['image-analyzer']);
+    expect(viaHeader.data!.map((m) => m.role)).toEqual(['image-analyzer']);
 
     // Without a domain the target is the caller's (admin's) account, where the user holds nothing.
     const inAdmin = await c.GET('/rbac-manager/users/{username}/roles', { params: { path } });
-    expect(inAdmin.data!.items).toEqual([]);
+    expect(inAdmin.data!).toEqual([]);
   });
 
   it('answers 404 for an unknown user and 400 for a bad role filter', async () => {
@@ -317,7 +317,7 @@ describe('my roles and a user’s roles', () => {
     const user = await createUser(url, home, { roles: ['read-only'] });
     const mine = await raw(url, 'GET', `/v2/rbac-manager/users/${user.username}/roles`, { auth: userAdmin.auth });
     expect(mine.status, mine.text).toBe(200);
-    expect(mine.json.items.map((m: { role: string }) => m.role)).toEqual(['read-only']);
+    expect(mine.json.map((m: { role: string }) => m.role)).toEqual(['read-only']);
     expectForbidden(await raw(url, 'GET', `/v2/rbac-manager/users/${user.username}/roles?domain_name=${other}`, { auth: userAdmin.auth }), 'listRoleMembers');
   });
 });
@@ -443,13 +443,13 @@ describe('the RBAC matrix: one allowed and one denied operation per built-in rol
     expect((await json(url, 'POST', '/v2/accounts', { name: made }, auth)).status).toBe(200);
     const list = await raw(url, 'GET', '/v2/accounts', { auth });
     expect(list.status).toBe(200);
-    expect(list.json.items.map((a: { name: string }) => a.name)).toEqual(expect.arrayContaining([other, made]));
+    expect(list.json.map((a: { name: string }) => a.name)).toEqual(expect.arrayContaining([other, made]));
     expect((await raw(url, 'GET', '/v2/accounts/users', { auth })).status).toBe(200);
     expect((await raw(url, 'GET', `/v2/accounts/${other}`, { auth })).status).toBe(200);
     const user = await createUser(url, other, { as: auth });
     expect((await raw(url, 'GET', `/v2/accounts/${other}/users/${user.username}`, { auth })).status).toBe(200);
     expect((await json(url, 'POST', members('read-write'), { username: user.username, domain_name: other }, auth)).status).toBe(200);
-    expect((await raw(url, 'GET', `${members('read-write')}?domain_name=${other}`, { auth })).json.items).toHaveLength(1);
+    expect((await raw(url, 'GET', `${members('read-write')}?domain_name=${other}`, { auth })).json).toHaveLength(1);
     expect((await json(url, 'PUT', `/v2/accounts/${other}`, { email: 'ops@example.com' }, auth)).json.email).toBe('ops@example.com');
     const viaHeader = await raw(url, 'GET', '/v2/account', { auth, headers: { [SA]: other } });
     expect(viaHeader.json.name).toBe(other);
@@ -466,7 +466,7 @@ describe('acting on another account with x-service-account', () => {
     expect(acct.response.status).toBe(200);
     expect(acct.data!.name).toBe(other);
     const listed = await raw(url, 'GET', members('read-only'), { headers: { [SA]: other } });
-    expect(listed.json.items.map((m: { username: string }) => m.username)).toEqual([member.username]);
+    expect(listed.json.map((m: { username: string }) => m.username)).toEqual([member.username]);
     // Without the header the administrator's own account.
     expect((await client(url).GET('/account')).data!.name).toBe('admin');
   });
