@@ -4421,12 +4421,13 @@ export interface components {
             name: string;
             value: string;
         };
+        /** @description One role the caller holds in one account (several roles in an account are several entries). */
         RbacManagerAccountRole: {
             account?: components["schemas"]["Account"];
             domain_name: string;
             /** @description Deprecated alias of domain_name. */
             for_account?: string;
-            roles: components["schemas"]["RbacManagerRoleSummary"][];
+            roles: components["schemas"]["RbacManagerRole"];
         };
         RbacManagerPermission: {
             action: string;
@@ -4469,7 +4470,7 @@ export interface components {
         };
         /** @description The roles, as a bare array. */
         RbacManagerRoleSummaryList: components["schemas"]["RbacManagerRoleSummary"][];
-        /** @description The caller's roles per account, as a bare array. */
+        /** @description The caller's roles, one entry per account and role, as a bare array. */
         RbacManagerUserRoleListing: components["schemas"]["RbacManagerAccountRole"][];
         /** @description A user's role memberships, as a bare array. */
         RbacManagerUserRoleMembership: components["schemas"]["RbacManagerRoleMembership"][];
@@ -10858,7 +10859,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The caller's roles, grouped by account. */
+            /** @description The caller's roles, one entry per account and role. */
             200: {
                 headers: {
                     [name: string]: unknown;

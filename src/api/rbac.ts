@@ -1,5 +1,5 @@
 /** Handlers of the RBAC tag. Authorization itself happens in the pipeline, never here. */
-import { findAccount } from '../auth/accounts.js';
+import { findAccount, type AccountRecord } from '../auth/accounts.js';
 import * as rbac from '../auth/rbac.js';
 import { findUserAnyAccount } from '../auth/users.js';
 import { NotFoundError } from '../errors.js';
@@ -29,17 +29,20 @@ export const rbacHandlers: HandlerGroup<RbacOps> = {
     return { status: 204 };
   },
   async my_roles(ctx) {
+    // One entry per (account, role), its `roles` being the one role with its permissions: the established API's
+    // RbacManagerAccountRole holds a single role object there, so clients generated from it cannot read an array.
     const memberships = await rbac.listUserMemberships(ctx.db, ctx.caller.username);
-    const roles = new Map((await rbac.listRoles(ctx.db)).map((r) => [r.name, r]));
-    const byAccount = new Map<string, rbac.RoleMemberRecord[]>();
-    for (const m of memberships) byAccount.set(m.account_name, [...(byAccount.get(m.account_name) ?? []), m]);
+    const roles = new Map<string, Awaited<ReturnType<typeof rbac.getRole>>>();
+    const accounts = new Map<string, AccountRecord | undefined>();
     const listing = [];
-    for (const [accountName, list] of byAccount) {
-      const account = await findAccount(ctx.db, accountName);
+    for (const m of memberships) {
+      if (!roles.has(m.role_name)) roles.set(m.role_name, await rbac.getRole(ctx.db, m.role_name));
+      if (!accounts.has(m.account_name)) accounts.set(m.account_name, await findAccount(ctx.db, m.account_name));
+      const account = accounts.get(m.account_name);
       listing.push({
-        domain_name: accountName,
-        for_account: accountName,
-        roles: list.map((m) => summary(roles.get(m.role_name)!)),
+        domain_name: m.account_name,
+        for_account: m.account_name,
+        roles: roles.get(m.role_name)!,
         ...(account ? { account: accountShape(account) } : {}),
       });
     }
