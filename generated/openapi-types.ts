@@ -4789,6 +4789,7 @@ export interface components {
             type: "native";
             username: string;
         };
+        /** @description An API key. Its timestamps are whole seconds in UTC (`2026-01-02T03:04:05Z`), without fraction. */
         UserApiKey: {
             /** Format: date-time */
             created_at: string;
@@ -4813,7 +4814,7 @@ export interface components {
             description?: string;
             /**
              * Format: date-time
-             * @description When the key stops working; in the future, at most 3 years ahead. Default 365 days from now.
+             * @description When the key stops working; in the future, at most 3 years ahead. Default 365 days from now. With or without a fraction of a second; the key keeps whole seconds (the fraction is dropped).
              */
             expires_at?: string;
             name: string;
