@@ -4669,7 +4669,8 @@ export interface components {
             subscription_id: string;
             subscription_key: string;
             subscription_type: string;
-            subscription_value?: string;
+            /** @description The subscription's value; null when it has none. */
+            subscription_value: string | null;
         };
         /** @description Subscriptions, as a bare array (one element when a single subscription is read or written). */
         SubscriptionList: components["schemas"]["Subscription"][];
@@ -4678,11 +4679,13 @@ export interface components {
             subscription_key: string;
             /** @enum {string} */
             subscription_type: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "repo_update";
-            subscription_value?: string;
+            /** @description A value for the subscription, or null (the same as leaving it out). */
+            subscription_value?: string | null;
         };
         SubscriptionUpdate: {
             active?: boolean;
-            subscription_value?: string;
+            /** @description The new value; null clears it. */
+            subscription_value?: string | null;
         };
         SystemStatusResponse: {
             service_states: components["schemas"]["Service"][];

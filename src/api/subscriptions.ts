@@ -12,7 +12,7 @@ function subscriptionShape(s: subs.SubscriptionRecord) {
     subscription_id: s.id,
     subscription_key: s.subscription_key,
     subscription_type: s.subscription_type,
-    ...(s.subscription_value !== null ? { subscription_value: s.subscription_value } : {}),
+    subscription_value: s.subscription_value,
     account_name: s.account_name,
     active: s.active,
     created_at: s.created_at,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollWatches } from '../../src/images/watch.js';
 import { waitForAnalysis } from '../support/analysis.js';
 import { client, json, raw } from '../support/http.js';
+import { expectValidationError } from '../support/fixtures.js';
 import { buildImage, type BuiltImage } from '../support/image-builder.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -63,6 +64,23 @@ describe('subscriptions', () => {
     const unknown = await json(server.url, 'PUT', `/v2/subscriptions/${id}`, { subscription_value: 'v', no_such_column: 1 });
     expect(unknown.status, unknown.text).toBe(200);
     expect(unknown.json).toEqual([expect.objectContaining({ subscription_id: id, subscription_value: 'v', active: false })]);
+  });
+
+  // The established API's SubscriptionRequest and SubscriptionUpdate declare subscription_value nullable; clients send null.
+  it('takes subscription_value: null on create and update, and answers the value as null when there is none', async () => {
+    const created = await json(server.url, 'POST', '/v2/subscriptions', { subscription_key: 'registry.example.com/nullable/app:1', subscription_type: 'vuln_update', subscription_value: null });
+    expect(created.status, created.text).toBe(200);
+    expect(created.json).toEqual([expect.objectContaining({ subscription_key: 'registry.example.com/nullable/app:1', subscription_value: null })]);
+    const id = created.json[0].subscription_id;
+    const set = await json(server.url, 'PUT', `/v2/subscriptions/${id}`, { subscription_value: 'something' });
+    expect(set.status, set.text).toBe(200);
+    expect(set.json[0].subscription_value).toBe('something');
+    const cleared = await json(server.url, 'PUT', `/v2/subscriptions/${id}`, { subscription_value: null, active: false });
+    expect(cleared.status, cleared.text).toBe(200);
+    expect(cleared.json).toEqual([expect.objectContaining({ subscription_id: id, subscription_value: null, active: false })]);
+    const got = await raw(server.url, 'GET', `/v2/subscriptions/${id}`);
+    expect(got.json).toEqual(cleared.json);
+    expectValidationError(await json(server.url, 'POST', '/v2/subscriptions', { subscription_key: 'registry.example.com/nullable/app:2', subscription_type: 'vuln_update', subscription_value: 5 }), ['body.subscription_value']);
   });
 
   it('rejects digests as keys and malformed ids', async () => {
