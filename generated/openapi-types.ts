@@ -4443,17 +4443,28 @@ export interface components {
             name: string;
             permissions: components["schemas"]["RbacManagerPermission"][];
         };
+        /**
+         * @description A user's membership in a role in an account. The established API requires exactly one of `for_account` and
+         *     `domain_name` here (a oneOf); Vigil always answers `domain_name` and never the deprecated `for_account`, which
+         *     this schema states by requiring the one and admitting no other property.
+         */
         RbacManagerRoleMember: {
             /** Format: date-time */
             created_at?: string;
+            /** @description The account the role applies to. */
+            domain_name: string;
+            username: string;
+        };
+        /** @description Members of a role in an account, as a bare array. */
+        RbacManagerRoleMemberList: components["schemas"]["RbacManagerRoleMember"][];
+        /** @description A grant of a role to a user in an account. Name the account with domain_name (or its deprecated alias for_account; domain_name wins when both are sent), or neither for the target account of the request. */
+        RbacManagerRoleMemberRequest: {
             /** @description The account the role applies to; default the target account of the request. */
             domain_name?: string;
             /** @description Deprecated alias of domain_name. */
             for_account?: string;
             username: string;
         };
-        /** @description Members of a role in an account, as a bare array. */
-        RbacManagerRoleMemberList: components["schemas"]["RbacManagerRoleMember"][];
         RbacManagerRoleMembership: {
             /** Format: date-time */
             created_at?: string;
@@ -10988,7 +10999,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RbacManagerRoleMember"];
+                "application/json": components["schemas"]["RbacManagerRoleMemberRequest"];
             };
         };
         responses: {

@@ -49,5 +49,6 @@ export function apiKeyShape(k: ApiKeyRecord, value?: string): Schemas['UserApiKe
 }
 
 export function roleMemberShape(m: RoleMemberRecord): Schemas['RbacManagerRoleMember'] {
-  return { username: m.username, domain_name: m.account_name, for_account: m.account_name, created_at: m.created_at };
+  // Exactly one of domain_name and for_account (the established API's oneOf): the current name, never the deprecated alias.
+  return { username: m.username, domain_name: m.account_name, created_at: m.created_at };
 }
