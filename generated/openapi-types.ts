@@ -3279,8 +3279,11 @@ export interface components {
         DeleteImageResponse: {
             detail?: string;
             image_digest: string;
-            /** @enum {string} */
-            status: "not_found" | "deleting" | "delete_failed" | "deleted";
+            /**
+             * @description `deleting`: the image is deleted (Vigil removes it at once, so it is gone when the answer arrives); `not_found`: no such image in the account; `delete_failed`: not deleted, `detail` says why (for example, still being analyzed without force).
+             * @enum {string}
+             */
+            status: "deleting" | "not_found" | "delete_failed";
         };
         /** @description One outcome per digest asked for, as a bare array. */
         DeleteImageResponseList: components["schemas"]["DeleteImageResponse"][];
