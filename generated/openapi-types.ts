@@ -2406,6 +2406,9 @@ export interface paths {
          * Get an access token (password or refresh-token grant)
          * @description Answers with `Cache-Control: no-store` and `Pragma: no-cache`. The password grant also returns a
          *     refresh token; using it (`grant_type=refresh_token`) returns a new pair and revokes the old refresh token.
+         *     Errors carry the OAuth fields of RFC 6749 §5.2 besides the usual ones: an empty, malformed or incomplete
+         *     request is 400 `invalid_request` (`unsupported_grant_type` for another grant type), credentials or a refresh
+         *     token that are not accepted are 401 `invalid_grant`.
          */
         post: operations["get_oauth_token"];
         delete?: never;
@@ -4169,6 +4172,13 @@ export interface components {
             source?: string;
             /** @enum {string} */
             type?: "Primary" | "Secondary" | "None";
+        };
+        /** @description The error body of the OAuth endpoints: the usual fields plus those of RFC 6749 §5.2, so OAuth clients and Vigil's own both read it. */
+        OAuthErrorResponse: components["schemas"]["ApiErrorResponse"] & {
+            /** @enum {string} */
+            error: "invalid_request" | "invalid_grant" | "unsupported_grant_type";
+            /** @description What went wrong, as `message`. */
+            error_description: string;
         };
         PackageContent: {
             cpes: string[];
@@ -10521,9 +10531,33 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The request is empty, malformed or incomplete (`invalid_request`, as RFC 7009 §2.2.1). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit (`invalid_request`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
+            /** @description The body is not a form (`application/x-www-form-urlencoded`) (`invalid_request`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
             500: components["responses"]["InternalError"];
         };
     };
@@ -10565,10 +10599,43 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The request is empty, malformed or incomplete (`invalid_request`), or names a grant type other than password and refresh_token (`unsupported_grant_type`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
+            /** @description The username and password, or the refresh token, are not accepted (`invalid_grant`). */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit (`invalid_request`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
+            /** @description The body is not a form (`application/x-www-form-urlencoded`) (`invalid_request`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -160,6 +160,17 @@ function compileTextBodyValidators(definition: any): Map<string, ValidateFunctio
   return validators;
 }
 
+/** Operations whose spec declares OAuth-shaped errors (RFC 6749 §5.2: `error`, `error_description`) for 400. */
+function oauthShapedOperations(definition: any): Set<string> {
+  const shaped = new Set<string>();
+  for (const item of Object.values<any>(definition.paths))
+    for (const method of METHODS) {
+      const ref = item[method]?.responses?.['400']?.content?.['application/json']?.schema?.$ref;
+      if (typeof ref === 'string' && ref.endsWith('/OAuthErrorResponse')) shaped.add(item[method].operationId);
+    }
+  return shaped;
+}
+
 export function firstString(...values: unknown[]): string | undefined {
   for (const v of values) if (typeof v === 'string' && v !== '') return v;
   return undefined;
@@ -204,6 +215,7 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
   api.validator.preCompileRequestValidators();
   const authenticate = createAuthenticate(services.authenticator);
   const textBodyValidators = compileTextBodyValidators(definition);
+  const oauthShaped = oauthShapedOperations(definition);
 
   function allowedMethods(request: OabRequest): string[] {
     return METHODS.filter((method) => api.router.matchOperation({ ...request, method }, false)).map((m) => m.toUpperCase());
@@ -218,6 +230,7 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
       query: req.query as Record<string, string | string[]>,
       body: req.body,
     };
+    let operationId: OperationId | undefined;
     try {
       let operation;
       try {
@@ -230,7 +243,7 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
         }
         throw new NotFoundError(`no operation at ${req.method} ${request.path}`, { path: request.path });
       }
-      const operationId = operation.operationId as OperationId;
+      operationId = operation.operationId as OperationId;
       const meta: OperationMeta = operationTable[operationId];
 
       const principal = meta.public ? null : await authenticate(req);
@@ -301,7 +314,7 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
         res.json(reply.body);
       }
     } catch (err) {
-      sendError(res, err, requestId);
+      sendError(res, err, requestId, { oauth: operationId !== undefined && oauthShaped.has(operationId) });
     }
   }
 
