@@ -5020,6 +5020,8 @@ export interface components {
     };
     parameters: {
         AccountName: string;
+        /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+        AnchoreAccount: string;
         FeedGroupName: string;
         FeedName: string;
         ImageDigest: string;
@@ -5034,7 +5036,7 @@ export interface components {
         ScheduledQueryResultPage: number;
         /** @description The uuid of a scheduled query execution (`ScheduledQueryExecution.uuid` in GraphQL). */
         ScheduledQueryResultUuid: string;
-        /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+        /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
         ServiceAccount: string;
         Username: string;
         VulnAnnotationUuid: string;
@@ -5136,7 +5138,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -5775,7 +5779,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -5804,7 +5810,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -5842,7 +5850,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -5875,7 +5885,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -5904,7 +5916,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -5943,7 +5957,9 @@ export interface operations {
                 since?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -5976,7 +5992,9 @@ export interface operations {
                 since?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6005,7 +6023,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6036,7 +6056,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6093,7 +6115,9 @@ export interface operations {
                 image_status?: "all" | "active" | "deleting";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6127,7 +6151,9 @@ export interface operations {
                 force?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6169,7 +6195,9 @@ export interface operations {
                 image_digests: string[];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6198,7 +6226,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6231,7 +6261,9 @@ export interface operations {
                 force?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6263,7 +6295,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6295,7 +6329,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6327,7 +6363,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6359,7 +6397,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6397,7 +6437,9 @@ export interface operations {
                 tag: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6429,7 +6471,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6461,7 +6505,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6493,7 +6539,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6532,7 +6580,9 @@ export interface operations {
                 page?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6564,7 +6614,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6596,7 +6648,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6628,7 +6682,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6664,7 +6720,9 @@ export interface operations {
                 spec_version?: "1.5" | "1.6";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6698,7 +6756,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6732,7 +6792,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6768,7 +6830,9 @@ export interface operations {
                 spec_version?: "1.5" | "1.6";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6802,7 +6866,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6836,7 +6902,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6873,7 +6941,9 @@ export interface operations {
                 vulnerability_id?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6904,7 +6974,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6942,7 +7014,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6974,7 +7048,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7013,7 +7089,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7051,7 +7129,9 @@ export interface operations {
                 vendor_only?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7088,7 +7168,9 @@ export interface operations {
                 tag?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -7127,7 +7209,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -7156,7 +7240,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -7185,7 +7271,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7216,7 +7304,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7247,7 +7337,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7278,7 +7370,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7312,7 +7406,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7343,7 +7439,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7381,7 +7479,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7412,7 +7512,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7450,7 +7552,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7481,7 +7585,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7515,7 +7621,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7546,7 +7654,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7580,7 +7690,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7611,7 +7723,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7645,7 +7759,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7676,7 +7792,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7710,7 +7828,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7741,7 +7861,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7780,7 +7902,9 @@ export interface operations {
                 inventory_type?: "kubernetes" | "ecs";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -7813,7 +7937,9 @@ export interface operations {
                 inventory_type: "kubernetes" | "ecs";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -7844,7 +7970,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -7873,7 +8001,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -7911,7 +8041,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -7942,7 +8074,9 @@ export interface operations {
                 cluster_name: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -7969,7 +8103,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8005,7 +8141,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8034,7 +8172,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8070,7 +8210,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8099,7 +8241,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8131,7 +8275,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8160,7 +8306,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8198,7 +8346,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8227,7 +8377,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8259,7 +8411,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8293,7 +8447,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8327,7 +8483,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8364,7 +8522,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8398,7 +8558,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8435,7 +8597,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8467,7 +8631,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8499,7 +8665,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8534,7 +8702,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8568,7 +8738,9 @@ export interface operations {
                 state?: "pending" | "delivering" | "delivered" | "failed";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8600,7 +8772,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8632,7 +8806,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8667,7 +8843,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8702,7 +8880,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8737,7 +8917,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8769,7 +8951,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8798,7 +8982,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8830,7 +9016,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8864,7 +9052,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8898,7 +9088,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8935,7 +9127,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8969,7 +9163,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9006,7 +9202,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9038,7 +9236,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9070,7 +9270,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9105,7 +9307,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9139,7 +9343,9 @@ export interface operations {
                 state?: "pending" | "delivering" | "delivered" | "failed";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9171,7 +9377,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9203,7 +9411,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9238,7 +9448,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9273,7 +9485,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9308,7 +9522,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -9340,7 +9556,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -9369,7 +9587,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -9401,7 +9621,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9435,7 +9657,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9469,7 +9693,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9506,7 +9732,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9540,7 +9768,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9577,7 +9807,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9609,7 +9841,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9641,7 +9875,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9676,7 +9912,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9710,7 +9948,9 @@ export interface operations {
                 state?: "pending" | "delivering" | "delivered" | "failed";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9742,7 +9982,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9774,7 +10016,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9809,7 +10053,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9844,7 +10090,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9879,7 +10127,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -9911,7 +10161,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -9940,7 +10192,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -9972,7 +10226,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10006,7 +10262,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10040,7 +10298,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10077,7 +10337,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10111,7 +10373,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10148,7 +10412,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10180,7 +10446,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10212,7 +10480,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10247,7 +10517,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10281,7 +10553,9 @@ export interface operations {
                 state?: "pending" | "delivering" | "delivered" | "failed";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10313,7 +10587,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10345,7 +10621,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10380,7 +10658,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10415,7 +10695,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10450,7 +10732,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10482,7 +10766,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10670,7 +10956,9 @@ export interface operations {
                 detail?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10699,7 +10987,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10733,7 +11023,9 @@ export interface operations {
                 detail?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10766,7 +11058,9 @@ export interface operations {
                 active?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10804,7 +11098,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10836,7 +11132,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10874,7 +11172,9 @@ export interface operations {
                 version?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10910,7 +11210,9 @@ export interface operations {
                 page?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10963,7 +11265,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10992,7 +11296,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11028,7 +11334,9 @@ export interface operations {
                 for_account?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11059,7 +11367,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11102,7 +11412,9 @@ export interface operations {
                 username: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11136,7 +11448,9 @@ export interface operations {
                 role?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11167,7 +11481,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11198,7 +11514,9 @@ export interface operations {
                 validate?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11232,7 +11550,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11266,7 +11586,9 @@ export interface operations {
                 validate?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11303,7 +11625,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11369,7 +11693,9 @@ export interface operations {
                 page?: components["parameters"]["ScheduledQueryResultPage"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11411,7 +11737,9 @@ export interface operations {
                 repository: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11443,7 +11771,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11475,7 +11805,9 @@ export interface operations {
                 subscription_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "repo_update";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11504,7 +11836,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11540,7 +11874,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11571,7 +11907,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11609,7 +11947,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11642,7 +11982,9 @@ export interface operations {
                 repo?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11684,7 +12026,9 @@ export interface operations {
                 tag?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11713,7 +12057,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11742,7 +12088,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11776,7 +12124,9 @@ export interface operations {
                 wait?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11811,7 +12161,9 @@ export interface operations {
                 version?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11844,7 +12196,9 @@ export interface operations {
                 enabled: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11884,7 +12238,9 @@ export interface operations {
                 version: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11923,7 +12279,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11957,7 +12315,9 @@ export interface operations {
                 enabled: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11992,7 +12352,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12025,7 +12387,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12291,7 +12655,9 @@ export interface operations {
                 vendor_only?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;

@@ -1,7 +1,7 @@
 /**
  * The REST request pipeline. Each cross-cutting step happens here, once, in this order:
  * route match (404/405) -> authentication -> content type (415) -> validation with coercion and defaults (400)
- * -> target account (x-service-account or the operation's account parameter) -> authorization from
+ * -> target account (the operation's account parameter, or x-service-account / x-anchore-account) -> authorization from
  * x-authz-action (403) -> handler -> response. Errors from any step go through one mapper.
  */
 import type { NextFunction, Request, Response } from 'express';
@@ -16,7 +16,7 @@ import { authorize } from '../auth/rbac.js';
 import { AppError, InvalidError, NotFoundError } from '../errors.js';
 import type { Services } from '../service.js';
 import { readProjectJson } from '../util/project.js';
-import { resolveTargetAccount, SERVICE_ACCOUNT_HEADER } from './account-scope.js';
+import { headerAccount, resolveTargetAccount } from './account-scope.js';
 import { createAuthenticate } from './auth-strategies.js';
 import { RequestContext } from './context.js';
 import { sendError } from './error-response.js';
@@ -287,10 +287,9 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
 
       let account: AccountRecord | null = null;
       if (principal) {
-        const header = firstString(req.headers[SERVICE_ACCOUNT_HEADER]);
         const body = (input.body && typeof input.body === 'object' ? input.body : {}) as Record<string, unknown>;
         const named = firstString(...meta.accountParams.flatMap((p) => [input.params[p], input.query[p], body[p]]));
-        account = await resolveTargetAccount(services.db, principal, meta.authzAction, { named, headerAccount: meta.scoped ? header : undefined });
+        account = await resolveTargetAccount(services.db, principal, meta.authzAction, { named, header: meta.scoped ? headerAccount(req.headers) : undefined });
         await authorize(services.db, services.permissions, principal, meta.authzAction, account.name);
       }
 

@@ -461,14 +461,15 @@ describe('the RBAC matrix: one allowed and one denied operation per built-in rol
   });
 });
 
-describe('acting on another account with x-service-account', () => {
+// x-anchore-account is the name clients of the established API send; it is the same header with the same checks.
+describe.each([SA, 'x-anchore-account'])('acting on another account with %s', (header) => {
   it('lets an administrator act on another account', async () => {
     const other = await createAccount(url);
     const member = await createUser(url, other, { roles: ['read-only'] });
-    const acct = await client(url, adminAuth, { [SA]: other }).GET('/account');
+    const acct = await client(url, adminAuth, { [header]: other }).GET('/account');
     expect(acct.response.status).toBe(200);
     expect(acct.data!.name).toBe(other);
-    const listed = await raw(url, 'GET', members('read-only'), { headers: { [SA]: other } });
+    const listed = await raw(url, 'GET', members('read-only'), { headers: { [header]: other } });
     expect(listed.json.map((m: { username: string }) => m.username)).toEqual([member.username]);
     // Without the header the administrator's own account.
     expect((await client(url).GET('/account')).data!.name).toBe('admin');
@@ -476,28 +477,28 @@ describe('acting on another account with x-service-account', () => {
 
   it('answers 404 to an administrator and 403 to anyone else for an unknown account, never falling back', async () => {
     const ghost = uniqueName('ghost');
-    const adminRes = await raw(url, 'GET', '/v2/account', { headers: { [SA]: ghost } });
+    const adminRes = await raw(url, 'GET', '/v2/account', { headers: { [header]: ghost } });
     expectNotFound(adminRes);
     expect(adminRes.json.message).toContain(ghost);
 
     const account = await createAccount(url);
     const user = await createUser(url, account, { roles: ['full-control'] });
-    const userRes = await raw(url, 'GET', '/v2/account', { auth: user.auth, headers: { [SA]: ghost } });
+    const userRes = await raw(url, 'GET', '/v2/account', { auth: user.auth, headers: { [header]: ghost } });
     expectForbidden(userRes);
     expect(userRes.json).not.toHaveProperty('name');
 
     // The same for operations that change something: nothing lands in the caller's own account.
     const target = await createUser(url, account);
-    const grant = await json(url, 'POST', members('read-only'), { username: target.username }, user.auth, { [SA]: ghost });
+    const grant = await json(url, 'POST', members('read-only'), { username: target.username }, user.auth, { [header]: ghost });
     expectForbidden(grant);
-    const adminGrant = await json(url, 'POST', members('read-only'), { username: target.username }, adminAuth, { [SA]: ghost });
+    const adminGrant = await json(url, 'POST', members('read-only'), { username: target.username }, adminAuth, { [header]: ghost });
     expectNotFound(adminGrant);
     expect(await memberNames('read-only', account)).toEqual([]);
     expect(await memberNames('read-only', 'admin')).not.toContain(target.username);
   });
 
   it('answers 400 for a malformed account name in the header', async () => {
-    const res = await raw(url, 'GET', '/v2/account', { headers: { [SA]: '-not valid' } });
+    const res = await raw(url, 'GET', '/v2/account', { headers: { [header]: '-not valid' } });
     expectError(res, 400, 'validation_error');
   });
 
@@ -510,29 +511,29 @@ describe('acting on another account with x-service-account', () => {
     const otherUser = await createUser(url, other);
     const before = await snapshotAccount(url, other);
 
-    const acct = await client(url, user.auth, { [SA]: other }).GET('/account');
+    const acct = await client(url, user.auth, { [header]: other }).GET('/account');
     expect(acct.response.status).toBe(200);
     expect(acct.data!.name).toBe(other);
-    expect((await raw(url, 'GET', '/v2/rbac-manager/roles', { auth: user.auth, headers: { [SA]: other } })).status).toBe(200);
+    expect((await raw(url, 'GET', '/v2/rbac-manager/roles', { auth: user.auth, headers: { [header]: other } })).status).toBe(200);
 
     // read-only in `other`: no user management there, even though the user manages users at home.
     expectForbidden(await raw(url, 'GET', `/v2/accounts/${other}/users`, { auth: user.auth }), 'listUsers');
-    expectForbidden(await json(url, 'POST', `/v2/accounts/${other}/users`, newUserBody(), user.auth, { [SA]: other }), 'createUser');
-    expectForbidden(await raw(url, 'GET', members('read-only'), { auth: user.auth, headers: { [SA]: other } }), 'listRoleMembers');
+    expectForbidden(await json(url, 'POST', `/v2/accounts/${other}/users`, newUserBody(), user.auth, { [header]: other }), 'createUser');
+    expectForbidden(await raw(url, 'GET', members('read-only'), { auth: user.auth, headers: { [header]: other } }), 'listRoleMembers');
     expectForbidden(
-      await json(url, 'POST', members('full-control'), { username: user.username }, user.auth, { [SA]: other }),
+      await json(url, 'POST', members('full-control'), { username: user.username }, user.auth, { [header]: other }),
       'createRoleMember',
     );
     expectForbidden(
-      await raw(url, 'DELETE', `${members('read-only')}?username=${user.username}`, { auth: user.auth, headers: { [SA]: other } }),
+      await raw(url, 'DELETE', `${members('read-only')}?username=${user.username}`, { auth: user.auth, headers: { [header]: other } }),
       'deleteRoleMember',
     );
     expectForbidden(await raw(url, 'GET', `/v2/accounts/${other}/users/${otherUser.username}`, { auth: user.auth }), 'getUser');
     // The path names the account, the header does not widen it.
-    expectForbidden(await raw(url, 'GET', `/v2/accounts/${other}/users`, { auth: user.auth, headers: { [SA]: home } }), 'listUsers');
+    expectForbidden(await raw(url, 'GET', `/v2/accounts/${other}/users`, { auth: user.auth, headers: { [header]: home } }), 'listUsers');
 
     // No role at all in `third`.
-    expectForbidden(await raw(url, 'GET', '/v2/account', { auth: user.auth, headers: { [SA]: third } }));
+    expectForbidden(await raw(url, 'GET', '/v2/account', { auth: user.auth, headers: { [header]: third } }));
     expectForbidden(await raw(url, 'GET', `/v2/accounts/${third}`, { auth: user.auth }), 'getAccount');
 
     // At home, without the header, its own role still applies.
@@ -546,7 +547,7 @@ describe('acting on another account with x-service-account', () => {
     const other = await createAccount(url);
     const user = await createUser(url, home, { roles: ['read-only'] });
     await grantRole(url, 'read-only', user.username, other);
-    const opts = { auth: user.auth, headers: { [SA]: other } };
+    const opts = { auth: user.auth, headers: { [header]: other } };
     expect((await raw(url, 'GET', '/v2/account', opts)).status).toBe(200);
 
     expect((await json(url, 'PUT', `/v2/accounts/${other}/state`, { state: 'disabled' })).status).toBe(200);
@@ -571,7 +572,7 @@ describe('acting on another account with x-service-account', () => {
 
     // A: explicit domain, header naming A, and the default all work.
     expect((await json(url, 'POST', members('read-write'), { username: aUser.username, domain_name: a }, auth)).status).toBe(200);
-    expect((await json(url, 'POST', members('report-admin'), { username: aUser.username }, auth, { [SA]: a })).status).toBe(200);
+    expect((await json(url, 'POST', members('report-admin'), { username: aUser.username }, auth, { [header]: a })).status).toBe(200);
     expect(await memberNames('read-write', a, auth)).toEqual([aUser.username]);
     expect((await raw(url, 'DELETE', `${members('read-write')}?username=${aUser.username}&domain_name=${a}`, { auth })).status).toBe(204);
     expect((await raw(url, 'DELETE', `${members('report-admin')}?username=${aUser.username}`, { auth })).status).toBe(204);
@@ -583,14 +584,34 @@ describe('acting on another account with x-service-account', () => {
       { username: bUser.username, for_account: b },
     ])
       expectForbidden(await json(url, 'POST', members('full-control'), body, auth), 'createRoleMember');
-    expectForbidden(await json(url, 'POST', members('full-control'), { username: bUser.username }, auth, { [SA]: b }));
+    expectForbidden(await json(url, 'POST', members('full-control'), { username: bUser.username }, auth, { [header]: b }));
     expectForbidden(await raw(url, 'GET', `${members('read-only')}?domain_name=${b}`, { auth }), 'listRoleMembers');
     expectForbidden(await raw(url, 'GET', `${members('read-only')}?for_account=${b}`, { auth }), 'listRoleMembers');
-    expectForbidden(await raw(url, 'GET', members('read-only'), { auth, headers: { [SA]: b } }));
+    expectForbidden(await raw(url, 'GET', members('read-only'), { auth, headers: { [header]: b } }));
     expectForbidden(await raw(url, 'DELETE', `${members('read-only')}?username=${bUser.username}&domain_name=${b}`, { auth }), 'deleteRoleMember');
-    expectForbidden(await raw(url, 'DELETE', `${members('read-only')}?username=${bUser.username}`, { auth, headers: { [SA]: b } }));
+    expectForbidden(await raw(url, 'DELETE', `${members('read-only')}?username=${bUser.username}`, { auth, headers: { [header]: b } }));
 
     expect(await snapshotAccount(url, b)).toEqual(beforeB);
     expect(await memberNames('read-only', b)).toEqual([bUser.username]);
+  });
+});
+
+describe('x-service-account together with x-anchore-account', () => {
+  it('answers 400 when x-service-account and x-anchore-account name different accounts, and nothing happens', async () => {
+    const account = await createAccount(url);
+    const target = await createUser(url, account);
+    const other = await createAccount(url);
+    const both = { [SA]: account, 'x-anchore-account': other };
+    const res = await raw(url, 'GET', '/v2/account', { headers: both });
+    expectError(res, 400, 'validation_error');
+    expect(res.json.message).toMatch(/x-service-account and x-anchore-account name different accounts/);
+    const grant = await json(url, 'POST', members('read-only'), { username: target.username }, adminAuth, both);
+    expectError(grant, 400, 'validation_error');
+    expect(await memberNames('read-only', account)).toEqual([]);
+    expect(await memberNames('read-only', other)).toEqual([]);
+    // The same account in both is fine.
+    const same = await raw(url, 'GET', '/v2/account', { headers: { [SA]: account, 'x-anchore-account': account } });
+    expect(same.status, same.text).toBe(200);
+    expect(same.json.name).toBe(account);
   });
 });
