@@ -2570,6 +2570,9 @@ export interface paths {
          * Get an access token (password or refresh-token grant)
          * @description Answers with `Cache-Control: no-store` and `Pragma: no-cache`. The password grant also returns a
          *     refresh token; using it (`grant_type=refresh_token`) returns a new pair and revokes the old refresh token.
+         *     Errors carry the OAuth fields of RFC 6749 §5.2 besides the usual ones: an empty, malformed or incomplete
+         *     request is 400 `invalid_request` (`unsupported_grant_type` for another grant type), credentials or a refresh
+         *     token that are not accepted are 401 `invalid_grant`.
          */
         post: operations["get_oauth_token"];
         delete?: never;
@@ -3519,9 +3522,8 @@ export interface components {
             /** Format: email */
             email: string;
         };
-        AccountList: {
-            items: components["schemas"]["Account"][];
-        };
+        /** @description The accounts, as a bare array. */
+        AccountList: components["schemas"]["Account"][];
         AccountStatus: {
             /** @enum {string} */
             state: "enabled" | "disabled";
@@ -3658,9 +3660,8 @@ export interface components {
             content_type: string;
             image_digest: string;
         };
-        CredentialList: {
-            items: components["schemas"]["AccessCredential"][];
-        };
+        /** @description A user's credentials (values masked), as a bare array. */
+        CredentialList: components["schemas"]["AccessCredential"][];
         CVSSV2Scores: {
             base_score?: number | null;
             exploitability_score?: number | null;
@@ -3680,12 +3681,14 @@ export interface components {
         DeleteImageResponse: {
             detail?: string;
             image_digest: string;
-            /** @enum {string} */
-            status: "not_found" | "deleting" | "delete_failed" | "deleted";
+            /**
+             * @description `deleting`: the image is deleted (Vigil removes it at once, so it is gone when the answer arrives); `not_found`: no such image in the account; `delete_failed`: not deleted, `detail` says why (for example, still being analyzed without force).
+             * @enum {string}
+             */
+            status: "deleting" | "not_found" | "delete_failed";
         };
-        DeleteImageResponseList: {
-            items: components["schemas"]["DeleteImageResponse"][];
-        };
+        /** @description One outcome per digest asked for, as a bare array. */
+        DeleteImageResponseList: components["schemas"]["DeleteImageResponse"][];
         DeploymentHistory: {
             /** Format: date-time */
             created_at: string;
@@ -4105,9 +4108,8 @@ export interface components {
             status: "pending" | "queued" | "processing" | "complete" | "failed" | "expired";
             uuid: string;
         };
-        ImageImports: {
-            items: components["schemas"]["ImageImportOperation"][];
-        };
+        /** @description SBOM import operations, as a bare array. */
+        ImageImports: components["schemas"]["ImageImportOperation"][];
         ImagePackageVulnerability: components["schemas"]["PackageVulnerability"] & {
             inherited_from_base?: boolean;
         };
@@ -4694,6 +4696,13 @@ export interface components {
             /** @enum {string} */
             type?: "Primary" | "Secondary" | "None";
         };
+        /** @description The error body of the OAuth endpoints: the usual fields plus those of RFC 6749 §5.2, so OAuth clients and Vigil's own both read it. */
+        OAuthErrorResponse: components["schemas"]["ApiErrorResponse"] & {
+            /** @enum {string} */
+            error: "invalid_request" | "invalid_grant" | "unsupported_grant_type";
+            /** @description What went wrong, as `message`. */
+            error_description: string;
+        };
         PackageContent: {
             cpes: string[];
             licenses: string[];
@@ -4991,12 +5000,13 @@ export interface components {
             name: string;
             value: string;
         };
+        /** @description One role the caller holds in one account (several roles in an account are several entries). */
         RbacManagerAccountRole: {
             account?: components["schemas"]["Account"];
             domain_name: string;
             /** @description Deprecated alias of domain_name. */
             for_account?: string;
-            roles: components["schemas"]["RbacManagerRoleSummary"][];
+            roles: components["schemas"]["RbacManagerRole"];
         };
         RbacManagerPermission: {
             action: string;
@@ -5012,17 +5022,27 @@ export interface components {
             name: string;
             permissions: components["schemas"]["RbacManagerPermission"][];
         };
+        /**
+         * @description A user's membership in a role in an account. The established API requires exactly one of `for_account` and
+         *     `domain_name` here (a oneOf); Vigil always answers `domain_name` and never the deprecated `for_account`, which
+         *     this schema states by requiring the one and admitting no other property.
+         */
         RbacManagerRoleMember: {
             /** Format: date-time */
             created_at?: string;
+            /** @description The account the role applies to. */
+            domain_name: string;
+            username: string;
+        };
+        /** @description Members of a role in an account, as a bare array. */
+        RbacManagerRoleMemberList: components["schemas"]["RbacManagerRoleMember"][];
+        /** @description A grant of a role to a user in an account. Name the account with domain_name (or its deprecated alias for_account; domain_name wins when both are sent), or neither for the target account of the request. */
+        RbacManagerRoleMemberRequest: {
             /** @description The account the role applies to; default the target account of the request. */
             domain_name?: string;
             /** @description Deprecated alias of domain_name. */
             for_account?: string;
             username: string;
-        };
-        RbacManagerRoleMemberList: {
-            items: components["schemas"]["RbacManagerRoleMember"][];
         };
         RbacManagerRoleMembership: {
             /** Format: date-time */
@@ -5038,15 +5058,12 @@ export interface components {
             description?: string;
             name: string;
         };
-        RbacManagerRoleSummaryList: {
-            items: components["schemas"]["RbacManagerRoleSummary"][];
-        };
-        RbacManagerUserRoleListing: {
-            items: components["schemas"]["RbacManagerAccountRole"][];
-        };
-        RbacManagerUserRoleMembership: {
-            items: components["schemas"]["RbacManagerRoleMembership"][];
-        };
+        /** @description The roles, as a bare array. */
+        RbacManagerRoleSummaryList: components["schemas"]["RbacManagerRoleSummary"][];
+        /** @description The caller's roles, one entry per account and role, as a bare array. */
+        RbacManagerUserRoleListing: components["schemas"]["RbacManagerAccountRole"][];
+        /** @description A user's role memberships, as a bare array. */
+        RbacManagerUserRoleMembership: components["schemas"]["RbacManagerRoleMembership"][];
         RegexContentMatch: {
             /** @description Numbers of the lines the expression matched, counting from 1. */
             lines: number[];
@@ -5065,9 +5082,8 @@ export interface components {
             registry_user?: string;
             registry_verify: boolean;
         };
-        RegistryConfigurationList: {
-            items: components["schemas"]["RegistryConfiguration"][];
-        };
+        /** @description Registry configurations, as a bare array (one element when a single registry is read or written). */
+        RegistryConfigurationList: components["schemas"]["RegistryConfiguration"][];
         RegistryConfigurationRequest: {
             /** @description host[:port], optionally followed by a repository prefix the credentials apply to. */
             registry: string;
@@ -5258,21 +5274,23 @@ export interface components {
             subscription_id: string;
             subscription_key: string;
             subscription_type: string;
-            subscription_value?: string;
+            /** @description The subscription's value; null when it has none. */
+            subscription_value: string | null;
         };
-        SubscriptionList: {
-            items: components["schemas"]["Subscription"][];
-        };
+        /** @description Subscriptions, as a bare array (one element when a single subscription is read or written). */
+        SubscriptionList: components["schemas"]["Subscription"][];
         SubscriptionRequest: {
             /** @description A full tag (registry/repository:tag), or registry/repository for repo_update. */
             subscription_key: string;
             /** @enum {string} */
             subscription_type: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "repo_update";
-            subscription_value?: string;
+            /** @description A value for the subscription, or null (the same as leaving it out). */
+            subscription_value?: string | null;
         };
         SubscriptionUpdate: {
             active?: boolean;
-            subscription_value?: string;
+            /** @description The new value; null clears it. */
+            subscription_value?: string | null;
         };
         SystemResourceLimit: {
             /** @description The current value of the resource. */
@@ -5424,6 +5442,7 @@ export interface components {
             unified_roles?: components["schemas"]["UnifiedRoles"][];
             username: string;
         };
+        /** @description An API key. Its timestamps are whole seconds in UTC (`2026-01-02T03:04:05Z`), without fraction. */
         UserApiKey: {
             /** Format: date-time */
             created_at: string;
@@ -5448,7 +5467,7 @@ export interface components {
             description?: string;
             /**
              * Format: date-time
-             * @description When the key stops working; in the future, at most 3 years ahead. Default 365 days from now.
+             * @description When the key stops working; in the future, at most 3 years ahead. Default 365 days from now. With or without a fraction of a second; the key keeps whole seconds (the fraction is dropped).
              */
             expires_at?: string;
             name: string;
@@ -5637,6 +5656,8 @@ export interface components {
     };
     parameters: {
         AccountName: string;
+        /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+        AnchoreAccount: string;
         FeedGroupName: string;
         FeedName: string;
         ImageDigest: string;
@@ -5651,7 +5672,7 @@ export interface components {
         ScheduledQueryResultPage: number;
         /** @description The uuid of a scheduled query execution (`ScheduledQueryExecution.uuid` in GraphQL). */
         ScheduledQueryResultUuid: string;
-        /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+        /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
         ServiceAccount: string;
         Username: string;
         VulnAnnotationUuid: string;
@@ -5753,7 +5774,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -5979,7 +6002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Users"];
+                    "application/json": components["schemas"]["User"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6420,7 +6443,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6449,7 +6474,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6487,7 +6514,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6520,7 +6549,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6549,7 +6580,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6588,7 +6621,9 @@ export interface operations {
                 since?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6621,7 +6656,9 @@ export interface operations {
                 since?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6650,7 +6687,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6681,7 +6720,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6738,7 +6779,9 @@ export interface operations {
                 image_status?: "all" | "active" | "deleting";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6772,7 +6815,9 @@ export interface operations {
                 force?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6814,7 +6859,9 @@ export interface operations {
                 image_digests: string[];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -6843,7 +6890,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6876,7 +6925,9 @@ export interface operations {
                 force?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6908,7 +6959,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6940,7 +6993,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -6972,7 +7027,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7004,7 +7061,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7042,7 +7101,9 @@ export interface operations {
                 tag: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7074,7 +7135,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7106,7 +7169,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7138,7 +7203,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7177,7 +7244,9 @@ export interface operations {
                 page?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7209,7 +7278,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7241,7 +7312,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7273,7 +7346,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7305,7 +7380,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7337,7 +7414,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7373,7 +7452,9 @@ export interface operations {
                 spec_version?: "1.5" | "1.6";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7407,7 +7488,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7441,7 +7524,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7477,7 +7562,9 @@ export interface operations {
                 spec_version?: "1.5" | "1.6";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7513,7 +7600,9 @@ export interface operations {
                 spec_version?: "1.5" | "1.6";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7546,7 +7635,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7580,7 +7671,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7617,7 +7710,9 @@ export interface operations {
                 vulnerability_id?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7648,7 +7743,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7686,7 +7783,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7718,7 +7817,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7757,7 +7858,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7795,7 +7898,9 @@ export interface operations {
                 vendor_only?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7835,7 +7940,9 @@ export interface operations {
                 vendor_only?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7877,7 +7984,9 @@ export interface operations {
                 vendor_only?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -7915,7 +8024,9 @@ export interface operations {
                 tag?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -7954,7 +8065,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -7983,7 +8096,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8012,7 +8127,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8043,7 +8160,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8074,7 +8193,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8105,7 +8226,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8139,7 +8262,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8170,7 +8295,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8208,7 +8335,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8239,7 +8368,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8277,7 +8408,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8308,7 +8441,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8342,7 +8477,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8373,7 +8510,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8407,7 +8546,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8438,7 +8579,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8472,7 +8615,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8503,7 +8648,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8537,7 +8684,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8568,7 +8717,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8607,7 +8758,9 @@ export interface operations {
                 inventory_type?: "kubernetes" | "ecs";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8640,7 +8793,9 @@ export interface operations {
                 inventory_type: "kubernetes" | "ecs";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8671,7 +8826,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8700,7 +8857,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8738,7 +8897,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8769,7 +8930,9 @@ export interface operations {
                 cluster_name: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8796,7 +8959,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8832,7 +8997,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8861,7 +9028,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8897,7 +9066,9 @@ export interface operations {
                 page_size?: components["parameters"]["InventoryPageSize"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -8926,7 +9097,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -8982,7 +9155,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -9011,7 +9186,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9049,7 +9226,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -9078,7 +9257,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -9110,7 +9291,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9144,7 +9327,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9178,7 +9363,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9215,7 +9402,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9249,7 +9438,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9286,7 +9477,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9318,7 +9511,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9350,7 +9545,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9385,7 +9582,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9419,7 +9618,9 @@ export interface operations {
                 state?: "pending" | "delivering" | "delivered" | "failed";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9451,7 +9652,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9483,7 +9686,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9518,7 +9723,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9553,7 +9760,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9588,7 +9797,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -9620,7 +9831,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -9649,7 +9862,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -9681,7 +9896,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9715,7 +9932,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9749,7 +9968,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9786,7 +10007,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9820,7 +10043,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9857,7 +10082,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9889,7 +10116,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9921,7 +10150,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9956,7 +10187,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -9990,7 +10223,9 @@ export interface operations {
                 state?: "pending" | "delivering" | "delivered" | "failed";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10022,7 +10257,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10054,7 +10291,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10089,7 +10328,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10124,7 +10365,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10159,7 +10402,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10191,7 +10436,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10220,7 +10467,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10252,7 +10501,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10286,7 +10537,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10320,7 +10573,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10357,7 +10612,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10391,7 +10648,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10428,7 +10687,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10460,7 +10721,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10492,7 +10755,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10527,7 +10792,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10561,7 +10828,9 @@ export interface operations {
                 state?: "pending" | "delivering" | "delivered" | "failed";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10593,7 +10862,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10625,7 +10896,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10660,7 +10933,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10695,7 +10970,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10730,7 +11007,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10762,7 +11041,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10791,7 +11072,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -10823,7 +11106,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10857,7 +11142,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10891,7 +11178,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10928,7 +11217,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10962,7 +11253,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -10999,7 +11292,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11031,7 +11326,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11063,7 +11360,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11098,7 +11397,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11132,7 +11433,9 @@ export interface operations {
                 state?: "pending" | "delivering" | "delivered" | "failed";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11164,7 +11467,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11196,7 +11501,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11231,7 +11538,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11266,7 +11575,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11301,7 +11612,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11333,7 +11646,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11382,9 +11697,33 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The request is empty, malformed or incomplete (`invalid_request`, as RFC 7009 §2.2.1). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit (`invalid_request`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
+            /** @description The body is not a form (`application/x-www-form-urlencoded`) (`invalid_request`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
             500: components["responses"]["InternalError"];
         };
     };
@@ -11426,10 +11765,43 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The request is empty, malformed or incomplete (`invalid_request`), or names a grant type other than password and refresh_token (`unsupported_grant_type`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
+            /** @description The username and password, or the refresh token, are not accepted (`invalid_grant`). */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit (`invalid_request`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
+            /** @description The body is not a form (`application/x-www-form-urlencoded`) (`invalid_request`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponse"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11464,7 +11836,9 @@ export interface operations {
                 detail?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11493,7 +11867,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11527,7 +11903,9 @@ export interface operations {
                 detail?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11560,7 +11938,9 @@ export interface operations {
                 active?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11598,7 +11978,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11630,7 +12012,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11668,7 +12052,9 @@ export interface operations {
                 version?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11704,7 +12090,9 @@ export interface operations {
                 page?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11738,7 +12126,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The caller's roles, grouped by account. */
+            /** @description The caller's roles, one entry per account and role. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11757,7 +12145,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11786,7 +12176,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11822,7 +12214,9 @@ export interface operations {
                 for_account?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11853,7 +12247,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11863,7 +12259,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RbacManagerRoleMember"];
+                "application/json": components["schemas"]["RbacManagerRoleMemberRequest"];
             };
         };
         responses: {
@@ -11896,7 +12292,9 @@ export interface operations {
                 username: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11930,7 +12328,9 @@ export interface operations {
                 role?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -11961,7 +12361,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -11992,7 +12394,9 @@ export interface operations {
                 validate?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12000,13 +12404,13 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["RegistryConfigurationRequest"];
         responses: {
-            /** @description The stored configuration. */
+            /** @description A one-element array holding the stored configuration. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RegistryConfiguration"];
+                    "application/json": components["schemas"]["RegistryConfigurationList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12026,7 +12430,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12037,13 +12443,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The configuration. */
+            /** @description A one-element array holding the configuration. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RegistryConfiguration"];
+                    "application/json": components["schemas"]["RegistryConfigurationList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12060,7 +12466,9 @@ export interface operations {
                 validate?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12071,13 +12479,13 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["RegistryConfigurationRequest"];
         responses: {
-            /** @description The stored configuration. */
+            /** @description A one-element array holding the stored configuration. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RegistryConfiguration"];
+                    "application/json": components["schemas"]["RegistryConfigurationList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12097,7 +12505,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12163,7 +12573,9 @@ export interface operations {
                 page?: components["parameters"]["ScheduledQueryResultPage"];
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12205,7 +12617,9 @@ export interface operations {
                 repository: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12237,7 +12651,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12269,7 +12685,9 @@ export interface operations {
                 subscription_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "repo_update";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12298,7 +12716,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12310,13 +12730,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The subscription. */
+            /** @description A one-element array holding the subscription. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Subscription"];
+                    "application/json": components["schemas"]["SubscriptionList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12334,7 +12754,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12344,13 +12766,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The subscription. */
+            /** @description A one-element array holding the subscription. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Subscription"];
+                    "application/json": components["schemas"]["SubscriptionList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12365,7 +12787,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12379,13 +12803,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The subscription. */
+            /** @description A one-element array holding the subscription. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Subscription"];
+                    "application/json": components["schemas"]["SubscriptionList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12403,7 +12827,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12436,7 +12862,9 @@ export interface operations {
                 repo?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12478,7 +12906,9 @@ export interface operations {
                 tag?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12507,7 +12937,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12536,7 +12968,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12565,7 +12999,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12594,7 +13030,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12628,7 +13066,9 @@ export interface operations {
                 wait?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12663,7 +13103,9 @@ export interface operations {
                 version?: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12696,7 +13138,9 @@ export interface operations {
                 enabled: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12736,7 +13180,9 @@ export interface operations {
                 version: string;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12775,7 +13221,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12809,7 +13257,9 @@ export interface operations {
                 enabled: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12844,7 +13294,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -12877,7 +13329,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12913,7 +13367,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12942,7 +13398,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -12971,7 +13429,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -13000,7 +13460,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -13031,7 +13493,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -13063,7 +13527,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -13096,7 +13562,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;
@@ -13128,7 +13596,9 @@ export interface operations {
                 notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
@@ -13403,7 +13873,9 @@ export interface operations {
                 vendor_only?: boolean;
             };
             header?: {
-                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path?: never;

@@ -16,7 +16,7 @@ export interface OperationMeta {
   readonly public: boolean;
   /** Parameters or body fields naming the target account (x-authz-account-param), first present wins. */
   readonly accountParams: readonly string[];
-  /** True when the operation accepts the x-service-account header. */
+  /** True when the operation accepts the x-service-account header (and its alias x-anchore-account). */
   readonly scoped: boolean;
   readonly consumes: readonly string[];
   readonly produces: readonly string[];

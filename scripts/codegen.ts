@@ -114,6 +114,9 @@ function collectOperations(doc: Json): OperationRow[] {
       if (!statuses.includes('500')) fail(`${id} does not declare 500`);
       // The pipeline validates every request (unknown query parameters, malformed path encoding): any can be a 400.
       if (!statuses.includes('400')) fail(`${id} does not declare 400`);
+      // x-anchore-account is the established API's name of the account header: every operation taking one takes both.
+      const accountHeaders = ['x-service-account', 'x-anchore-account'].filter((h) => params.some((p) => p.in === 'header' && p.name === h));
+      if (accountHeaders.length === 1) fail(`${id} declares ${accountHeaders[0]} alone; declare both x-service-account and x-anchore-account`);
       const body = params.find((p) => p.in === 'body');
       const form = params.some((p) => p.in === 'formData');
       rows.push({
@@ -124,7 +127,7 @@ function collectOperations(doc: Json): OperationRow[] {
         authzAction: op['x-authz-action'],
         public: isPublic,
         accountParams: ([] as string[]).concat(op['x-authz-account-param'] ?? []),
-        scoped: params.some((p) => p.in === 'header' && p.name === 'x-service-account'),
+        scoped: accountHeaders.length > 0,
         consumes: body || form ? (op.consumes ?? doc.consumes ?? []) : [],
         produces: op.produces ?? doc.produces ?? [],
         successStatuses: statuses.map(Number).filter((c) => c >= 200 && c < 300),
@@ -198,7 +201,7 @@ export interface OperationMeta {
   readonly public: boolean;
   /** Parameters or body fields naming the target account (x-authz-account-param), first present wins. */
   readonly accountParams: readonly string[];
-  /** True when the operation accepts the x-service-account header. */
+  /** True when the operation accepts the x-service-account header (and its alias x-anchore-account). */
   readonly scoped: boolean;
   readonly consumes: readonly string[];
   readonly produces: readonly string[];

@@ -518,6 +518,9 @@ export const describeErrorCodes = <ThrowOnError extends boolean = false>(options
  *
  * Answers with `Cache-Control: no-store` and `Pragma: no-cache`. The password grant also returns a
  * refresh token; using it (`grant_type=refresh_token`) returns a new pair and revokes the old refresh token.
+ * Errors carry the OAuth fields of RFC 6749 §5.2 besides the usual ones: an empty, malformed or incomplete
+ * request is 400 `invalid_request` (`unsupported_grant_type` for another grant type), credentials or a refresh
+ * token that are not accepted are 401 `invalid_grant`.
  *
  */
 export const getOauthToken = <ThrowOnError extends boolean = false>(options?: Options<GetOauthTokenData, ThrowOnError>) => (options?.client ?? client).post<GetOauthTokenResponses, GetOauthTokenErrors, ThrowOnError>({

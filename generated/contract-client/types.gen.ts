@@ -29,6 +29,17 @@ export type ApiErrorResponse = {
     };
 };
 
+/**
+ * The error body of the OAuth endpoints: the usual fields plus those of RFC 6749 §5.2, so OAuth clients and Vigil's own both read it.
+ */
+export type OAuthErrorResponse = ApiErrorResponse & {
+    error: 'invalid_request' | 'invalid_grant' | 'unsupported_grant_type';
+    /**
+     * What went wrong, as `message`.
+     */
+    error_description: string;
+};
+
 export type ServiceVersion = {
     service: {
         version: string;
@@ -178,9 +189,10 @@ export type Account = {
     last_updated: string;
 };
 
-export type AccountList = {
-    items: Array<Account>;
-};
+/**
+ * The accounts, as a bare array.
+ */
+export type AccountList = Array<Account>;
 
 export type AccountCreationRequest = {
     name: string;
@@ -262,19 +274,23 @@ export type AccessCredential = {
     created_at?: string;
 };
 
-export type CredentialList = {
-    items: Array<AccessCredential>;
-};
+/**
+ * A user's credentials (values masked), as a bare array.
+ */
+export type CredentialList = Array<AccessCredential>;
 
 export type UserApiKeyRequest = {
     name: string;
     description?: string;
     /**
-     * When the key stops working; in the future, at most 3 years ahead. Default 365 days from now.
+     * When the key stops working; in the future, at most 3 years ahead. Default 365 days from now. With or without a fraction of a second; the key keeps whole seconds (the fraction is dropped).
      */
     expires_at?: string;
 };
 
+/**
+ * An API key. Its timestamps are whole seconds in UTC (`2026-01-02T03:04:05Z`), without fraction.
+ */
 export type UserApiKey = {
     name: string;
     description?: string;
@@ -318,11 +334,15 @@ export type RbacManagerRoleSummary = {
     created_at?: string;
 };
 
-export type RbacManagerRoleSummaryList = {
-    items: Array<RbacManagerRoleSummary>;
-};
+/**
+ * The roles, as a bare array.
+ */
+export type RbacManagerRoleSummaryList = Array<RbacManagerRoleSummary>;
 
-export type RbacManagerRoleMember = {
+/**
+ * A grant of a role to a user in an account. Name the account with domain_name (or its deprecated alias for_account; domain_name wins when both are sent), or neither for the target account of the request.
+ */
+export type RbacManagerRoleMemberRequest = {
     username: string;
     /**
      * The account the role applies to; default the target account of the request.
@@ -332,12 +352,27 @@ export type RbacManagerRoleMember = {
      * Deprecated alias of domain_name.
      */
     for_account?: string;
+};
+
+/**
+ * A user's membership in a role in an account. The established API requires exactly one of `for_account` and
+ * `domain_name` here (a oneOf); Vigil always answers `domain_name` and never the deprecated `for_account`, which
+ * this schema states by requiring the one and admitting no other property.
+ *
+ */
+export type RbacManagerRoleMember = {
+    username: string;
+    /**
+     * The account the role applies to.
+     */
+    domain_name: string;
     created_at?: string;
 };
 
-export type RbacManagerRoleMemberList = {
-    items: Array<RbacManagerRoleMember>;
-};
+/**
+ * Members of a role in an account, as a bare array.
+ */
+export type RbacManagerRoleMemberList = Array<RbacManagerRoleMember>;
 
 export type RbacManagerRoleMembership = {
     role: string;
@@ -349,23 +384,28 @@ export type RbacManagerRoleMembership = {
     created_at?: string;
 };
 
-export type RbacManagerUserRoleMembership = {
-    items: Array<RbacManagerRoleMembership>;
-};
+/**
+ * A user's role memberships, as a bare array.
+ */
+export type RbacManagerUserRoleMembership = Array<RbacManagerRoleMembership>;
 
+/**
+ * One role the caller holds in one account (several roles in an account are several entries).
+ */
 export type RbacManagerAccountRole = {
     domain_name: string;
     /**
      * Deprecated alias of domain_name.
      */
     for_account?: string;
-    roles: Array<RbacManagerRoleSummary>;
+    roles: RbacManagerRole;
     account?: Account;
 };
 
-export type RbacManagerUserRoleListing = {
-    items: Array<RbacManagerAccountRole>;
-};
+/**
+ * The caller's roles, one entry per account and role, as a bare array.
+ */
+export type RbacManagerUserRoleListing = Array<RbacManagerAccountRole>;
 
 export type ImageAnalysisRequest = {
     image_type?: 'docker';
@@ -505,13 +545,17 @@ export type AnchoreImageList = {
 
 export type DeleteImageResponse = {
     image_digest: string;
-    status: 'not_found' | 'deleting' | 'delete_failed' | 'deleted';
+    /**
+     * `deleting`: the image is deleted (Vigil removes it at once, so it is gone when the answer arrives); `not_found`: no such image in the account; `delete_failed`: not deleted, `detail` says why (for example, still being analyzed without force).
+     */
+    status: 'deleting' | 'not_found' | 'delete_failed';
     detail?: string;
 };
 
-export type DeleteImageResponseList = {
-    items: Array<DeleteImageResponse>;
-};
+/**
+ * One outcome per digest asked for, as a bare array.
+ */
+export type DeleteImageResponseList = Array<DeleteImageResponse>;
 
 export type RegistryConfigurationRequest = {
     /**
@@ -541,9 +585,10 @@ export type RegistryConfiguration = {
     last_updated: string;
 };
 
-export type RegistryConfigurationList = {
-    items: Array<RegistryConfiguration>;
-};
+/**
+ * Registry configurations, as a bare array (one element when a single registry is read or written).
+ */
+export type RegistryConfigurationList = Array<RegistryConfiguration>;
 
 export type Event = {
     /**
@@ -822,28 +867,38 @@ export type SubscriptionRequest = {
      */
     subscription_key: string;
     subscription_type: 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval' | 'repo_update';
-    subscription_value?: string;
+    /**
+     * A value for the subscription, or null (the same as leaving it out).
+     */
+    subscription_value?: string | null;
 };
 
 export type SubscriptionUpdate = {
     active?: boolean;
-    subscription_value?: string;
+    /**
+     * The new value; null clears it.
+     */
+    subscription_value?: string | null;
 };
 
 export type Subscription = {
     subscription_id: string;
     subscription_key: string;
     subscription_type: string;
-    subscription_value?: string;
+    /**
+     * The subscription's value; null when it has none.
+     */
+    subscription_value: string | null;
     account_name: string;
     active: boolean;
     created_at: string;
     last_updated: string;
 };
 
-export type SubscriptionList = {
-    items: Array<Subscription>;
-};
+/**
+ * Subscriptions, as a bare array (one element when a single subscription is read or written).
+ */
+export type SubscriptionList = Array<Subscription>;
 
 export type ImageImportOperation = {
     uuid: string;
@@ -852,9 +907,10 @@ export type ImageImportOperation = {
     expires_at: string;
 };
 
-export type ImageImports = {
-    items: Array<ImageImportOperation>;
-};
+/**
+ * SBOM import operations, as a bare array.
+ */
+export type ImageImports = Array<ImageImportOperation>;
 
 export type ImageImportContentResponse = {
     digest: string;
@@ -2751,9 +2807,13 @@ export type GetStatusData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -2802,9 +2862,13 @@ export type GetServiceDetailData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -2853,9 +2917,13 @@ export type GetSystemFeedsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -2904,9 +2972,13 @@ export type PostSystemFeedsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -2974,9 +3046,13 @@ export type DeleteFeedData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         feed: string;
@@ -3037,9 +3113,13 @@ export type GetSystemFeedData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         feed: string;
@@ -3095,9 +3175,13 @@ export type UploadSystemFeedData = {
     body?: Blob | File;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         feed: string;
@@ -3168,9 +3252,13 @@ export type ToggleFeedEnabledData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         feed: string;
@@ -3235,9 +3323,13 @@ export type DeleteFeedGroupData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         feed: string;
@@ -3299,9 +3391,13 @@ export type ToggleGroupEnabledData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         feed: string;
@@ -3367,9 +3463,13 @@ export type DescribePolicyData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -3418,9 +3518,13 @@ export type ListServicesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -3469,9 +3573,13 @@ export type GetServicesByNameData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         service_name: string;
@@ -3522,9 +3630,13 @@ export type DeleteServiceData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         service_name: string;
@@ -3586,9 +3698,13 @@ export type GetServicesByNameAndHostData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         service_name: string;
@@ -3640,9 +3756,13 @@ export type GetDeploymentHistoryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -3691,9 +3811,13 @@ export type GetSystemStatisticsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -3742,9 +3866,13 @@ export type TestWebhookData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         webhook_type: 'general' | 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval';
@@ -3802,9 +3930,13 @@ export type SetNewLogLevelData = {
     body: LoggingLevel;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -3865,9 +3997,13 @@ export type GetResourceLimitsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -3916,9 +4052,13 @@ export type DescribeErrorCodesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -3978,21 +4118,21 @@ export type GetOauthTokenData = {
 
 export type GetOauthTokenErrors = {
     /**
-     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     * The request is empty, malformed or incomplete (`invalid_request`), or names a grant type other than password and refresh_token (`unsupported_grant_type`).
      */
-    400: ApiErrorResponse;
+    400: OAuthErrorResponse;
     /**
-     * No valid credentials were presented.
+     * The username and password, or the refresh token, are not accepted (`invalid_grant`).
      */
-    401: ApiErrorResponse;
+    401: OAuthErrorResponse;
     /**
-     * The request body is larger than the configured limit.
+     * The body is larger than the configured limit (`invalid_request`).
      */
-    413: ApiErrorResponse;
+    413: OAuthErrorResponse;
     /**
-     * The request body's content type is not accepted by this operation.
+     * The body is not a form (`application/x-www-form-urlencoded`) (`invalid_request`).
      */
-    415: ApiErrorResponse;
+    415: OAuthErrorResponse;
     /**
      * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
      */
@@ -4026,17 +4166,17 @@ export type RevokeOauthTokenData = {
 
 export type RevokeOauthTokenErrors = {
     /**
-     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     * The request is empty, malformed or incomplete (`invalid_request`, as RFC 7009 §2.2.1).
      */
-    400: ApiErrorResponse;
+    400: OAuthErrorResponse;
     /**
-     * The request body is larger than the configured limit.
+     * The body is larger than the configured limit (`invalid_request`).
      */
-    413: ApiErrorResponse;
+    413: OAuthErrorResponse;
     /**
-     * The request body's content type is not accepted by this operation.
+     * The body is not a form (`application/x-www-form-urlencoded`) (`invalid_request`).
      */
-    415: ApiErrorResponse;
+    415: OAuthErrorResponse;
     /**
      * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
      */
@@ -4056,9 +4196,13 @@ export type GetUsersAccountData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -4896,7 +5040,7 @@ export type ListUsersResponses = {
     /**
      * The users.
      */
-    200: Users;
+    200: Array<User>;
 };
 
 export type ListUsersResponse = ListUsersResponses[keyof ListUsersResponses];
@@ -5586,9 +5730,13 @@ export type ListRolesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -5637,9 +5785,13 @@ export type GetRoleData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         role_name: string;
@@ -5690,9 +5842,13 @@ export type DeleteRoleUserData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         role_name: string;
@@ -5748,9 +5904,13 @@ export type ListRoleMembersData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         role_name: string;
@@ -5807,12 +5967,16 @@ export type ListRoleMembersResponses = {
 export type ListRoleMembersResponse = ListRoleMembersResponses[keyof ListRoleMembersResponses];
 
 export type AddRoleUserData = {
-    body: RbacManagerRoleMember;
+    body: RbacManagerRoleMemberRequest;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         role_name: string;
@@ -5901,7 +6065,7 @@ export type MyRolesError = MyRolesErrors[keyof MyRolesErrors];
 
 export type MyRolesResponses = {
     /**
-     * The caller's roles, grouped by account.
+     * The caller's roles, one entry per account and role.
      */
     200: RbacManagerUserRoleListing;
 };
@@ -5912,9 +6076,13 @@ export type ListUserRolesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         username: string;
@@ -5972,9 +6140,13 @@ export type DeleteImagesAsyncData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query: {
@@ -6029,9 +6201,13 @@ export type ListImagesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -6091,9 +6267,13 @@ export type AddImageData = {
     body: ImageAnalysisRequest;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -6171,9 +6351,13 @@ export type AddImageArchiveData = {
     body?: Blob | File;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -6244,9 +6428,13 @@ export type DeleteImageData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6303,9 +6491,13 @@ export type GetImageData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6356,9 +6548,13 @@ export type GetImageAncestorsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6413,9 +6609,13 @@ export type ListRetrievedFilesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6470,9 +6670,13 @@ export type ListFileContentSearchResultsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6527,9 +6731,13 @@ export type ListSecretSearchResultsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6584,9 +6792,13 @@ export type ListImageContentData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6641,9 +6853,13 @@ export type GetImageContentSummaryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6698,9 +6914,13 @@ export type GetImageContentByTypeFilesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6764,9 +6984,13 @@ export type GetImageContentByTypeJavaPackageData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6821,9 +7045,13 @@ export type GetImageContentByTypeLicenseData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6878,9 +7106,13 @@ export type GetImageContentByTypeMalwareData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6935,9 +7167,13 @@ export type GetImageContentByTypeData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -6996,9 +7232,13 @@ export type GetImageSbomNativeJsonData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7055,9 +7295,13 @@ export type GetImageSbomCyclonedxJsonData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7119,9 +7363,13 @@ export type GetImageSbomSpdxJsonData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7178,9 +7426,13 @@ export type ListImageMetadataData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7235,9 +7487,13 @@ export type GetImageMetadataByTypeData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7293,9 +7549,13 @@ export type GetImagePolicyCheckByDigestData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7356,9 +7616,13 @@ export type GetImageVulnerabilityTypesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7413,9 +7677,13 @@ export type GetImageVulnerabilitiesByDigestData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7478,9 +7746,13 @@ export type GetImageVulnerabilitiesByDigestCyclonedxJsonData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7549,9 +7821,13 @@ export type GetImageVulnerabilitiesByDigestCyclonedxXmlData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7618,9 +7894,13 @@ export type ListImageVulnAnnotationsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7676,9 +7956,13 @@ export type CreateImageVulnAnnotationData = {
     body: PackageVulnerabilityAnnotationRequestWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7741,9 +8025,13 @@ export type DeleteImageVulnAnnotationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7805,9 +8093,13 @@ export type GetImageVulnAnnotationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7859,9 +8151,13 @@ export type UpdateImageVulnAnnotationData = {
     body: VulnerabilityAnnotationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7925,9 +8221,13 @@ export type GetImageOpenvexData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -7984,9 +8284,13 @@ export type GetImageCyclonedxJsonData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -8045,9 +8349,13 @@ export type GetImageCyclonedxXmlData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         image_digest: string;
@@ -8104,9 +8412,13 @@ export type SummaryImageTagsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -8172,9 +8484,13 @@ export type SummaryImageCountsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -8227,9 +8543,13 @@ export type QueryImagesByPackageData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query: {
@@ -8284,9 +8604,13 @@ export type QueryVulnerabilitiesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -8344,9 +8668,13 @@ export type VulnerabilityScanSbomData = {
     };
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -8410,9 +8738,13 @@ export type ListPoliciesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -8463,9 +8795,13 @@ export type AddPolicyData = {
     body: Policy;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -8526,9 +8862,13 @@ export type DeletePolicyData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         policy_id: string;
@@ -8589,9 +8929,13 @@ export type GetPolicyData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         policy_id: string;
@@ -8644,9 +8988,13 @@ export type UpdatePolicyData = {
     body: PolicyRecordUpdate;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         policy_id: string;
@@ -8711,9 +9059,13 @@ export type DryRunPolicyData = {
     body: Policy;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -8774,9 +9126,13 @@ export type ListSubscriptionsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -8828,9 +9184,13 @@ export type AddSubscriptionData = {
     body: SubscriptionRequest;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -8880,9 +9240,9 @@ export type AddSubscriptionError = AddSubscriptionErrors[keyof AddSubscriptionEr
 
 export type AddSubscriptionResponses = {
     /**
-     * The subscription.
+     * A one-element array holding the subscription.
      */
-    200: Subscription;
+    200: SubscriptionList;
 };
 
 export type AddSubscriptionResponse = AddSubscriptionResponses[keyof AddSubscriptionResponses];
@@ -8891,9 +9251,13 @@ export type DeleteSubscriptionData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         subscription_id: string;
@@ -8942,9 +9306,13 @@ export type GetSubscriptionData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         subscription_id: string;
@@ -8984,9 +9352,9 @@ export type GetSubscriptionError = GetSubscriptionErrors[keyof GetSubscriptionEr
 
 export type GetSubscriptionResponses = {
     /**
-     * The subscription.
+     * A one-element array holding the subscription.
      */
-    200: Subscription;
+    200: SubscriptionList;
 };
 
 export type GetSubscriptionResponse = GetSubscriptionResponses[keyof GetSubscriptionResponses];
@@ -8995,9 +9363,13 @@ export type UpdateSubscriptionData = {
     body: SubscriptionUpdate;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         subscription_id: string;
@@ -9049,9 +9421,9 @@ export type UpdateSubscriptionError = UpdateSubscriptionErrors[keyof UpdateSubsc
 
 export type UpdateSubscriptionResponses = {
     /**
-     * The subscription.
+     * A one-element array holding the subscription.
      */
-    200: Subscription;
+    200: SubscriptionList;
 };
 
 export type UpdateSubscriptionResponse = UpdateSubscriptionResponses[keyof UpdateSubscriptionResponses];
@@ -9060,9 +9432,13 @@ export type AddRepositoryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query: {
@@ -9140,9 +9516,13 @@ export type ListOperationsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -9191,9 +9571,13 @@ export type CreateOperationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -9242,9 +9626,13 @@ export type InvalidateOperationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9295,9 +9683,13 @@ export type GetOperationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9348,9 +9740,13 @@ export type ListImportPackagesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9403,9 +9799,13 @@ export type ImportImagePackagesData = {
     };
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9468,9 +9868,13 @@ export type ListImportImageManifestsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9523,9 +9927,13 @@ export type ImportImageManifestData = {
     };
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9588,9 +9996,13 @@ export type ListImportImageConfigsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9643,9 +10055,13 @@ export type ImportImageConfigData = {
     };
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9708,9 +10124,13 @@ export type ListImportParentManifestsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9763,9 +10183,13 @@ export type ImportImageParentManifestData = {
     };
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9828,9 +10252,13 @@ export type ListImportDockerfilesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9881,9 +10309,13 @@ export type ImportImageDockerfileData = {
     body: string;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9946,9 +10378,13 @@ export type ListImportSecretSearchesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -9999,9 +10435,13 @@ export type ImportSecretSearchesData = {
     body: ImageImportContentSearchList;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -10064,9 +10504,13 @@ export type ListImportContentSearchesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -10117,9 +10561,13 @@ export type ImportContentSearchesData = {
     body: ImageImportContentSearchList;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -10182,9 +10630,13 @@ export type ListImportFileContentsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -10235,9 +10687,13 @@ export type ImportFileContentsData = {
     body: ImageImportFileContentList;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         operation_id: string;
@@ -10300,9 +10756,13 @@ export type PostKubernetesInventoryData = {
     body: KubernetesInventory;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -10361,9 +10821,13 @@ export type PostEcsInventoryData = {
     body: EcsInventory;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -10422,9 +10886,13 @@ export type DeleteInventoryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query: {
@@ -10475,9 +10943,13 @@ export type GetImageInventoryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -10533,9 +11005,13 @@ export type DeleteKubernetesNamespacesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query: {
@@ -10584,9 +11060,13 @@ export type GetKubernetesNamespacesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query: {
@@ -10641,9 +11121,13 @@ export type GetKubernetesNamespaceData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -10697,9 +11181,13 @@ export type GetKubernetesNodesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query: {
@@ -10754,9 +11242,13 @@ export type GetKubernetesNodeData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -10810,9 +11302,13 @@ export type GetKubernetesPodsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query: {
@@ -10867,9 +11363,13 @@ export type GetKubernetesPodData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -10923,9 +11423,13 @@ export type GetKubernetesContainersData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query: {
@@ -10980,9 +11484,13 @@ export type GetEcsContainersData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query: {
@@ -11037,9 +11545,13 @@ export type GetEcsServicesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query: {
@@ -11094,9 +11606,13 @@ export type GetEcsTasksData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query: {
@@ -11151,9 +11667,13 @@ export type GetQueryResultData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -11275,9 +11795,13 @@ export type ListEndpointsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -11326,9 +11850,13 @@ export type UpdateEndpointStatusData = {
     body: NotificationEndpointEnabledStatus;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         name: 'webhook' | 'slack' | 'teams' | 'smtp';
@@ -11391,9 +11919,13 @@ export type ListSelectorsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -11442,9 +11974,13 @@ export type ListWebhookConfigurationsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -11493,9 +12029,13 @@ export type AddWebhookConfigurationData = {
     body: NotificationWebhookEndpointConfigurationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -11556,9 +12096,13 @@ export type DeleteWebhookConfigurationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -11610,9 +12154,13 @@ export type GetWebhookConfigurationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -11666,9 +12214,13 @@ export type UpdateWebhookConfigurationData = {
     body: NotificationWebhookEndpointConfigurationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -11734,9 +12286,13 @@ export type ListWebhookSelectorsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -11790,9 +12346,13 @@ export type AddWebhookSelectorData = {
     body: NotificationSelectorWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -11858,9 +12418,13 @@ export type DeleteWebhookSelectorData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -11916,9 +12480,13 @@ export type GetWebhookSelectorData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -11976,9 +12544,13 @@ export type UpdateWebhookSelectorData = {
     body: NotificationSelectorWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12048,9 +12620,13 @@ export type GetWebhookConfigurationStatusData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12104,9 +12680,13 @@ export type TestStoredWebhookConfigurationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12165,9 +12745,13 @@ export type TestWebhookConfigurationData = {
     body: NotificationWebhookEndpointConfigurationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -12233,9 +12817,13 @@ export type ListWebhookDeliveriesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12293,9 +12881,13 @@ export type GetWebhookDeliveryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12353,9 +12945,13 @@ export type ListWebhookDeliveryReceiptsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12413,9 +13009,13 @@ export type ReplayWebhookDeliveryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12485,9 +13085,13 @@ export type ListSlackConfigurationsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -12536,9 +13140,13 @@ export type AddSlackConfigurationData = {
     body: NotificationSlackEndpointConfigurationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -12599,9 +13207,13 @@ export type DeleteSlackConfigurationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12653,9 +13265,13 @@ export type GetSlackConfigurationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12709,9 +13325,13 @@ export type UpdateSlackConfigurationData = {
     body: NotificationSlackEndpointConfigurationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12777,9 +13397,13 @@ export type ListSlackSelectorsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12833,9 +13457,13 @@ export type AddSlackSelectorData = {
     body: NotificationSelectorWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12901,9 +13529,13 @@ export type DeleteSlackSelectorData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -12959,9 +13591,13 @@ export type GetSlackSelectorData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13019,9 +13655,13 @@ export type UpdateSlackSelectorData = {
     body: NotificationSelectorWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13091,9 +13731,13 @@ export type GetSlackConfigurationStatusData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13147,9 +13791,13 @@ export type TestStoredSlackConfigurationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13208,9 +13856,13 @@ export type TestSlackConfigurationData = {
     body: NotificationSlackEndpointConfigurationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -13276,9 +13928,13 @@ export type ListSlackDeliveriesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13336,9 +13992,13 @@ export type GetSlackDeliveryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13396,9 +14056,13 @@ export type ListSlackDeliveryReceiptsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13456,9 +14120,13 @@ export type ReplaySlackDeliveryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13528,9 +14196,13 @@ export type ListTeamsConfigurationsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -13579,9 +14251,13 @@ export type AddTeamsConfigurationData = {
     body: NotificationTeamsEndpointConfigurationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -13642,9 +14318,13 @@ export type DeleteTeamsConfigurationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13696,9 +14376,13 @@ export type GetTeamsConfigurationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13752,9 +14436,13 @@ export type UpdateTeamsConfigurationData = {
     body: NotificationTeamsEndpointConfigurationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13820,9 +14508,13 @@ export type ListTeamsSelectorsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13876,9 +14568,13 @@ export type AddTeamsSelectorData = {
     body: NotificationSelectorWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -13944,9 +14640,13 @@ export type DeleteTeamsSelectorData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14002,9 +14702,13 @@ export type GetTeamsSelectorData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14062,9 +14766,13 @@ export type UpdateTeamsSelectorData = {
     body: NotificationSelectorWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14134,9 +14842,13 @@ export type GetTeamsConfigurationStatusData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14190,9 +14902,13 @@ export type TestStoredTeamsConfigurationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14251,9 +14967,13 @@ export type TestTeamsConfigurationData = {
     body: NotificationTeamsEndpointConfigurationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -14319,9 +15039,13 @@ export type ListTeamsDeliveriesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14379,9 +15103,13 @@ export type GetTeamsDeliveryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14439,9 +15167,13 @@ export type ListTeamsDeliveryReceiptsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14499,9 +15231,13 @@ export type ReplayTeamsDeliveryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14571,9 +15307,13 @@ export type ListSmtpConfigurationsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -14622,9 +15362,13 @@ export type AddSmtpConfigurationData = {
     body: NotificationSmtpEndpointConfigurationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -14685,9 +15429,13 @@ export type DeleteSmtpConfigurationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14739,9 +15487,13 @@ export type GetSmtpConfigurationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14795,9 +15547,13 @@ export type UpdateSmtpConfigurationData = {
     body: NotificationSmtpEndpointConfigurationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14863,9 +15619,13 @@ export type ListSmtpSelectorsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14919,9 +15679,13 @@ export type AddSmtpSelectorData = {
     body: NotificationSelectorWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -14987,9 +15751,13 @@ export type DeleteSmtpSelectorData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -15045,9 +15813,13 @@ export type GetSmtpSelectorData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -15105,9 +15877,13 @@ export type UpdateSmtpSelectorData = {
     body: NotificationSelectorWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -15177,9 +15953,13 @@ export type GetSmtpConfigurationStatusData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -15233,9 +16013,13 @@ export type TestStoredSmtpConfigurationData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -15294,9 +16078,13 @@ export type TestSmtpConfigurationData = {
     body: NotificationSmtpEndpointConfigurationWritable;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -15362,9 +16150,13 @@ export type ListSmtpDeliveriesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -15422,9 +16214,13 @@ export type GetSmtpDeliveryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -15482,9 +16278,13 @@ export type ListSmtpDeliveryReceiptsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -15542,9 +16342,13 @@ export type ReplaySmtpDeliveryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -15614,9 +16418,13 @@ export type ListRegistriesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;
@@ -15665,9 +16473,13 @@ export type CreateRegistryData = {
     body: RegistryConfigurationRequest;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -15727,9 +16539,9 @@ export type CreateRegistryError = CreateRegistryErrors[keyof CreateRegistryError
 
 export type CreateRegistryResponses = {
     /**
-     * The stored configuration.
+     * A one-element array holding the stored configuration.
      */
-    200: RegistryConfiguration;
+    200: RegistryConfigurationList;
 };
 
 export type CreateRegistryResponse = CreateRegistryResponses[keyof CreateRegistryResponses];
@@ -15738,9 +16550,13 @@ export type DeleteRegistryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -15792,9 +16608,13 @@ export type GetRegistryData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -15837,9 +16657,9 @@ export type GetRegistryError = GetRegistryErrors[keyof GetRegistryErrors];
 
 export type GetRegistryResponses = {
     /**
-     * The configuration.
+     * A one-element array holding the configuration.
      */
-    200: RegistryConfiguration;
+    200: RegistryConfigurationList;
 };
 
 export type GetRegistryResponse = GetRegistryResponses[keyof GetRegistryResponses];
@@ -15848,9 +16668,13 @@ export type UpdateRegistryData = {
     body: RegistryConfigurationRequest;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         /**
@@ -15915,9 +16739,9 @@ export type UpdateRegistryError = UpdateRegistryErrors[keyof UpdateRegistryError
 
 export type UpdateRegistryResponses = {
     /**
-     * The stored configuration.
+     * A one-element array holding the stored configuration.
      */
-    200: RegistryConfiguration;
+    200: RegistryConfigurationList;
 };
 
 export type UpdateRegistryResponse = UpdateRegistryResponses[keyof UpdateRegistryResponses];
@@ -15926,9 +16750,13 @@ export type DeleteEventsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -15981,9 +16809,13 @@ export type ListEventsData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: {
@@ -16044,9 +16876,13 @@ export type DeleteEventData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         event_id: string;
@@ -16095,9 +16931,13 @@ export type GetEventData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path: {
         event_id: string;
@@ -16148,9 +16988,13 @@ export type ListEventTypesData = {
     body?: never;
     headers?: {
         /**
-         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account.
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
          */
         'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
     };
     path?: never;
     query?: never;

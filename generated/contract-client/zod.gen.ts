@@ -13,6 +13,18 @@ export const zApiErrorResponse = z.object({
     detail: z.record(z.string(), z.unknown())
 });
 
+/**
+ * The error body of the OAuth endpoints: the usual fields plus those of RFC 6749 §5.2, so OAuth clients and Vigil's own both read it.
+ */
+export const zOAuthErrorResponse = zApiErrorResponse.and(z.object({
+    error: z.enum([
+        'invalid_request',
+        'invalid_grant',
+        'unsupported_grant_type'
+    ]),
+    error_description: z.string()
+}));
+
 export const zServiceVersion = z.object({
     service: z.object({
         version: z.string()
@@ -166,9 +178,10 @@ export const zAccount = z.object({
     last_updated: z.iso.datetime()
 });
 
-export const zAccountList = z.object({
-    items: z.array(zAccount)
-});
+/**
+ * The accounts, as a bare array.
+ */
+export const zAccountList = z.array(zAccount);
 
 export const zAccountCreationRequest = z.object({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/),
@@ -239,9 +252,10 @@ export const zAccessCredential = z.object({
     created_at: z.iso.datetime().optional()
 });
 
-export const zCredentialList = z.object({
-    items: z.array(zAccessCredential)
-});
+/**
+ * A user's credentials (values masked), as a bare array.
+ */
+export const zCredentialList = z.array(zAccessCredential);
 
 export const zUserApiKeyRequest = z.object({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/),
@@ -249,12 +263,15 @@ export const zUserApiKeyRequest = z.object({
     expires_at: z.iso.datetime().optional()
 });
 
+/**
+ * An API key. Its timestamps are whole seconds in UTC (`2026-01-02T03:04:05Z`), without fraction.
+ */
 export const zUserApiKey = z.object({
     name: z.string(),
     description: z.string().optional(),
-    expires_at: z.iso.datetime(),
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
+    expires_at: z.iso.datetime().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$/),
+    created_at: z.iso.datetime().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$/),
+    updated_at: z.iso.datetime().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$/),
     value: z.string().optional(),
     status: z.enum([
         'active',
@@ -293,20 +310,36 @@ export const zRbacManagerRoleSummary = z.object({
     created_at: z.iso.datetime().optional()
 });
 
-export const zRbacManagerRoleSummaryList = z.object({
-    items: z.array(zRbacManagerRoleSummary)
-});
+/**
+ * The roles, as a bare array.
+ */
+export const zRbacManagerRoleSummaryList = z.array(zRbacManagerRoleSummary);
 
-export const zRbacManagerRoleMember = z.object({
+/**
+ * A grant of a role to a user in an account. Name the account with domain_name (or its deprecated alias for_account; domain_name wins when both are sent), or neither for the target account of the request.
+ */
+export const zRbacManagerRoleMemberRequest = z.object({
     username: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._+-]{0,127}$/),
     domain_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
-    for_account: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    for_account: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * A user's membership in a role in an account. The established API requires exactly one of `for_account` and
+ * `domain_name` here (a oneOf); Vigil always answers `domain_name` and never the deprecated `for_account`, which
+ * this schema states by requiring the one and admitting no other property.
+ *
+ */
+export const zRbacManagerRoleMember = z.object({
+    username: z.string(),
+    domain_name: z.string(),
     created_at: z.iso.datetime().optional()
 });
 
-export const zRbacManagerRoleMemberList = z.object({
-    items: z.array(zRbacManagerRoleMember)
-});
+/**
+ * Members of a role in an account, as a bare array.
+ */
+export const zRbacManagerRoleMemberList = z.array(zRbacManagerRoleMember);
 
 export const zRbacManagerRoleMembership = z.object({
     role: z.string(),
@@ -315,20 +348,25 @@ export const zRbacManagerRoleMembership = z.object({
     created_at: z.iso.datetime().optional()
 });
 
-export const zRbacManagerUserRoleMembership = z.object({
-    items: z.array(zRbacManagerRoleMembership)
-});
+/**
+ * A user's role memberships, as a bare array.
+ */
+export const zRbacManagerUserRoleMembership = z.array(zRbacManagerRoleMembership);
 
+/**
+ * One role the caller holds in one account (several roles in an account are several entries).
+ */
 export const zRbacManagerAccountRole = z.object({
     domain_name: z.string(),
     for_account: z.string().optional(),
-    roles: z.array(zRbacManagerRoleSummary),
+    roles: zRbacManagerRole,
     account: zAccount.optional()
 });
 
-export const zRbacManagerUserRoleListing = z.object({
-    items: z.array(zRbacManagerAccountRole)
-});
+/**
+ * The caller's roles, one entry per account and role, as a bare array.
+ */
+export const zRbacManagerUserRoleListing = z.array(zRbacManagerAccountRole);
 
 export const zRegistryTagSource = z.object({
     pull_string: z.string().min(1).max(512),
@@ -424,17 +462,17 @@ export const zAnchoreImageList = z.object({
 export const zDeleteImageResponse = z.object({
     image_digest: z.string(),
     status: z.enum([
-        'not_found',
         'deleting',
-        'delete_failed',
-        'deleted'
+        'not_found',
+        'delete_failed'
     ]),
     detail: z.string().optional()
 });
 
-export const zDeleteImageResponseList = z.object({
-    items: z.array(zDeleteImageResponse)
-});
+/**
+ * One outcome per digest asked for, as a bare array.
+ */
+export const zDeleteImageResponseList = z.array(zDeleteImageResponse);
 
 export const zRegistryConfigurationRequest = z.object({
     registry: z.string().regex(/^[A-Za-z0-9.-]+(:[0-9]{1,5})?(\/[A-Za-z0-9._\/-]*)?$/),
@@ -455,9 +493,10 @@ export const zRegistryConfiguration = z.object({
     last_updated: z.iso.datetime()
 });
 
-export const zRegistryConfigurationList = z.object({
-    items: z.array(zRegistryConfiguration)
-});
+/**
+ * Registry configurations, as a bare array (one element when a single registry is read or written).
+ */
+export const zRegistryConfigurationList = z.array(zRegistryConfiguration);
 
 export const zEvent = z.object({
     type: z.string(),
@@ -681,28 +720,29 @@ export const zSubscriptionRequest = z.object({
         'policy_eval',
         'repo_update'
     ]),
-    subscription_value: z.string().max(4096).optional()
+    subscription_value: z.string().max(4096).nullish()
 });
 
 export const zSubscriptionUpdate = z.object({
     active: z.boolean().optional(),
-    subscription_value: z.string().max(4096).optional()
+    subscription_value: z.string().max(4096).nullish()
 });
 
 export const zSubscription = z.object({
     subscription_id: z.string(),
     subscription_key: z.string(),
     subscription_type: z.string(),
-    subscription_value: z.string().optional(),
+    subscription_value: z.string().nullable(),
     account_name: z.string(),
     active: z.boolean(),
     created_at: z.iso.datetime(),
     last_updated: z.iso.datetime()
 });
 
-export const zSubscriptionList = z.object({
-    items: z.array(zSubscription)
-});
+/**
+ * Subscriptions, as a bare array (one element when a single subscription is read or written).
+ */
+export const zSubscriptionList = z.array(zSubscription);
 
 export const zImageImportOperation = z.object({
     uuid: z.string(),
@@ -718,9 +758,10 @@ export const zImageImportOperation = z.object({
     expires_at: z.iso.datetime()
 });
 
-export const zImageImports = z.object({
-    items: z.array(zImageImportOperation)
-});
+/**
+ * SBOM import operations, as a bare array.
+ */
+export const zImageImports = z.array(zImageImportOperation);
 
 export const zImageImportContentResponse = z.object({
     digest: z.string(),
@@ -2169,7 +2210,8 @@ export const zVersionCheckResponse = zServiceVersion;
 export const zGetOpenapiSpecResponse = z.record(z.string(), z.unknown());
 
 export const zGetStatusHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -2178,7 +2220,8 @@ export const zGetStatusHeaders = z.object({
 export const zGetStatusResponse = zStatusResponse;
 
 export const zGetServiceDetailHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -2187,7 +2230,8 @@ export const zGetServiceDetailHeaders = z.object({
 export const zGetServiceDetailResponse = zSystemStatusResponse;
 
 export const zGetSystemFeedsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -2196,7 +2240,8 @@ export const zGetSystemFeedsHeaders = z.object({
 export const zGetSystemFeedsResponse = z.array(zFeedMetadata);
 
 export const zPostSystemFeedsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zPostSystemFeedsQuery = z.object({
@@ -2211,7 +2256,8 @@ export const zPostSystemFeedsQuery = z.object({
 export const zPostSystemFeedsResponse = zFeedSyncResponse;
 
 export const zDeleteFeedHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteFeedPath = z.object({
@@ -2219,7 +2265,8 @@ export const zDeleteFeedPath = z.object({
 });
 
 export const zGetSystemFeedHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetSystemFeedPath = z.object({
@@ -2238,7 +2285,8 @@ export const zGetSystemFeedResponse = zFeedDataRecord;
 export const zUploadSystemFeedBody = z.string();
 
 export const zUploadSystemFeedHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUploadSystemFeedPath = z.object({
@@ -2252,7 +2300,8 @@ export const zUploadSystemFeedQuery = z.object({
 });
 
 export const zToggleFeedEnabledHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zToggleFeedEnabledPath = z.object({
@@ -2269,7 +2318,8 @@ export const zToggleFeedEnabledQuery = z.object({
 export const zToggleFeedEnabledResponse = zFeedMetadata;
 
 export const zDeleteFeedGroupHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteFeedGroupPath = z.object({
@@ -2278,7 +2328,8 @@ export const zDeleteFeedGroupPath = z.object({
 });
 
 export const zToggleGroupEnabledHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zToggleGroupEnabledPath = z.object({
@@ -2296,7 +2347,8 @@ export const zToggleGroupEnabledQuery = z.object({
 export const zToggleGroupEnabledResponse = zFeedGroupMetadata;
 
 export const zDescribePolicyHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -2305,7 +2357,8 @@ export const zDescribePolicyHeaders = z.object({
 export const zDescribePolicyResponse = z.array(zGateSpec);
 
 export const zListServicesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -2314,7 +2367,8 @@ export const zListServicesHeaders = z.object({
 export const zListServicesResponse = zServiceList;
 
 export const zGetServicesByNameHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetServicesByNamePath = z.object({
@@ -2327,7 +2381,8 @@ export const zGetServicesByNamePath = z.object({
 export const zGetServicesByNameResponse = zServiceList;
 
 export const zDeleteServiceHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteServicePath = z.object({
@@ -2336,7 +2391,8 @@ export const zDeleteServicePath = z.object({
 });
 
 export const zGetServicesByNameAndHostHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetServicesByNameAndHostPath = z.object({
@@ -2350,7 +2406,8 @@ export const zGetServicesByNameAndHostPath = z.object({
 export const zGetServicesByNameAndHostResponse = zServiceList;
 
 export const zGetDeploymentHistoryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -2359,7 +2416,8 @@ export const zGetDeploymentHistoryHeaders = z.object({
 export const zGetDeploymentHistoryResponse = zDeploymentHistoryList;
 
 export const zGetSystemStatisticsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -2368,7 +2426,8 @@ export const zGetSystemStatisticsHeaders = z.object({
 export const zGetSystemStatisticsResponse = zSystemStatisticsList;
 
 export const zTestWebhookHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zTestWebhookPath = z.object({
@@ -2393,7 +2452,8 @@ export const zTestWebhookQuery = z.object({
 export const zSetNewLogLevelBody = zLoggingLevel;
 
 export const zSetNewLogLevelHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -2402,7 +2462,8 @@ export const zSetNewLogLevelHeaders = z.object({
 export const zSetNewLogLevelResponse = zLoggingLevelResponse;
 
 export const zGetResourceLimitsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -2411,7 +2472,8 @@ export const zGetResourceLimitsHeaders = z.object({
 export const zGetResourceLimitsResponse = zSystemResourceLimitsList;
 
 export const zDescribeErrorCodesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -2438,7 +2500,8 @@ export const zRevokeOauthTokenBody = z.object({
 });
 
 export const zGetUsersAccountHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -2571,7 +2634,7 @@ export const zListUsersPath = z.object({
 /**
  * The users.
  */
-export const zListUsersResponse = zUsers;
+export const zListUsersResponse = z.array(zUser);
 
 export const zCreateUserBody = zUserCreationRequest;
 
@@ -2704,7 +2767,8 @@ export const zPatchUserApiKeyPath = z.object({
 export const zPatchUserApiKeyResponse = zUserApiKey;
 
 export const zListRolesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -2713,7 +2777,8 @@ export const zListRolesHeaders = z.object({
 export const zListRolesResponse = zRbacManagerRoleSummaryList;
 
 export const zGetRoleHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetRolePath = z.object({
@@ -2726,7 +2791,8 @@ export const zGetRolePath = z.object({
 export const zGetRoleResponse = zRbacManagerRole;
 
 export const zDeleteRoleUserHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteRoleUserPath = z.object({
@@ -2740,7 +2806,8 @@ export const zDeleteRoleUserQuery = z.object({
 });
 
 export const zListRoleMembersHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListRoleMembersPath = z.object({
@@ -2757,10 +2824,11 @@ export const zListRoleMembersQuery = z.object({
  */
 export const zListRoleMembersResponse = zRbacManagerRoleMemberList;
 
-export const zAddRoleUserBody = zRbacManagerRoleMember;
+export const zAddRoleUserBody = zRbacManagerRoleMemberRequest;
 
 export const zAddRoleUserHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zAddRoleUserPath = z.object({
@@ -2773,12 +2841,13 @@ export const zAddRoleUserPath = z.object({
 export const zAddRoleUserResponse = zRbacManagerRoleMember;
 
 /**
- * The caller's roles, grouped by account.
+ * The caller's roles, one entry per account and role.
  */
 export const zMyRolesResponse = zRbacManagerUserRoleListing;
 
 export const zListUserRolesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListUserRolesPath = z.object({
@@ -2797,7 +2866,8 @@ export const zListUserRolesQuery = z.object({
 export const zListUserRolesResponse = zRbacManagerUserRoleMembership;
 
 export const zDeleteImagesAsyncHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteImagesAsyncQuery = z.object({
@@ -2811,7 +2881,8 @@ export const zDeleteImagesAsyncQuery = z.object({
 export const zDeleteImagesAsyncResponse = zDeleteImageResponseList;
 
 export const zListImagesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListImagesQuery = z.object({
@@ -2838,7 +2909,8 @@ export const zListImagesResponse = zAnchoreImageList;
 export const zAddImageBody = zImageAnalysisRequest;
 
 export const zAddImageHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zAddImageQuery = z.object({
@@ -2854,7 +2926,8 @@ export const zAddImageResponse = zAnchoreImage;
 export const zAddImageArchiveBody = z.string();
 
 export const zAddImageArchiveHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zAddImageArchiveQuery = z.object({
@@ -2868,7 +2941,8 @@ export const zAddImageArchiveQuery = z.object({
 export const zAddImageArchiveResponse = zAnchoreImage;
 
 export const zDeleteImageHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteImagePath = z.object({
@@ -2885,7 +2959,8 @@ export const zDeleteImageQuery = z.object({
 export const zDeleteImageResponse2 = zDeleteImageResponse;
 
 export const zGetImageHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImagePath = z.object({
@@ -2898,7 +2973,8 @@ export const zGetImagePath = z.object({
 export const zGetImageResponse = zAnchoreImage;
 
 export const zGetImageAncestorsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageAncestorsPath = z.object({
@@ -2911,7 +2987,8 @@ export const zGetImageAncestorsPath = z.object({
 export const zGetImageAncestorsResponse = zImageAncestry;
 
 export const zListRetrievedFilesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListRetrievedFilesPath = z.object({
@@ -2924,7 +3001,8 @@ export const zListRetrievedFilesPath = z.object({
 export const zListRetrievedFilesResponse = zRetrievedFileList;
 
 export const zListFileContentSearchResultsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListFileContentSearchResultsPath = z.object({
@@ -2937,7 +3015,8 @@ export const zListFileContentSearchResultsPath = z.object({
 export const zListFileContentSearchResultsResponse = zFileContentSearchList;
 
 export const zListSecretSearchResultsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListSecretSearchResultsPath = z.object({
@@ -2950,7 +3029,8 @@ export const zListSecretSearchResultsPath = z.object({
 export const zListSecretSearchResultsResponse = zSecretSearchList;
 
 export const zListImageContentHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListImageContentPath = z.object({
@@ -2963,7 +3043,8 @@ export const zListImageContentPath = z.object({
 export const zListImageContentResponse = z.array(z.string());
 
 export const zGetImageContentSummaryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageContentSummaryPath = z.object({
@@ -2976,7 +3057,8 @@ export const zGetImageContentSummaryPath = z.object({
 export const zGetImageContentSummaryResponse = zImageContentSummary;
 
 export const zGetImageContentByTypeFilesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageContentByTypeFilesPath = z.object({
@@ -2994,7 +3076,8 @@ export const zGetImageContentByTypeFilesQuery = z.object({
 export const zGetImageContentByTypeFilesResponse = zContentFilesResponse;
 
 export const zGetImageContentByTypeJavaPackageHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageContentByTypeJavaPackagePath = z.object({
@@ -3007,7 +3090,8 @@ export const zGetImageContentByTypeJavaPackagePath = z.object({
 export const zGetImageContentByTypeJavaPackageResponse = zContentJavaPackageResponse;
 
 export const zGetImageContentByTypeLicenseHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageContentByTypeLicensePath = z.object({
@@ -3020,7 +3104,8 @@ export const zGetImageContentByTypeLicensePath = z.object({
 export const zGetImageContentByTypeLicenseResponse = zLicenseReviewResponse;
 
 export const zGetImageContentByTypeMalwareHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageContentByTypeMalwarePath = z.object({
@@ -3033,7 +3118,8 @@ export const zGetImageContentByTypeMalwarePath = z.object({
 export const zGetImageContentByTypeMalwareResponse = zContentMalwareResponse;
 
 export const zGetImageContentByTypeHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageContentByTypePath = z.object({
@@ -3053,7 +3139,8 @@ export const zGetImageContentByTypePath = z.object({
 export const zGetImageContentByTypeResponse = zContentPackageResponse;
 
 export const zGetImageSbomNativeJsonHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageSbomNativeJsonPath = z.object({
@@ -3066,7 +3153,8 @@ export const zGetImageSbomNativeJsonPath = z.object({
 export const zGetImageSbomNativeJsonResponse = z.record(z.string(), z.unknown());
 
 export const zGetImageSbomCyclonedxJsonHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageSbomCyclonedxJsonPath = z.object({
@@ -3083,7 +3171,8 @@ export const zGetImageSbomCyclonedxJsonQuery = z.object({
 export const zGetImageSbomCyclonedxJsonResponse = z.record(z.string(), z.unknown());
 
 export const zGetImageSbomSpdxJsonHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageSbomSpdxJsonPath = z.object({
@@ -3096,7 +3185,8 @@ export const zGetImageSbomSpdxJsonPath = z.object({
 export const zGetImageSbomSpdxJsonResponse = z.record(z.string(), z.unknown());
 
 export const zListImageMetadataHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListImageMetadataPath = z.object({
@@ -3109,7 +3199,8 @@ export const zListImageMetadataPath = z.object({
 export const zListImageMetadataResponse = z.array(z.string());
 
 export const zGetImageMetadataByTypeHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageMetadataByTypePath = z.object({
@@ -3127,7 +3218,8 @@ export const zGetImageMetadataByTypePath = z.object({
 export const zGetImageMetadataByTypeResponse = zMetadataResponse;
 
 export const zGetImagePolicyCheckByDigestHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImagePolicyCheckByDigestPath = z.object({
@@ -3148,7 +3240,8 @@ export const zGetImagePolicyCheckByDigestQuery = z.object({
 export const zGetImagePolicyCheckByDigestResponse = zPolicyEvaluation;
 
 export const zGetImageVulnerabilityTypesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageVulnerabilityTypesPath = z.object({
@@ -3165,7 +3258,8 @@ export const zGetImageVulnerabilityTypesResponse = z.array(z.enum([
 ]));
 
 export const zGetImageVulnerabilitiesByDigestHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageVulnerabilitiesByDigestPath = z.object({
@@ -3189,7 +3283,8 @@ export const zGetImageVulnerabilitiesByDigestQuery = z.object({
 export const zGetImageVulnerabilitiesByDigestResponse = zImagePackageVulnerabilityResponse;
 
 export const zGetImageVulnerabilitiesByDigestCyclonedxJsonHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageVulnerabilitiesByDigestCyclonedxJsonPath = z.object({
@@ -3214,7 +3309,8 @@ export const zGetImageVulnerabilitiesByDigestCyclonedxJsonQuery = z.object({
 export const zGetImageVulnerabilitiesByDigestCyclonedxJsonResponse = z.record(z.string(), z.unknown());
 
 export const zGetImageVulnerabilitiesByDigestCyclonedxXmlHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageVulnerabilitiesByDigestCyclonedxXmlPath = z.object({
@@ -3239,7 +3335,8 @@ export const zGetImageVulnerabilitiesByDigestCyclonedxXmlQuery = z.object({
 export const zGetImageVulnerabilitiesByDigestCyclonedxXmlResponse = z.string();
 
 export const zListImageVulnAnnotationsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListImageVulnAnnotationsPath = z.object({
@@ -3261,7 +3358,8 @@ export const zListImageVulnAnnotationsResponse = zPackageVulnerabilityAnnotation
 export const zCreateImageVulnAnnotationBody = zPackageVulnerabilityAnnotationRequestWritable;
 
 export const zCreateImageVulnAnnotationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zCreateImageVulnAnnotationPath = z.object({
@@ -3274,7 +3372,8 @@ export const zCreateImageVulnAnnotationPath = z.object({
 export const zCreateImageVulnAnnotationResponse = zPackageVulnerabilityAnnotation;
 
 export const zDeleteImageVulnAnnotationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteImageVulnAnnotationPath = z.object({
@@ -3283,7 +3382,8 @@ export const zDeleteImageVulnAnnotationPath = z.object({
 });
 
 export const zGetImageVulnAnnotationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageVulnAnnotationPath = z.object({
@@ -3299,7 +3399,8 @@ export const zGetImageVulnAnnotationResponse = zPackageVulnerabilityAnnotation;
 export const zUpdateImageVulnAnnotationBody = zVulnerabilityAnnotationWritable;
 
 export const zUpdateImageVulnAnnotationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdateImageVulnAnnotationPath = z.object({
@@ -3313,7 +3414,8 @@ export const zUpdateImageVulnAnnotationPath = z.object({
 export const zUpdateImageVulnAnnotationResponse = zPackageVulnerabilityAnnotation;
 
 export const zGetImageOpenvexHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageOpenvexPath = z.object({
@@ -3326,7 +3428,8 @@ export const zGetImageOpenvexPath = z.object({
 export const zGetImageOpenvexResponse = z.record(z.string(), z.unknown());
 
 export const zGetImageCyclonedxJsonHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageCyclonedxJsonPath = z.object({
@@ -3343,7 +3446,8 @@ export const zGetImageCyclonedxJsonQuery = z.object({
 export const zGetImageCyclonedxJsonResponse = z.record(z.string(), z.unknown());
 
 export const zGetImageCyclonedxXmlHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageCyclonedxXmlPath = z.object({
@@ -3360,7 +3464,8 @@ export const zGetImageCyclonedxXmlQuery = z.object({
 export const zGetImageCyclonedxXmlResponse = z.string();
 
 export const zSummaryImageTagsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zSummaryImageTagsQuery = z.object({
@@ -3391,7 +3496,8 @@ export const zSummaryImageTagsQuery = z.object({
 export const zSummaryImageTagsResponse = zAnchoreImageTagSummaryList;
 
 export const zSummaryImageCountsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zSummaryImageCountsQuery = z.object({
@@ -3410,7 +3516,8 @@ export const zSummaryImageCountsQuery = z.object({
 export const zSummaryImageCountsResponse = zAnchoreImageSummaryCounts;
 
 export const zQueryImagesByPackageHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zQueryImagesByPackageQuery = z.object({
@@ -3436,7 +3543,8 @@ export const zQueryImagesByPackageQuery = z.object({
 export const zQueryImagesByPackageResponse = zPaginatedImageList;
 
 export const zQueryVulnerabilitiesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zQueryVulnerabilitiesQuery = z.object({
@@ -3456,7 +3564,8 @@ export const zQueryVulnerabilitiesResponse = zPaginatedVulnerabilityList;
 export const zVulnerabilityScanSbomBody = z.record(z.string(), z.unknown());
 
 export const zVulnerabilityScanSbomHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zVulnerabilityScanSbomQuery = z.object({
@@ -3470,7 +3579,8 @@ export const zVulnerabilityScanSbomQuery = z.object({
 export const zVulnerabilityScanSbomResponse = zSbomVulnerabilitiesResponse;
 
 export const zListPoliciesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListPoliciesQuery = z.object({
@@ -3485,7 +3595,8 @@ export const zListPoliciesResponse = z.array(zPolicyRecord);
 export const zAddPolicyBody = zPolicy;
 
 export const zAddPolicyHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -3494,7 +3605,8 @@ export const zAddPolicyHeaders = z.object({
 export const zAddPolicyResponse = zPolicyRecord;
 
 export const zDeletePolicyHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeletePolicyPath = z.object({
@@ -3502,7 +3614,8 @@ export const zDeletePolicyPath = z.object({
 });
 
 export const zGetPolicyHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetPolicyPath = z.object({
@@ -3521,7 +3634,8 @@ export const zGetPolicyResponse = zPolicyRecord;
 export const zUpdatePolicyBody = zPolicyRecordUpdate;
 
 export const zUpdatePolicyHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdatePolicyPath = z.object({
@@ -3540,7 +3654,8 @@ export const zUpdatePolicyResponse = zPolicyRecord;
 export const zDryRunPolicyBody = zPolicy;
 
 export const zDryRunPolicyHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -3549,7 +3664,8 @@ export const zDryRunPolicyHeaders = z.object({
 export const zDryRunPolicyResponse = zPolicyDryRun;
 
 export const zListSubscriptionsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListSubscriptionsQuery = z.object({
@@ -3571,16 +3687,18 @@ export const zListSubscriptionsResponse = zSubscriptionList;
 export const zAddSubscriptionBody = zSubscriptionRequest;
 
 export const zAddSubscriptionHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
- * The subscription.
+ * A one-element array holding the subscription.
  */
-export const zAddSubscriptionResponse = zSubscription;
+export const zAddSubscriptionResponse = zSubscriptionList;
 
 export const zDeleteSubscriptionHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteSubscriptionPath = z.object({
@@ -3588,7 +3706,8 @@ export const zDeleteSubscriptionPath = z.object({
 });
 
 export const zGetSubscriptionHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetSubscriptionPath = z.object({
@@ -3596,14 +3715,15 @@ export const zGetSubscriptionPath = z.object({
 });
 
 /**
- * The subscription.
+ * A one-element array holding the subscription.
  */
-export const zGetSubscriptionResponse = zSubscription;
+export const zGetSubscriptionResponse = zSubscriptionList;
 
 export const zUpdateSubscriptionBody = zSubscriptionUpdate;
 
 export const zUpdateSubscriptionHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdateSubscriptionPath = z.object({
@@ -3611,12 +3731,13 @@ export const zUpdateSubscriptionPath = z.object({
 });
 
 /**
- * The subscription.
+ * A one-element array holding the subscription.
  */
-export const zUpdateSubscriptionResponse = zSubscription;
+export const zUpdateSubscriptionResponse = zSubscriptionList;
 
 export const zAddRepositoryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zAddRepositoryQuery = z.object({
@@ -3632,7 +3753,8 @@ export const zAddRepositoryQuery = z.object({
 export const zAddRepositoryResponse = zSubscriptionList;
 
 export const zListOperationsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -3641,7 +3763,8 @@ export const zListOperationsHeaders = z.object({
 export const zListOperationsResponse = zImageImports;
 
 export const zCreateOperationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -3650,7 +3773,8 @@ export const zCreateOperationHeaders = z.object({
 export const zCreateOperationResponse = zImageImportOperation;
 
 export const zInvalidateOperationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zInvalidateOperationPath = z.object({
@@ -3663,7 +3787,8 @@ export const zInvalidateOperationPath = z.object({
 export const zInvalidateOperationResponse = zImageImportOperation;
 
 export const zGetOperationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetOperationPath = z.object({
@@ -3676,7 +3801,8 @@ export const zGetOperationPath = z.object({
 export const zGetOperationResponse = zImageImportOperation;
 
 export const zListImportPackagesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListImportPackagesPath = z.object({
@@ -3691,7 +3817,8 @@ export const zListImportPackagesResponse = zImportContentDigestList;
 export const zImportImagePackagesBody = z.record(z.string(), z.unknown());
 
 export const zImportImagePackagesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zImportImagePackagesPath = z.object({
@@ -3704,7 +3831,8 @@ export const zImportImagePackagesPath = z.object({
 export const zImportImagePackagesResponse = zImageImportContentResponse;
 
 export const zListImportImageManifestsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListImportImageManifestsPath = z.object({
@@ -3719,7 +3847,8 @@ export const zListImportImageManifestsResponse = zImportContentDigestList;
 export const zImportImageManifestBody = z.record(z.string(), z.unknown());
 
 export const zImportImageManifestHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zImportImageManifestPath = z.object({
@@ -3732,7 +3861,8 @@ export const zImportImageManifestPath = z.object({
 export const zImportImageManifestResponse = zImageImportContentResponse;
 
 export const zListImportImageConfigsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListImportImageConfigsPath = z.object({
@@ -3747,7 +3877,8 @@ export const zListImportImageConfigsResponse = zImportContentDigestList;
 export const zImportImageConfigBody = z.record(z.string(), z.unknown());
 
 export const zImportImageConfigHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zImportImageConfigPath = z.object({
@@ -3760,7 +3891,8 @@ export const zImportImageConfigPath = z.object({
 export const zImportImageConfigResponse = zImageImportContentResponse;
 
 export const zListImportParentManifestsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListImportParentManifestsPath = z.object({
@@ -3775,7 +3907,8 @@ export const zListImportParentManifestsResponse = zImportContentDigestList;
 export const zImportImageParentManifestBody = z.record(z.string(), z.unknown());
 
 export const zImportImageParentManifestHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zImportImageParentManifestPath = z.object({
@@ -3788,7 +3921,8 @@ export const zImportImageParentManifestPath = z.object({
 export const zImportImageParentManifestResponse = zImageImportContentResponse;
 
 export const zListImportDockerfilesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListImportDockerfilesPath = z.object({
@@ -3803,7 +3937,8 @@ export const zListImportDockerfilesResponse = zImportContentDigestList;
 export const zImportImageDockerfileBody = z.string().max(1048576);
 
 export const zImportImageDockerfileHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zImportImageDockerfilePath = z.object({
@@ -3816,7 +3951,8 @@ export const zImportImageDockerfilePath = z.object({
 export const zImportImageDockerfileResponse = zImageImportContentResponse;
 
 export const zListImportSecretSearchesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListImportSecretSearchesPath = z.object({
@@ -3831,7 +3967,8 @@ export const zListImportSecretSearchesResponse = zImportContentDigestList;
 export const zImportSecretSearchesBody = zImageImportContentSearchList;
 
 export const zImportSecretSearchesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zImportSecretSearchesPath = z.object({
@@ -3844,7 +3981,8 @@ export const zImportSecretSearchesPath = z.object({
 export const zImportSecretSearchesResponse = zImageImportContentResponse;
 
 export const zListImportContentSearchesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListImportContentSearchesPath = z.object({
@@ -3859,7 +3997,8 @@ export const zListImportContentSearchesResponse = zImportContentDigestList;
 export const zImportContentSearchesBody = zImageImportContentSearchList;
 
 export const zImportContentSearchesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zImportContentSearchesPath = z.object({
@@ -3872,7 +4011,8 @@ export const zImportContentSearchesPath = z.object({
 export const zImportContentSearchesResponse = zImageImportContentResponse;
 
 export const zListImportFileContentsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListImportFileContentsPath = z.object({
@@ -3887,7 +4027,8 @@ export const zListImportFileContentsResponse = zImportContentDigestList;
 export const zImportFileContentsBody = zImageImportFileContentList;
 
 export const zImportFileContentsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zImportFileContentsPath = z.object({
@@ -3902,17 +4043,20 @@ export const zImportFileContentsResponse = zImageImportContentResponse;
 export const zPostKubernetesInventoryBody = zKubernetesInventory;
 
 export const zPostKubernetesInventoryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zPostEcsInventoryBody = zEcsInventory;
 
 export const zPostEcsInventoryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteInventoryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteInventoryQuery = z.object({
@@ -3922,7 +4066,8 @@ export const zDeleteInventoryQuery = z.object({
 });
 
 export const zGetImageInventoryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetImageInventoryQuery = z.object({
@@ -3937,7 +4082,8 @@ export const zGetImageInventoryQuery = z.object({
 export const zGetImageInventoryResponse = zInventoryItems;
 
 export const zDeleteKubernetesNamespacesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteKubernetesNamespacesQuery = z.object({
@@ -3945,7 +4091,8 @@ export const zDeleteKubernetesNamespacesQuery = z.object({
 });
 
 export const zGetKubernetesNamespacesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetKubernetesNamespacesQuery = z.object({
@@ -3959,7 +4106,8 @@ export const zGetKubernetesNamespacesQuery = z.object({
 export const zGetKubernetesNamespacesResponse = zKubernetesNamespaces;
 
 export const zGetKubernetesNamespaceHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetKubernetesNamespacePath = z.object({
@@ -3972,7 +4120,8 @@ export const zGetKubernetesNamespacePath = z.object({
 export const zGetKubernetesNamespaceResponse = zKubernetesNamespace;
 
 export const zGetKubernetesNodesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetKubernetesNodesQuery = z.object({
@@ -3986,7 +4135,8 @@ export const zGetKubernetesNodesQuery = z.object({
 export const zGetKubernetesNodesResponse = zKubernetesNodes;
 
 export const zGetKubernetesNodeHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetKubernetesNodePath = z.object({
@@ -3999,7 +4149,8 @@ export const zGetKubernetesNodePath = z.object({
 export const zGetKubernetesNodeResponse = zKubernetesNode;
 
 export const zGetKubernetesPodsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetKubernetesPodsQuery = z.object({
@@ -4013,7 +4164,8 @@ export const zGetKubernetesPodsQuery = z.object({
 export const zGetKubernetesPodsResponse = zKubernetesPods;
 
 export const zGetKubernetesPodHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetKubernetesPodPath = z.object({
@@ -4026,7 +4178,8 @@ export const zGetKubernetesPodPath = z.object({
 export const zGetKubernetesPodResponse = zKubernetesPod;
 
 export const zGetKubernetesContainersHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetKubernetesContainersQuery = z.object({
@@ -4040,7 +4193,8 @@ export const zGetKubernetesContainersQuery = z.object({
 export const zGetKubernetesContainersResponse = zKubernetesContainers;
 
 export const zGetEcsContainersHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetEcsContainersQuery = z.object({
@@ -4054,7 +4208,8 @@ export const zGetEcsContainersQuery = z.object({
 export const zGetEcsContainersResponse = zEcsContainers;
 
 export const zGetEcsServicesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetEcsServicesQuery = z.object({
@@ -4068,7 +4223,8 @@ export const zGetEcsServicesQuery = z.object({
 export const zGetEcsServicesResponse = zEcsServices;
 
 export const zGetEcsTasksHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetEcsTasksQuery = z.object({
@@ -4082,7 +4238,8 @@ export const zGetEcsTasksQuery = z.object({
 export const zGetEcsTasksResponse = zEcsTasks;
 
 export const zGetQueryResultHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetQueryResultPath = z.object({
@@ -4112,7 +4269,8 @@ export const zGetGlobalQueryResultQuery = z.object({
 export const zGetGlobalQueryResultResponse = zScheduledQueryResult;
 
 export const zListEndpointsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -4123,7 +4281,8 @@ export const zListEndpointsResponse = zNotificationEndpointList;
 export const zUpdateEndpointStatusBody = zNotificationEndpointEnabledStatus;
 
 export const zUpdateEndpointStatusHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdateEndpointStatusPath = z.object({
@@ -4141,7 +4300,8 @@ export const zUpdateEndpointStatusPath = z.object({
 export const zUpdateEndpointStatusResponse = zNotificationEndpointEnabledStatus;
 
 export const zListSelectorsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -4150,7 +4310,8 @@ export const zListSelectorsHeaders = z.object({
 export const zListSelectorsResponse = zNotificationSelectorList;
 
 export const zListWebhookConfigurationsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -4161,7 +4322,8 @@ export const zListWebhookConfigurationsResponse = zNotificationWebhookEndpointCo
 export const zAddWebhookConfigurationBody = zNotificationWebhookEndpointConfigurationWritable;
 
 export const zAddWebhookConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -4170,7 +4332,8 @@ export const zAddWebhookConfigurationHeaders = z.object({
 export const zAddWebhookConfigurationResponse = zNotificationWebhookEndpointConfiguration;
 
 export const zDeleteWebhookConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteWebhookConfigurationPath = z.object({
@@ -4178,7 +4341,8 @@ export const zDeleteWebhookConfigurationPath = z.object({
 });
 
 export const zGetWebhookConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetWebhookConfigurationPath = z.object({
@@ -4193,7 +4357,8 @@ export const zGetWebhookConfigurationResponse = zNotificationWebhookEndpointConf
 export const zUpdateWebhookConfigurationBody = zNotificationWebhookEndpointConfigurationWritable;
 
 export const zUpdateWebhookConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdateWebhookConfigurationPath = z.object({
@@ -4206,7 +4371,8 @@ export const zUpdateWebhookConfigurationPath = z.object({
 export const zUpdateWebhookConfigurationResponse = zNotificationWebhookEndpointConfiguration;
 
 export const zListWebhookSelectorsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListWebhookSelectorsPath = z.object({
@@ -4221,7 +4387,8 @@ export const zListWebhookSelectorsResponse = zNotificationSelectorList;
 export const zAddWebhookSelectorBody = zNotificationSelectorWritable;
 
 export const zAddWebhookSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zAddWebhookSelectorPath = z.object({
@@ -4234,7 +4401,8 @@ export const zAddWebhookSelectorPath = z.object({
 export const zAddWebhookSelectorResponse = zNotificationSelector;
 
 export const zDeleteWebhookSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteWebhookSelectorPath = z.object({
@@ -4243,7 +4411,8 @@ export const zDeleteWebhookSelectorPath = z.object({
 });
 
 export const zGetWebhookSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetWebhookSelectorPath = z.object({
@@ -4259,7 +4428,8 @@ export const zGetWebhookSelectorResponse = zNotificationSelector;
 export const zUpdateWebhookSelectorBody = zNotificationSelectorWritable;
 
 export const zUpdateWebhookSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdateWebhookSelectorPath = z.object({
@@ -4273,7 +4443,8 @@ export const zUpdateWebhookSelectorPath = z.object({
 export const zUpdateWebhookSelectorResponse = zNotificationSelector;
 
 export const zGetWebhookConfigurationStatusHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetWebhookConfigurationStatusPath = z.object({
@@ -4286,7 +4457,8 @@ export const zGetWebhookConfigurationStatusPath = z.object({
 export const zGetWebhookConfigurationStatusResponse = zNotificationOperationalStatus;
 
 export const zTestStoredWebhookConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zTestStoredWebhookConfigurationPath = z.object({
@@ -4310,7 +4482,8 @@ export const zTestStoredWebhookConfigurationResponse = zNotificationWebhookTestR
 export const zTestWebhookConfigurationBody = zNotificationWebhookEndpointConfigurationWritable;
 
 export const zTestWebhookConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zTestWebhookConfigurationQuery = z.object({
@@ -4328,7 +4501,8 @@ export const zTestWebhookConfigurationQuery = z.object({
 export const zTestWebhookConfigurationResponse = zNotificationWebhookTestResult;
 
 export const zListWebhookDeliveriesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListWebhookDeliveriesPath = z.object({
@@ -4352,7 +4526,8 @@ export const zListWebhookDeliveriesQuery = z.object({
 export const zListWebhookDeliveriesResponse = zNotificationDeliveryList;
 
 export const zGetWebhookDeliveryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetWebhookDeliveryPath = z.object({
@@ -4366,7 +4541,8 @@ export const zGetWebhookDeliveryPath = z.object({
 export const zGetWebhookDeliveryResponse = zNotificationDelivery;
 
 export const zListWebhookDeliveryReceiptsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListWebhookDeliveryReceiptsPath = z.object({
@@ -4380,7 +4556,8 @@ export const zListWebhookDeliveryReceiptsPath = z.object({
 export const zListWebhookDeliveryReceiptsResponse = zNotificationReceiptList;
 
 export const zReplayWebhookDeliveryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zReplayWebhookDeliveryPath = z.object({
@@ -4394,7 +4571,8 @@ export const zReplayWebhookDeliveryPath = z.object({
 export const zReplayWebhookDeliveryResponse = zNotificationDelivery;
 
 export const zListSlackConfigurationsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -4405,7 +4583,8 @@ export const zListSlackConfigurationsResponse = zNotificationSlackEndpointConfig
 export const zAddSlackConfigurationBody = zNotificationSlackEndpointConfigurationWritable;
 
 export const zAddSlackConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -4414,7 +4593,8 @@ export const zAddSlackConfigurationHeaders = z.object({
 export const zAddSlackConfigurationResponse = zNotificationSlackEndpointConfiguration;
 
 export const zDeleteSlackConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteSlackConfigurationPath = z.object({
@@ -4422,7 +4602,8 @@ export const zDeleteSlackConfigurationPath = z.object({
 });
 
 export const zGetSlackConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetSlackConfigurationPath = z.object({
@@ -4437,7 +4618,8 @@ export const zGetSlackConfigurationResponse = zNotificationSlackEndpointConfigur
 export const zUpdateSlackConfigurationBody = zNotificationSlackEndpointConfigurationWritable;
 
 export const zUpdateSlackConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdateSlackConfigurationPath = z.object({
@@ -4450,7 +4632,8 @@ export const zUpdateSlackConfigurationPath = z.object({
 export const zUpdateSlackConfigurationResponse = zNotificationSlackEndpointConfiguration;
 
 export const zListSlackSelectorsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListSlackSelectorsPath = z.object({
@@ -4465,7 +4648,8 @@ export const zListSlackSelectorsResponse = zNotificationSelectorList;
 export const zAddSlackSelectorBody = zNotificationSelectorWritable;
 
 export const zAddSlackSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zAddSlackSelectorPath = z.object({
@@ -4478,7 +4662,8 @@ export const zAddSlackSelectorPath = z.object({
 export const zAddSlackSelectorResponse = zNotificationSelector;
 
 export const zDeleteSlackSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteSlackSelectorPath = z.object({
@@ -4487,7 +4672,8 @@ export const zDeleteSlackSelectorPath = z.object({
 });
 
 export const zGetSlackSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetSlackSelectorPath = z.object({
@@ -4503,7 +4689,8 @@ export const zGetSlackSelectorResponse = zNotificationSelector;
 export const zUpdateSlackSelectorBody = zNotificationSelectorWritable;
 
 export const zUpdateSlackSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdateSlackSelectorPath = z.object({
@@ -4517,7 +4704,8 @@ export const zUpdateSlackSelectorPath = z.object({
 export const zUpdateSlackSelectorResponse = zNotificationSelector;
 
 export const zGetSlackConfigurationStatusHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetSlackConfigurationStatusPath = z.object({
@@ -4530,7 +4718,8 @@ export const zGetSlackConfigurationStatusPath = z.object({
 export const zGetSlackConfigurationStatusResponse = zNotificationOperationalStatus;
 
 export const zTestStoredSlackConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zTestStoredSlackConfigurationPath = z.object({
@@ -4554,7 +4743,8 @@ export const zTestStoredSlackConfigurationResponse = zNotificationSlackTestResul
 export const zTestSlackConfigurationBody = zNotificationSlackEndpointConfigurationWritable;
 
 export const zTestSlackConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zTestSlackConfigurationQuery = z.object({
@@ -4572,7 +4762,8 @@ export const zTestSlackConfigurationQuery = z.object({
 export const zTestSlackConfigurationResponse = zNotificationSlackTestResult;
 
 export const zListSlackDeliveriesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListSlackDeliveriesPath = z.object({
@@ -4596,7 +4787,8 @@ export const zListSlackDeliveriesQuery = z.object({
 export const zListSlackDeliveriesResponse = zNotificationDeliveryList;
 
 export const zGetSlackDeliveryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetSlackDeliveryPath = z.object({
@@ -4610,7 +4802,8 @@ export const zGetSlackDeliveryPath = z.object({
 export const zGetSlackDeliveryResponse = zNotificationDelivery;
 
 export const zListSlackDeliveryReceiptsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListSlackDeliveryReceiptsPath = z.object({
@@ -4624,7 +4817,8 @@ export const zListSlackDeliveryReceiptsPath = z.object({
 export const zListSlackDeliveryReceiptsResponse = zNotificationReceiptList;
 
 export const zReplaySlackDeliveryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zReplaySlackDeliveryPath = z.object({
@@ -4638,7 +4832,8 @@ export const zReplaySlackDeliveryPath = z.object({
 export const zReplaySlackDeliveryResponse = zNotificationDelivery;
 
 export const zListTeamsConfigurationsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -4649,7 +4844,8 @@ export const zListTeamsConfigurationsResponse = zNotificationTeamsEndpointConfig
 export const zAddTeamsConfigurationBody = zNotificationTeamsEndpointConfigurationWritable;
 
 export const zAddTeamsConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -4658,7 +4854,8 @@ export const zAddTeamsConfigurationHeaders = z.object({
 export const zAddTeamsConfigurationResponse = zNotificationTeamsEndpointConfiguration;
 
 export const zDeleteTeamsConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteTeamsConfigurationPath = z.object({
@@ -4666,7 +4863,8 @@ export const zDeleteTeamsConfigurationPath = z.object({
 });
 
 export const zGetTeamsConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetTeamsConfigurationPath = z.object({
@@ -4681,7 +4879,8 @@ export const zGetTeamsConfigurationResponse = zNotificationTeamsEndpointConfigur
 export const zUpdateTeamsConfigurationBody = zNotificationTeamsEndpointConfigurationWritable;
 
 export const zUpdateTeamsConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdateTeamsConfigurationPath = z.object({
@@ -4694,7 +4893,8 @@ export const zUpdateTeamsConfigurationPath = z.object({
 export const zUpdateTeamsConfigurationResponse = zNotificationTeamsEndpointConfiguration;
 
 export const zListTeamsSelectorsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListTeamsSelectorsPath = z.object({
@@ -4709,7 +4909,8 @@ export const zListTeamsSelectorsResponse = zNotificationSelectorList;
 export const zAddTeamsSelectorBody = zNotificationSelectorWritable;
 
 export const zAddTeamsSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zAddTeamsSelectorPath = z.object({
@@ -4722,7 +4923,8 @@ export const zAddTeamsSelectorPath = z.object({
 export const zAddTeamsSelectorResponse = zNotificationSelector;
 
 export const zDeleteTeamsSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteTeamsSelectorPath = z.object({
@@ -4731,7 +4933,8 @@ export const zDeleteTeamsSelectorPath = z.object({
 });
 
 export const zGetTeamsSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetTeamsSelectorPath = z.object({
@@ -4747,7 +4950,8 @@ export const zGetTeamsSelectorResponse = zNotificationSelector;
 export const zUpdateTeamsSelectorBody = zNotificationSelectorWritable;
 
 export const zUpdateTeamsSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdateTeamsSelectorPath = z.object({
@@ -4761,7 +4965,8 @@ export const zUpdateTeamsSelectorPath = z.object({
 export const zUpdateTeamsSelectorResponse = zNotificationSelector;
 
 export const zGetTeamsConfigurationStatusHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetTeamsConfigurationStatusPath = z.object({
@@ -4774,7 +4979,8 @@ export const zGetTeamsConfigurationStatusPath = z.object({
 export const zGetTeamsConfigurationStatusResponse = zNotificationOperationalStatus;
 
 export const zTestStoredTeamsConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zTestStoredTeamsConfigurationPath = z.object({
@@ -4798,7 +5004,8 @@ export const zTestStoredTeamsConfigurationResponse = zNotificationTeamsTestResul
 export const zTestTeamsConfigurationBody = zNotificationTeamsEndpointConfigurationWritable;
 
 export const zTestTeamsConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zTestTeamsConfigurationQuery = z.object({
@@ -4816,7 +5023,8 @@ export const zTestTeamsConfigurationQuery = z.object({
 export const zTestTeamsConfigurationResponse = zNotificationTeamsTestResult;
 
 export const zListTeamsDeliveriesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListTeamsDeliveriesPath = z.object({
@@ -4840,7 +5048,8 @@ export const zListTeamsDeliveriesQuery = z.object({
 export const zListTeamsDeliveriesResponse = zNotificationDeliveryList;
 
 export const zGetTeamsDeliveryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetTeamsDeliveryPath = z.object({
@@ -4854,7 +5063,8 @@ export const zGetTeamsDeliveryPath = z.object({
 export const zGetTeamsDeliveryResponse = zNotificationDelivery;
 
 export const zListTeamsDeliveryReceiptsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListTeamsDeliveryReceiptsPath = z.object({
@@ -4868,7 +5078,8 @@ export const zListTeamsDeliveryReceiptsPath = z.object({
 export const zListTeamsDeliveryReceiptsResponse = zNotificationReceiptList;
 
 export const zReplayTeamsDeliveryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zReplayTeamsDeliveryPath = z.object({
@@ -4882,7 +5093,8 @@ export const zReplayTeamsDeliveryPath = z.object({
 export const zReplayTeamsDeliveryResponse = zNotificationDelivery;
 
 export const zListSmtpConfigurationsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -4893,7 +5105,8 @@ export const zListSmtpConfigurationsResponse = zNotificationSmtpEndpointConfigur
 export const zAddSmtpConfigurationBody = zNotificationSmtpEndpointConfigurationWritable;
 
 export const zAddSmtpConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -4902,7 +5115,8 @@ export const zAddSmtpConfigurationHeaders = z.object({
 export const zAddSmtpConfigurationResponse = zNotificationSmtpEndpointConfiguration;
 
 export const zDeleteSmtpConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteSmtpConfigurationPath = z.object({
@@ -4910,7 +5124,8 @@ export const zDeleteSmtpConfigurationPath = z.object({
 });
 
 export const zGetSmtpConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetSmtpConfigurationPath = z.object({
@@ -4925,7 +5140,8 @@ export const zGetSmtpConfigurationResponse = zNotificationSmtpEndpointConfigurat
 export const zUpdateSmtpConfigurationBody = zNotificationSmtpEndpointConfigurationWritable;
 
 export const zUpdateSmtpConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdateSmtpConfigurationPath = z.object({
@@ -4938,7 +5154,8 @@ export const zUpdateSmtpConfigurationPath = z.object({
 export const zUpdateSmtpConfigurationResponse = zNotificationSmtpEndpointConfiguration;
 
 export const zListSmtpSelectorsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListSmtpSelectorsPath = z.object({
@@ -4953,7 +5170,8 @@ export const zListSmtpSelectorsResponse = zNotificationSelectorList;
 export const zAddSmtpSelectorBody = zNotificationSelectorWritable;
 
 export const zAddSmtpSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zAddSmtpSelectorPath = z.object({
@@ -4966,7 +5184,8 @@ export const zAddSmtpSelectorPath = z.object({
 export const zAddSmtpSelectorResponse = zNotificationSelector;
 
 export const zDeleteSmtpSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteSmtpSelectorPath = z.object({
@@ -4975,7 +5194,8 @@ export const zDeleteSmtpSelectorPath = z.object({
 });
 
 export const zGetSmtpSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetSmtpSelectorPath = z.object({
@@ -4991,7 +5211,8 @@ export const zGetSmtpSelectorResponse = zNotificationSelector;
 export const zUpdateSmtpSelectorBody = zNotificationSelectorWritable;
 
 export const zUpdateSmtpSelectorHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdateSmtpSelectorPath = z.object({
@@ -5005,7 +5226,8 @@ export const zUpdateSmtpSelectorPath = z.object({
 export const zUpdateSmtpSelectorResponse = zNotificationSelector;
 
 export const zGetSmtpConfigurationStatusHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetSmtpConfigurationStatusPath = z.object({
@@ -5018,7 +5240,8 @@ export const zGetSmtpConfigurationStatusPath = z.object({
 export const zGetSmtpConfigurationStatusResponse = zNotificationOperationalStatus;
 
 export const zTestStoredSmtpConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zTestStoredSmtpConfigurationPath = z.object({
@@ -5042,7 +5265,8 @@ export const zTestStoredSmtpConfigurationResponse = zNotificationSmtpTestResult;
 export const zTestSmtpConfigurationBody = zNotificationSmtpEndpointConfigurationWritable;
 
 export const zTestSmtpConfigurationHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zTestSmtpConfigurationQuery = z.object({
@@ -5060,7 +5284,8 @@ export const zTestSmtpConfigurationQuery = z.object({
 export const zTestSmtpConfigurationResponse = zNotificationSmtpTestResult;
 
 export const zListSmtpDeliveriesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListSmtpDeliveriesPath = z.object({
@@ -5084,7 +5309,8 @@ export const zListSmtpDeliveriesQuery = z.object({
 export const zListSmtpDeliveriesResponse = zNotificationDeliveryList;
 
 export const zGetSmtpDeliveryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetSmtpDeliveryPath = z.object({
@@ -5098,7 +5324,8 @@ export const zGetSmtpDeliveryPath = z.object({
 export const zGetSmtpDeliveryResponse = zNotificationDelivery;
 
 export const zListSmtpDeliveryReceiptsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListSmtpDeliveryReceiptsPath = z.object({
@@ -5112,7 +5339,8 @@ export const zListSmtpDeliveryReceiptsPath = z.object({
 export const zListSmtpDeliveryReceiptsResponse = zNotificationReceiptList;
 
 export const zReplaySmtpDeliveryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zReplaySmtpDeliveryPath = z.object({
@@ -5126,7 +5354,8 @@ export const zReplaySmtpDeliveryPath = z.object({
 export const zReplaySmtpDeliveryResponse = zNotificationDelivery;
 
 export const zListRegistriesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**
@@ -5137,7 +5366,8 @@ export const zListRegistriesResponse = zRegistryConfigurationList;
 export const zCreateRegistryBody = zRegistryConfigurationRequest;
 
 export const zCreateRegistryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zCreateRegistryQuery = z.object({
@@ -5145,12 +5375,13 @@ export const zCreateRegistryQuery = z.object({
 });
 
 /**
- * The stored configuration.
+ * A one-element array holding the stored configuration.
  */
-export const zCreateRegistryResponse = zRegistryConfiguration;
+export const zCreateRegistryResponse = zRegistryConfigurationList;
 
 export const zDeleteRegistryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteRegistryPath = z.object({
@@ -5158,7 +5389,8 @@ export const zDeleteRegistryPath = z.object({
 });
 
 export const zGetRegistryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetRegistryPath = z.object({
@@ -5166,14 +5398,15 @@ export const zGetRegistryPath = z.object({
 });
 
 /**
- * The configuration.
+ * A one-element array holding the configuration.
  */
-export const zGetRegistryResponse = zRegistryConfiguration;
+export const zGetRegistryResponse = zRegistryConfigurationList;
 
 export const zUpdateRegistryBody = zRegistryConfigurationRequest;
 
 export const zUpdateRegistryHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zUpdateRegistryPath = z.object({
@@ -5185,12 +5418,13 @@ export const zUpdateRegistryQuery = z.object({
 });
 
 /**
- * The stored configuration.
+ * A one-element array holding the stored configuration.
  */
-export const zUpdateRegistryResponse = zRegistryConfiguration;
+export const zUpdateRegistryResponse = zRegistryConfigurationList;
 
 export const zDeleteEventsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteEventsQuery = z.object({
@@ -5205,7 +5439,8 @@ export const zDeleteEventsQuery = z.object({
 export const zDeleteEventsResponse = z.array(z.string());
 
 export const zListEventsHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zListEventsQuery = z.object({
@@ -5225,7 +5460,8 @@ export const zListEventsQuery = z.object({
 export const zListEventsResponse = zEventsList;
 
 export const zDeleteEventHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zDeleteEventPath = z.object({
@@ -5233,7 +5469,8 @@ export const zDeleteEventPath = z.object({
 });
 
 export const zGetEventHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 export const zGetEventPath = z.object({
@@ -5246,7 +5483,8 @@ export const zGetEventPath = z.object({
 export const zGetEventResponse = zEventResponse;
 
 export const zListEventTypesHeaders = z.object({
-    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
 });
 
 /**

@@ -29,7 +29,7 @@ export const identityHandlers: HandlerGroup<IdentityOps> = {
   },
   async get_credentials(ctx) {
     const list = await users.listCredentials(ctx.db, ctx.caller.accountName, ctx.caller.username);
-    return { status: 200, body: { items: list.map(credentialShape) } };
+    return { status: 200, body: list.map(credentialShape) };
   },
   async add_credential(ctx, { body }) {
     const { accountName, username } = ctx.caller;

@@ -78,6 +78,14 @@ export async function imageViews(ctx: RequestContext, images: store.ImageRecord[
   }));
 }
 
+/**
+ * A deletion's outcome in the established API's terms, whose DeleteImageResponse status has no `deleted`:
+ * `deleting` says the deletion was accepted (Vigil has already done it).
+ */
+function deleteResponse(outcome: store.DeleteOutcome) {
+  return { ...outcome, status: outcome.status === 'deleted' ? ('deleting' as const) : outcome.status };
+}
+
 export const imageHandlers: HandlerGroup<ImageOps> = {
   async list_images(ctx, { query }) {
     const images = await store.listImages(ctx.db, ctx.account.name, {
@@ -111,9 +119,9 @@ export const imageHandlers: HandlerGroup<ImageOps> = {
     return { status: 200, body: view };
   },
   async delete_images_async(ctx, { query }) {
-    const items = [];
-    for (const digest of query.image_digests) items.push(await store.deleteImage(ctx.db, ctx.account.name, digest, query.force ?? false));
-    return { status: 200, body: { items } };
+    const outcomes = [];
+    for (const digest of query.image_digests) outcomes.push(deleteResponse(await store.deleteImage(ctx.db, ctx.account.name, digest, query.force ?? false)));
+    return { status: 200, body: outcomes };
   },
   async get_image(ctx, { params }) {
     const [view] = await imageViews(ctx, [await store.getImage(ctx.db, ctx.account.name, params.image_digest)]);
@@ -123,6 +131,6 @@ export const imageHandlers: HandlerGroup<ImageOps> = {
     await store.getImage(ctx.db, ctx.account.name, params.image_digest);
     const result = await store.deleteImage(ctx.db, ctx.account.name, params.image_digest, query.force ?? false);
     if (result.status === 'delete_failed') throw new ConflictError(result.detail!, { image_digest: params.image_digest });
-    return { status: 200, body: result };
+    return { status: 200, body: deleteResponse(result) };
   },
 };

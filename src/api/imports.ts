@@ -35,7 +35,7 @@ function partHandlers<Post extends ImportOps, List extends ImportOps>(post: Post
 
 export const importHandlers: HandlerGroup<ImportOps> = {
   async list_operations(ctx) {
-    return { status: 200, body: { items: (await imports.listOperations(ctx.db, ctx.account.name)).map(operationShape) } };
+    return { status: 200, body: (await imports.listOperations(ctx.db, ctx.account.name)).map(operationShape) };
   },
   async create_operation(ctx) {
     return { status: 200, body: operationShape(await imports.createOperation(ctx.db, ctx.account.name)) };

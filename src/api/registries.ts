@@ -32,19 +32,19 @@ async function validateAgainstRegistry(ctx: RequestContext, input: registries.Re
 
 export const registryHandlers: HandlerGroup<RegistryOps> = {
   async list_registries(ctx) {
-    return { status: 200, body: { items: (await registries.listRegistries(ctx.db, ctx.account.name)).map(registryShape) } };
+    return { status: 200, body: (await registries.listRegistries(ctx.db, ctx.account.name)).map(registryShape) };
   },
   async create_registry(ctx, { query, body }) {
     if (query.validate) await validateAgainstRegistry(ctx, body);
-    return { status: 200, body: registryShape(await registries.createRegistry(ctx.db, ctx.services.secretBox, ctx.account.name, body)) };
+    return { status: 200, body: [registryShape(await registries.createRegistry(ctx.db, ctx.services.secretBox, ctx.account.name, body))] };
   },
   async get_registry(ctx, { params }) {
-    return { status: 200, body: registryShape(await registries.getRegistry(ctx.db, ctx.account.name, params.registry)) };
+    return { status: 200, body: [registryShape(await registries.getRegistry(ctx.db, ctx.account.name, params.registry))] };
   },
   async update_registry(ctx, { params, query, body }) {
     if (query.validate) await validateAgainstRegistry(ctx, body);
     const updated = await registries.updateRegistry(ctx.db, ctx.services.secretBox, ctx.account.name, params.registry, body);
-    return { status: 200, body: registryShape(updated) };
+    return { status: 200, body: [registryShape(updated)] };
   },
   async delete_registry(ctx, { params }) {
     await registries.deleteRegistry(ctx.db, ctx.account.name, params.registry);

@@ -4,6 +4,7 @@ import type { AccountRecord } from '../auth/accounts.js';
 import { apiKeyStatus, type ApiKeyRecord } from '../auth/api-keys.js';
 import type { RoleMemberRecord } from '../auth/rbac.js';
 import { MASKED_CREDENTIAL, type CredentialRecord, type UserRecord } from '../auth/users.js';
+import { wholeSecondsIso } from '../util/time.js';
 
 type Schemas = components['schemas'];
 
@@ -39,14 +40,15 @@ export function apiKeyShape(k: ApiKeyRecord, value?: string): Schemas['UserApiKe
   return {
     name: k.name,
     ...(k.description !== null ? { description: k.description } : {}),
-    expires_at: k.expires_at,
-    created_at: k.created_at,
-    updated_at: k.updated_at,
+    expires_at: wholeSecondsIso(k.expires_at),
+    created_at: wholeSecondsIso(k.created_at),
+    updated_at: wholeSecondsIso(k.updated_at),
     status: apiKeyStatus(k),
     ...(value ? { value } : {}),
   };
 }
 
 export function roleMemberShape(m: RoleMemberRecord): Schemas['RbacManagerRoleMember'] {
-  return { username: m.username, domain_name: m.account_name, for_account: m.account_name, created_at: m.created_at };
+  // Exactly one of domain_name and for_account (the established API's oneOf): the current name, never the deprecated alias.
+  return { username: m.username, domain_name: m.account_name, created_at: m.created_at };
 }

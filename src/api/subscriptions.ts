@@ -12,7 +12,7 @@ function subscriptionShape(s: subs.SubscriptionRecord) {
     subscription_id: s.id,
     subscription_key: s.subscription_key,
     subscription_type: s.subscription_type,
-    ...(s.subscription_value !== null ? { subscription_value: s.subscription_value } : {}),
+    subscription_value: s.subscription_value,
     account_name: s.account_name,
     active: s.active,
     created_at: s.created_at,
@@ -31,7 +31,7 @@ export const subscriptionHandlers: HandlerGroup<SubscriptionOps> = {
   async list_subscriptions(ctx, { query }) {
     const key = query.subscription_key ? normaliseKey(query.subscription_type ?? 'tag_update', query.subscription_key) : undefined;
     const list = await subs.listSubscriptions(ctx.db, ctx.account.name, { key, type: query.subscription_type });
-    return { status: 200, body: { items: list.map(subscriptionShape) } };
+    return { status: 200, body: list.map(subscriptionShape) };
   },
   async add_subscription(ctx, { body }) {
     const created = await subs.addSubscription(ctx.db, ctx.account.name, {
@@ -39,13 +39,13 @@ export const subscriptionHandlers: HandlerGroup<SubscriptionOps> = {
       key: normaliseKey(body.subscription_type, body.subscription_key),
       value: body.subscription_value,
     });
-    return { status: 200, body: subscriptionShape(created) };
+    return { status: 200, body: [subscriptionShape(created)] };
   },
   async get_subscription(ctx, { params }) {
-    return { status: 200, body: subscriptionShape(await subs.getSubscription(ctx.db, ctx.account.name, params.subscription_id)) };
+    return { status: 200, body: [subscriptionShape(await subs.getSubscription(ctx.db, ctx.account.name, params.subscription_id))] };
   },
   async update_subscription(ctx, { params, body }) {
-    return { status: 200, body: subscriptionShape(await subs.updateSubscription(ctx.db, ctx.account.name, params.subscription_id, body)) };
+    return { status: 200, body: [subscriptionShape(await subs.updateSubscription(ctx.db, ctx.account.name, params.subscription_id, body))] };
   },
   async delete_subscription(ctx, { params }) {
     await subs.deleteSubscription(ctx.db, ctx.account.name, params.subscription_id);
@@ -59,6 +59,6 @@ export const subscriptionHandlers: HandlerGroup<SubscriptionOps> = {
       settings: { auto_subscribe: query.auto_subscribe ?? true, exclude_existing_tags: query.exclude_existing_tags ?? false },
       dryRun: query.dry_run ?? false,
     });
-    return { status: 200, body: { items: watched.map(subscriptionShape) } };
+    return { status: 200, body: watched.map(subscriptionShape) };
   },
 };

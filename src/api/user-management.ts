@@ -71,7 +71,7 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
   },
 
   async list_accounts(ctx, { query }) {
-    return { status: 200, body: { items: (await accounts.listAccounts(ctx.db, { state: query.state })).map(accountShape) } };
+    return { status: 200, body: (await accounts.listAccounts(ctx.db, { state: query.state })).map(accountShape) };
   },
   async create_account(ctx, { body }) {
     return { status: 200, body: accountShape(await accounts.createAccount(ctx.db, body)) };
@@ -96,8 +96,7 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
   },
 
   async list_users(ctx) {
-    const list = await users.listUsers(ctx.db, ctx.account.name);
-    return { status: 200, body: { items: list.map(userShape), total_rows: list.length } };
+    return { status: 200, body: (await users.listUsers(ctx.db, ctx.account.name)).map(userShape) };
   },
   async list_users_with_roles(ctx) {
     const holders = await listRoleHolders(ctx.db, ctx.account.name);
@@ -132,7 +131,7 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
 
   async list_user_credentials(ctx, { params }) {
     const list = await users.listCredentials(ctx.db, ctx.account.name, params.username);
-    return { status: 200, body: { items: list.map(credentialShape) } };
+    return { status: 200, body: list.map(credentialShape) };
   },
   async create_user_credential(ctx, { params, body }) {
     await grantsAccess(ctx, params.username, operationTable.create_user_credential.authzAction);

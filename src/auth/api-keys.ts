@@ -6,7 +6,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/index.js';
 import { ConflictError, InvalidError, NotFoundError } from '../errors.js';
-import { nowIso } from '../util/time.js';
+import { floorToSecond, nowIso } from '../util/time.js';
 
 export interface ApiKeyRecord {
   key_id: string;
@@ -50,10 +50,11 @@ export async function getApiKey(db: Db, accountName: string, username: string, n
   return key;
 }
 
+/** The expiry kept: whole seconds (the API shows it without fraction), so the key stops when its answer says. */
 function parseExpiry(expiresAt: string | undefined): string {
   const now = Date.now();
-  if (expiresAt === undefined) return new Date(now + DEFAULT_LIFETIME_DAYS * 86400_000).toISOString();
-  const t = Date.parse(expiresAt);
+  if (expiresAt === undefined) return new Date(floorToSecond(now + DEFAULT_LIFETIME_DAYS * 86400_000)).toISOString();
+  const t = floorToSecond(Date.parse(expiresAt));
   if (Number.isNaN(t)) throw new InvalidError('expires_at is not a valid date-time', { errors: [{ location: 'body.expires_at', message: 'not a valid date-time' }] });
   if (t <= now) throw new InvalidError('expires_at must be in the future', { errors: [{ location: 'body.expires_at', message: 'must be in the future' }] });
   const latest = new Date(now);

@@ -72,7 +72,7 @@ export async function updateSubscription(
   db: Db,
   accountName: string,
   id: string,
-  patch: { active?: boolean; subscription_value?: string },
+  patch: { active?: boolean; subscription_value?: string | null },
 ): Promise<SubscriptionRecord> {
   await getSubscription(db, accountName, id);
   // Only these two columns: the request body may hold any other property (the spec allows them), and spreading it

@@ -14,10 +14,10 @@ import { reportsRouter } from '../reports/graphql/http.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** V1-form routes kept for existing clients; each maps onto its /v2 operation. */
-const LEGACY_ROUTES: Record<string, { to: string; unwrapItems?: boolean }> = {
+/** V1-form routes kept for existing clients; each maps onto its /v2 operation and answers as it does. */
+const LEGACY_ROUTES: Record<string, { to: string }> = {
   'POST /v1/oauth/token': { to: '/v2/oauth/token' },
-  'GET /v1/accounts': { to: '/v2/accounts', unwrapItems: true },
+  'GET /v1/accounts': { to: '/v2/accounts' },
   'GET /v1/account': { to: '/v2/account' },
 };
 
@@ -49,10 +49,7 @@ export async function createApp(services: Services, handlers: Handlers): Promise
 
   app.use((req, res, next) => {
     const legacy = LEGACY_ROUTES[`${req.method} ${req.path}`];
-    if (legacy) {
-      req.url = legacy.to + req.url.slice(req.path.length);
-      if (legacy.unwrapItems) res.locals.transformBody = (body: { items?: unknown }) => body.items ?? body;
-    }
+    if (legacy) req.url = legacy.to + req.url.slice(req.path.length);
     next();
   });
 

@@ -1,7 +1,7 @@
 /**
  * The REST request pipeline. Each cross-cutting step happens here, once, in this order:
  * route match (404/405) -> authentication -> content type (415) -> validation with coercion and defaults (400)
- * -> target account (x-service-account or the operation's account parameter) -> authorization from
+ * -> target account (the operation's account parameter, or x-service-account / x-anchore-account) -> authorization from
  * x-authz-action (403) -> handler -> response. Errors from any step go through one mapper.
  */
 import type { NextFunction, Request, Response } from 'express';
@@ -16,7 +16,7 @@ import { authorize } from '../auth/rbac.js';
 import { AppError, InvalidError, NotFoundError } from '../errors.js';
 import type { Services } from '../service.js';
 import { readProjectJson } from '../util/project.js';
-import { resolveTargetAccount, SERVICE_ACCOUNT_HEADER } from './account-scope.js';
+import { headerAccount, resolveTargetAccount } from './account-scope.js';
 import { createAuthenticate } from './auth-strategies.js';
 import { RequestContext } from './context.js';
 import { sendError } from './error-response.js';
@@ -162,6 +162,17 @@ function compileTextBodyValidators(definition: any): Map<string, ValidateFunctio
   return validators;
 }
 
+/** Operations whose spec declares OAuth-shaped errors (RFC 6749 §5.2: `error`, `error_description`) for 400. */
+function oauthShapedOperations(definition: any): Set<string> {
+  const shaped = new Set<string>();
+  for (const item of Object.values<any>(definition.paths))
+    for (const method of METHODS) {
+      const ref = item[method]?.responses?.['400']?.content?.['application/json']?.schema?.$ref;
+      if (typeof ref === 'string' && ref.endsWith('/OAuthErrorResponse')) shaped.add(item[method].operationId);
+    }
+  return shaped;
+}
+
 export function firstString(...values: unknown[]): string | undefined {
   for (const v of values) if (typeof v === 'string' && v !== '') return v;
   return undefined;
@@ -206,6 +217,7 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
   api.validator.preCompileRequestValidators();
   const authenticate = createAuthenticate(services.authenticator);
   const textBodyValidators = compileTextBodyValidators(definition);
+  const oauthShaped = oauthShapedOperations(definition);
 
   function allowedMethods(request: OabRequest): string[] {
     return METHODS.filter((method) => api.router.matchOperation({ ...request, method }, false)).map((m) => m.toUpperCase());
@@ -220,6 +232,7 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
       query: req.query as Record<string, string | string[]>,
       body: req.body,
     };
+    let operationId: OperationId | undefined;
     try {
       let operation;
       try {
@@ -232,7 +245,7 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
         }
         throw new NotFoundError(`no operation at ${req.method} ${request.path}`, { path: request.path });
       }
-      const operationId = operation.operationId as OperationId;
+      operationId = operation.operationId as OperationId;
       const meta: OperationMeta = operationTable[operationId];
 
       const principal = meta.public ? null : await authenticate(req);
@@ -276,10 +289,9 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
 
       let account: AccountRecord | null = null;
       if (principal) {
-        const header = firstString(req.headers[SERVICE_ACCOUNT_HEADER]);
         const body = (input.body && typeof input.body === 'object' ? input.body : {}) as Record<string, unknown>;
         const named = firstString(...meta.accountParams.flatMap((p) => [input.params[p], input.query[p], body[p]]));
-        account = await resolveTargetAccount(services.db, principal, meta.authzAction, { named, headerAccount: meta.scoped ? header : undefined });
+        account = await resolveTargetAccount(services.db, principal, meta.authzAction, { named, header: meta.scoped ? headerAccount(req.headers) : undefined });
         await authorize(services.db, services.permissions, principal, meta.authzAction, account.name);
       }
 
@@ -300,11 +312,10 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
       } else if (TEXT_MEDIA_TYPES.has(meta.produces[0] ?? '')) {
         res.type(meta.produces[0]!).send(String(reply.body));
       } else {
-        const transform = res.locals.transformBody as ((b: unknown) => unknown) | undefined;
-        res.json(transform ? transform(reply.body) : reply.body);
+        res.json(reply.body);
       }
     } catch (err) {
-      sendError(res, err, requestId);
+      sendError(res, err, requestId, { oauth: operationId !== undefined && oauthShaped.has(operationId) });
     }
   }
 

@@ -154,11 +154,11 @@ describe('GET /v2/accounts', () => {
     const b = await createAccount(url, { type: 'service', email: 'b@example.com' });
     const { data, response } = await client(url).GET('/accounts');
     expect(response.status).toBe(200);
-    const byName = new Map(data!.items.map((x) => [x.name, x]));
+    const byName = new Map(data!.map((x) => [x.name, x]));
     expect(byName.get('admin')).toMatchObject({ type: 'admin', state: 'enabled' });
     expect(byName.get(a.name)).toEqual(a);
     expect(byName.get(b.name)).toEqual(b);
-    expect(new Set(data!.items.map((x) => x.name)).size).toBe(data!.items.length);
+    expect(new Set(data!.map((x) => x.name)).size).toBe(data!.length);
   });
 
   it('filters by state', async () => {
@@ -168,21 +168,21 @@ describe('GET /v2/accounts', () => {
 
     const d = await client(url).GET('/accounts', { params: { query: { state: 'disabled' } } });
     expect(d.response.status).toBe(200);
-    expect(d.data!.items.every((x) => x.state === 'disabled')).toBe(true);
-    const dNames = d.data!.items.map((x) => x.name);
+    expect(d.data!.every((x) => x.state === 'disabled')).toBe(true);
+    const dNames = d.data!.map((x) => x.name);
     expect(dNames).toContain(disabled.name);
     expect(dNames).not.toContain(enabled.name);
     expect(dNames).not.toContain('admin');
 
     const e = await client(url).GET('/accounts', { params: { query: { state: 'enabled' } } });
-    expect(e.data!.items.every((x) => x.state === 'enabled')).toBe(true);
-    const eNames = e.data!.items.map((x) => x.name);
+    expect(e.data!.every((x) => x.state === 'enabled')).toBe(true);
+    const eNames = e.data!.map((x) => x.name);
     expect(eNames).toContain(enabled.name);
     expect(eNames).toContain('admin');
     expect(eNames).not.toContain(disabled.name);
 
     const deleting = await client(url).GET('/accounts', { params: { query: { state: 'deleting' } } });
-    expect(deleting.data!.items).toEqual([]);
+    expect(deleting.data!).toEqual([]);
   });
 
   it('refuses an unknown state filter', async () => {
@@ -206,7 +206,7 @@ describe('GET /v1/accounts and GET /v1/account (legacy aliases)', () => {
     expect(v1.status).toBe(200);
     expect(Array.isArray(v1.json)).toBe(true);
     const v2 = await raw(url, 'GET', '/v2/accounts');
-    expect(v1.json).toEqual(v2.json.items);
+    expect(v1.json).toEqual(v2.json);
     expect(v1.json.map((x: { name: string }) => x.name)).toContain(a.name);
   });
 
@@ -428,7 +428,7 @@ describe('DELETE /v2/accounts/{account_name}', () => {
     expect(response.status).toBe(204);
     expectError(await raw(url, 'GET', `/v2/accounts/${a.name}`), 404, 'not_found');
     const list = await client(url).GET('/accounts');
-    expect(list.data!.items.map((x) => x.name)).not.toContain(a.name);
+    expect(list.data!.map((x) => x.name)).not.toContain(a.name);
     expectError(await raw(url, 'DELETE', `/v2/accounts/${a.name}`), 404, 'not_found');
   });
 
@@ -462,10 +462,10 @@ describe('DELETE /v2/accounts/{account_name}', () => {
 
     const members = await raw(url, 'GET', `/v2/rbac-manager/roles/read-write/members?domain_name=${other.name}`);
     expect(members.status).toBe(200);
-    expect(members.json.items.map((m: { username: string }) => m.username)).not.toContain(u1.username);
+    expect(members.json.map((m: { username: string }) => m.username)).not.toContain(u1.username);
     const outsiderRoles = await raw(url, 'GET', `/v2/rbac-manager/users/${outsider.username}/roles?domain_name=${other.name}`);
     expect(outsiderRoles.status).toBe(200);
-    expect(outsiderRoles.json.items).toEqual([]);
+    expect(outsiderRoles.json).toEqual([]);
 
     // The names are free again, and nothing of the old account comes back with them.
     await createAccount(url, { name: doomed.name });
@@ -475,9 +475,9 @@ describe('DELETE /v2/accounts/{account_name}', () => {
     const keys = await raw(url, 'GET', `/v2/accounts/${doomed.name}/users/${u1.username}/api-keys`);
     expect(keys.json.items).toEqual([]);
     const roles = await raw(url, 'GET', `/v2/rbac-manager/users/${u1.username}/roles?domain_name=${other.name}`);
-    expect(roles.json.items).toEqual([]);
+    expect(roles.json).toEqual([]);
     const doomedRoles = await raw(url, 'GET', `/v2/rbac-manager/roles/read-only/members?domain_name=${doomed.name}`);
-    expect(doomedRoles.json.items).toEqual([]);
+    expect(doomedRoles.json).toEqual([]);
   });
 
   it('answers 404 for an unknown account and 400 for a bad name', async () => {

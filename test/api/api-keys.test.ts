@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, client, json, raw, type Auth } from '../support/http.js';
 import {
   DAY_MS,
+  ISO_UTC_SECONDS,
   accountWithUser,
   createAccount,
   createUser,
@@ -19,6 +20,7 @@ import {
   fromNow,
   grantRole,
   uniqueName,
+  wholeSeconds,
   type TestUser,
 } from '../support/fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -89,7 +91,7 @@ describe.each(families)('$label', (family) => {
       expect(res.status).toBe(201);
       expect(res.json).toMatchObject({ name, description: 'CI pipeline', status: 'active' });
       expect(res.json.value).toMatch(KEY_VALUE);
-      expectRecent(res.json.created_at, before);
+      expectRecent(res.json.created_at, before, ISO_UTC_SECONDS);
       expect(res.json.updated_at).toBe(res.json.created_at);
       const expires = Date.parse(res.json.expires_at);
       expect(expires).toBeGreaterThanOrEqual(before + 365 * DAY_MS - 1000);
@@ -114,10 +116,10 @@ describe.each(families)('$label', (family) => {
     it('keeps an explicit expiry within 3 years', async () => {
       const in30 = fromNow(30 * DAY_MS);
       const key = await create({ name: uniqueName('exp'), expires_at: in30 });
-      expect(key.expires_at).toBe(in30);
+      expect(key.expires_at).toBe(wholeSeconds(in30));
       const almost3y = yearsAhead(3, -60_000);
       const far = await create({ name: uniqueName('far'), expires_at: almost3y });
-      expect(far.expires_at).toBe(almost3y);
+      expect(far.expires_at).toBe(wholeSeconds(almost3y));
       const soon = await create({ name: uniqueName('soon'), expires_at: fromNow(60_000) });
       expect(soon.status).toBe('active');
       await expectAuthenticates(url, { apiKey: soon.value }, owner.username);
@@ -128,7 +130,29 @@ describe.each(families)('$label', (family) => {
       target.setUTCMilliseconds(0);
       const withOffset = new Date(target.getTime() + 2 * 3600_000).toISOString().replace(/\.000Z$/, '+02:00');
       const key = await create({ name: uniqueName('tz'), expires_at: withOffset });
-      expect(key.expires_at).toBe(target.toISOString());
+      expect(key.expires_at).toBe(wholeSeconds(target.toISOString()));
+    });
+
+    // The established API's UserApiKey allows no fraction of a second (pattern ...:ssZ); clients generated from it
+    // refuse `.123Z`. Input may have one or not.
+    it('answers expires_at, created_at and updated_at in whole seconds, whether the expiry was sent with a fraction or not', async () => {
+      const exact = new Date(Date.now() + 7 * DAY_MS);
+      exact.setUTCMilliseconds(0);
+      const withFraction = new Date(exact.getTime() + 678).toISOString();
+      const withoutFraction = exact.toISOString().replace('.000Z', 'Z');
+      const a = await create({ name: uniqueName('frac'), expires_at: withFraction });
+      const b = await create({ name: uniqueName('whole'), expires_at: withoutFraction });
+      expect(a.expires_at).toBe(withoutFraction);
+      expect(b.expires_at).toBe(withoutFraction);
+      const patched = await json(url, 'PATCH', `${base}/${a.name}`, { description: 'touched' }, auth);
+      expect(patched.status, patched.text).toBe(200);
+      const got = await raw(url, 'GET', `${base}/${b.name}`, { auth });
+      const list = await raw(url, 'GET', base, { auth });
+      for (const key of [a, b, patched.json, got.json, ...list.json.items])
+        for (const field of ['expires_at', 'created_at', 'updated_at']) expect(key[field], `${key.name}.${field}`).toMatch(ISO_UTC_SECONDS);
+      // The key stops at the second its answer names, not a fraction later.
+      const row = await server.running.services.db('api_keys').where({ username: owner.username, name: a.name }).first();
+      expect(Date.parse(row.expires_at)).toBe(exact.getTime());
     });
 
     it('refuses an expiry in the past', async () => {

@@ -23,6 +23,7 @@ import {
   type TestUser,
   type UserCredentials,
 } from '../support/auth-fixtures.js';
+import { expectError } from '../support/fixtures.js';
 import { adminAuth, client, json, raw, type Auth } from '../support/http.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../support/server.js';
 
@@ -468,6 +469,51 @@ describe('bearer tokens (HS256, configured secret)', () => {
     expect(res.json).toMatchObject({ expires_in: 3600, token_type: 'Bearer' });
     await expectAuthenticatesAs(url, { bearer: res.json.access_token }, user);
     expectUnauthorized(await postForm(url, '/v1/oauth/token', { username: user.username, password: 'wrong-password' }), BAD_PASSWORD);
+  });
+});
+
+// RFC 6749 §5.2: an OAuth client reads `error` (and `error_description`) from a failed token request. Every such
+// answer also keeps Vigil's own error fields.
+describe('OAuth error answers of the token and revoke endpoints', () => {
+  const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+  const cases: { name: string; headers?: Record<string, string>; body?: string | Buffer; status: number; error: string }[] = [
+    { name: 'no body at all', status: 400, error: 'invalid_request' },
+    { name: 'an empty form', headers: FORM, body: '', status: 400, error: 'invalid_request' },
+    { name: 'garbage', headers: FORM, body: '%%%&&==garbage\u0001', status: 400, error: 'invalid_request' },
+    { name: 'JSON text sent as a form', headers: FORM, body: '{"username":"a","password":"b"}', status: 400, error: 'invalid_request' },
+    { name: 'the password grant without a username', headers: FORM, body: 'grant_type=password&password=whatever', status: 400, error: 'invalid_request' },
+    { name: 'the password grant without a password', headers: FORM, body: 'grant_type=password&username=someone', status: 400, error: 'invalid_request' },
+    { name: 'the refresh grant without a token', headers: FORM, body: 'grant_type=refresh_token', status: 400, error: 'invalid_request' },
+    { name: 'a repeated field', headers: FORM, body: 'username=a&username=b&password=c', status: 400, error: 'invalid_request' },
+    { name: 'a body that is not gzip as it claims', headers: { ...FORM, 'content-encoding': 'gzip' }, body: 'username=a&password=b', status: 400, error: 'invalid_request' },
+    { name: 'an unknown client_id', headers: FORM, body: 'username=a&password=b&client_id=other', status: 400, error: 'invalid_request' },
+    { name: 'another grant type', headers: FORM, body: 'grant_type=client_credentials', status: 400, error: 'unsupported_grant_type' },
+    { name: 'a JSON body', headers: { 'content-type': 'application/json' }, body: '{"username":"a","password":"b"}', status: 415, error: 'invalid_request' },
+    { name: 'a wrong password', headers: FORM, body: 'username=oauth-nobody&password=not-the-password', status: 401, error: 'invalid_grant' },
+    { name: 'a refresh token that is not one', headers: FORM, body: 'grant_type=refresh_token&refresh_token=junk', status: 401, error: 'invalid_grant' },
+  ];
+  for (const path of ['/v2/oauth/token', '/v1/oauth/token'])
+    it.each(cases)(`POST ${path} with $name answers $status $error`, async ({ headers, body, status, error }) => {
+      const res = await raw(url, 'POST', path, { auth: null, headers, body });
+      expectError(res, status);
+      expect(res.json.error).toBe(error);
+      expect(res.json.error_description).toBe(res.json.message);
+      expect(res.json).not.toHaveProperty('access_token');
+    });
+
+  it('POST /v2/oauth/revoke without a token answers 400 invalid_request', async () => {
+    for (const body of [undefined, '', 'token_type_hint=refresh_token', '%%%']) {
+      const res = await raw(url, 'POST', '/v2/oauth/revoke', { auth: null, headers: body === undefined ? {} : FORM, body });
+      expectError(res, 400);
+      expect(res.json.error).toBe('invalid_request');
+      expect(res.json.error_description).toMatch(/\S/);
+    }
+  });
+
+  it('leaves other operations’ errors without OAuth fields', async () => {
+    const res = await raw(url, 'GET', '/v2/user', { auth: { basic: ['admin', 'not-the-password'] } });
+    expectError(res, 401);
+    expect(res.json).not.toHaveProperty('error');
   });
 });
 

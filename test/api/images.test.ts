@@ -197,13 +197,29 @@ describe('adding an image by tag from a registry', () => {
     expect(none.data?.items).toEqual([]);
   });
 
-  it('deletes an image and its tags', async () => {
+  // The established DeleteImageResponse status is one of deleting | not_found | delete_failed (no `deleted`).
+  it('deletes an image and its tags, answering status deleting', async () => {
     const res = await raw(server.url, 'DELETE', `/v2/images/${digest}`);
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ image_digest: digest, status: 'deleted' });
+    expect(res.json).toEqual({ image_digest: digest, status: 'deleting' });
     expect((await raw(server.url, 'GET', `/v2/images/${digest}`)).status).toBe(404);
     const bulk = await raw(server.url, 'DELETE', `/v2/images?image_digests=${digest},sha256:${'0'.repeat(64)}`);
-    expect(bulk.json.items.map((i: { status: string }) => i.status)).toEqual(['not_found', 'not_found']);
+    expect(bulk.json.map((i: { status: string }) => i.status)).toEqual(['not_found', 'not_found']);
+  });
+
+  it('deletes several images at once, one outcome per digest in a bare array', async () => {
+    const list = await client(server.url).GET('/images');
+    const present = list.data!.items.map((i) => i.image_digest).slice(0, 2);
+    expect(present.length).toBe(2);
+    const missing = `sha256:${'1'.repeat(64)}`;
+    const bulk = await raw(server.url, 'DELETE', `/v2/images?image_digests=${[...present, missing].join(',')}`);
+    expect(bulk.status, bulk.text).toBe(200);
+    expect(bulk.json).toEqual([
+      { image_digest: present[0], status: 'deleting' },
+      { image_digest: present[1], status: 'deleting' },
+      { image_digest: missing, status: 'not_found', detail: expect.any(String) },
+    ]);
+    for (const d of present) expect((await raw(server.url, 'GET', `/v2/images/${d}`)).status).toBe(404);
   });
 });
 

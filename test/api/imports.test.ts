@@ -206,7 +206,7 @@ describe('SBOM import', () => {
   it('lists, gets and invalidates operations', async () => {
     const uuid = await newOperation();
     const listed = await client(server.url).GET('/imports/images');
-    expect(listed.data?.items.map((o) => o.uuid)).toContain(uuid);
+    expect(listed.data?.map((o) => o.uuid)).toContain(uuid);
     const invalidated = await raw(server.url, 'DELETE', `/v2/imports/images/${uuid}`);
     expect(invalidated.json.status).toBe('expired');
     const late = await json(server.url, 'POST', `/v2/imports/images/${uuid}/packages`, SYFT);

@@ -188,22 +188,22 @@ describe.each(['full-control', 'account-user-admin'] as const)('a user with %s i
     const me = caller();
     const users = await raw(url, 'GET', `/v2/accounts/${A}/users`, { auth: me.auth });
     expect(users.status, users.text).toBe(200);
-    for (const u of users.json.items) expect(u.account_name).toBe(A);
-    expect(users.json.items.map((u: { username: string }) => u.username)).not.toContain(bUser.username);
+    for (const u of users.json) expect(u.account_name).toBe(A);
+    expect(users.json.map((u: { username: string }) => u.username)).not.toContain(bUser.username);
 
     for (const role of ['read-only', 'full-control', 'image-analyzer']) {
       const m = await raw(url, 'GET', `/v2/rbac-manager/roles/${role}/members`, { auth: me.auth });
       expect(m.status, m.text).toBe(200);
-      for (const item of m.json.items) expect(item.domain_name).toBe(A);
-      expect(m.json.items.map((i: { username: string }) => i.username)).not.toContain(bUser.username);
+      for (const item of m.json) expect(item.domain_name).toBe(A);
+      expect(m.json.map((i: { username: string }) => i.username)).not.toContain(bUser.username);
     }
 
     const roles = await raw(url, 'GET', `/v2/rbac-manager/users/${bUser.username}/roles`, { auth: me.auth });
     expect(roles.status, roles.text).toBe(200);
-    expect(roles.json.items).toEqual([]);
+    expect(roles.json).toEqual([]);
 
     const mine = await raw(url, 'GET', '/v2/rbac-manager/my-roles', { auth: me.auth });
-    expect(mine.json.items.map((i: { domain_name: string }) => i.domain_name)).toEqual([A]);
+    expect(mine.json.map((i: { domain_name: string }) => i.domain_name)).toEqual([A]);
   });
 
   it('cannot tell B, or a disabled account, from an account that does not exist', async () => {
@@ -288,10 +288,10 @@ describe('after every attempt', () => {
     expect(own.json.name).toBe(B);
 
     const usersOfB = await raw(url, 'GET', `/v2/accounts/${B}/users`, { auth: adminAuth });
-    expect(usersOfB.json.items.map((u: { username: string }) => u.username)).not.toContain(aFull.username);
+    expect(usersOfB.json.map((u: { username: string }) => u.username)).not.toContain(aFull.username);
     for (const caller of callers()) {
       const roles = await raw(url, 'GET', `/v2/rbac-manager/users/${caller[1].username}/roles?domain_name=${B}`);
-      expect(roles.json.items, caller[0]).toEqual([]);
+      expect(roles.json, caller[0]).toEqual([]);
     }
   });
 });

@@ -410,7 +410,7 @@ describe('metric data', () => {
 
   it('sums the accounts per metric and time on the global endpoint (administrators only)', async () => {
     const global = { path: '/v2/reports/global/graphql' };
-    const accounts = (await raw(server.url, 'GET', '/v2/accounts')).json.items.map((a: { name: string }) => a.name) as string[];
+    const accounts = (await raw(server.url, 'GET', '/v2/accounts')).json.map((a: { name: string }) => a.name) as string[];
     expect(accounts.sort()).toEqual(['admin', other.account].sort());
     for (const slot of [S1, S2]) {
       const perAccount = await Promise.all(accounts.map((a) => valuesAt(slot, { headers: { 'x-service-account': a } })));

@@ -347,14 +347,27 @@ describe('scopes and access', () => {
     expect(JSON.stringify(await images())).not.toContain(digests.theirs);
   });
 
-  it('lets an administrator act on another account with x-service-account, and no one else', async () => {
-    const asReader = await gql(server, IMAGES, { headers: { 'x-service-account': reader.account } });
+  // x-anchore-account, the header clients of the established API send, is an alias with the same checks.
+  it.each(['x-service-account', 'x-anchore-account'])('lets an administrator act on another account with %s, and no one else', async (header) => {
+    const asReader = await gql(server, IMAGES, { headers: { [header]: reader.account } });
     expect(summary(asReader.data.imagesByVulnerability.results)).toEqual({ 'DSA-9100-1': [digests.theirs] });
-    const intoAdmin = await gql(server, IMAGES, { auth: readerAuth, headers: { 'x-service-account': 'admin' } });
+    const intoAdmin = await gql(server, IMAGES, { auth: readerAuth, headers: { [header]: 'admin' } });
     expect(intoAdmin.status).toBe(403);
     expect(intoAdmin.body).toMatchObject({ code: 403, error_type: 'forbidden' });
-    const missing = await gql(server, IMAGES, { headers: { 'x-service-account': 'no-such-account' } });
+    // A missing account is never the caller's own: 404 for an administrator, 403 for anyone else.
+    const missing = await gql(server, IMAGES, { headers: { [header]: 'no-such-account' } });
     expect(missing.status).toBe(404);
+    expect(missing.body.message).toContain(header);
+    const missingForReader = await gql(server, IMAGES, { auth: readerAuth, headers: { [header]: 'no-such-account' } });
+    expect(missingForReader.status).toBe(403);
+  });
+
+  it('answers 400 when x-service-account and x-anchore-account name different accounts', async () => {
+    const both = await gql(server, IMAGES, { headers: { 'x-service-account': reader.account, 'x-anchore-account': 'admin' } });
+    expect(both.status).toBe(400);
+    expect(both.body).toMatchObject({ code: 400, error_type: 'validation_error' });
+    const same = await gql(server, IMAGES, { headers: { 'x-service-account': reader.account, 'x-anchore-account': reader.account } });
+    expect(summary(same.data.imagesByVulnerability.results)).toEqual({ 'DSA-9100-1': [digests.theirs] });
   });
 
   it('serves the global endpoint to administrators only, across accounts', async () => {

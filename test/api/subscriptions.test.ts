@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollWatches } from '../../src/images/watch.js';
 import { waitForAnalysis } from '../support/analysis.js';
 import { client, json, raw } from '../support/http.js';
+import { expectValidationError } from '../support/fixtures.js';
 import { buildImage, type BuiltImage } from '../support/image-builder.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -29,15 +30,16 @@ describe('subscriptions', () => {
   it('creates, lists, gets, updates and deletes a subscription with normalised keys', async () => {
     const c = client(server.url);
     const created = await c.POST('/subscriptions', { body: { subscription_key: 'nginx', subscription_type: 'analysis_update' } });
-    expect(created.data).toMatchObject({ subscription_key: 'docker.io/library/nginx:latest', subscription_type: 'analysis_update', active: true, account_name: 'admin' });
-    const id = created.data!.subscription_id;
+    // Every answer about subscriptions is a bare array, as the established API's SubscriptionList; a single one is a list of one.
+    expect(created.data).toEqual([expect.objectContaining({ subscription_key: 'docker.io/library/nginx:latest', subscription_type: 'analysis_update', active: true, account_name: 'admin' })]);
+    const id = created.data![0].subscription_id;
     const dup = await json(server.url, 'POST', '/v2/subscriptions', { subscription_key: 'docker.io/library/nginx:latest', subscription_type: 'analysis_update' });
     expect(dup.status).toBe(409);
     const listed = await c.GET('/subscriptions', { params: { query: { subscription_key: 'nginx:latest' } } });
-    expect(listed.data?.items.map((s) => s.subscription_id)).toEqual([id]);
+    expect(listed.data?.map((s) => s.subscription_id)).toEqual([id]);
     const updated = await c.PUT('/subscriptions/{subscription_id}', { params: { path: { subscription_id: id } }, body: { active: false } });
-    expect(updated.data?.active).toBe(false);
-    expect((await c.GET('/subscriptions/{subscription_id}', { params: { path: { subscription_id: id } } })).data?.active).toBe(false);
+    expect(updated.data).toEqual([expect.objectContaining({ subscription_id: id, active: false })]);
+    expect((await c.GET('/subscriptions/{subscription_id}', { params: { path: { subscription_id: id } } })).data).toEqual([expect.objectContaining({ subscription_id: id, active: false })]);
     expect((await raw(server.url, 'DELETE', `/v2/subscriptions/${id}`)).status).toBe(204);
     expect((await raw(server.url, 'GET', `/v2/subscriptions/${id}`)).status).toBe(404);
   });
@@ -55,13 +57,30 @@ describe('subscriptions', () => {
   // The update wrote every body property as a column: another account, key or id could be set (found by the spec fuzz test).
   it('changes only active and subscription_value; other properties of an update are ignored', async () => {
     const created = await client(server.url).POST('/subscriptions', { body: { subscription_key: 'registry.example.com/mass/assign:1', subscription_type: 'policy_eval' } });
-    const id = created.data!.subscription_id;
+    const id = created.data![0].subscription_id;
     const moved = await json(server.url, 'PUT', `/v2/subscriptions/${id}`, { active: false, account_name: 'someone-else', subscription_key: 'registry.example.com/other:2' });
     expect(moved.status, moved.text).toBe(200);
-    expect(moved.json).toMatchObject({ subscription_id: id, account_name: 'admin', subscription_key: 'registry.example.com/mass/assign:1', active: false });
+    expect(moved.json).toEqual([expect.objectContaining({ subscription_id: id, account_name: 'admin', subscription_key: 'registry.example.com/mass/assign:1', active: false })]);
     const unknown = await json(server.url, 'PUT', `/v2/subscriptions/${id}`, { subscription_value: 'v', no_such_column: 1 });
     expect(unknown.status, unknown.text).toBe(200);
-    expect(unknown.json).toMatchObject({ subscription_id: id, subscription_value: 'v', active: false });
+    expect(unknown.json).toEqual([expect.objectContaining({ subscription_id: id, subscription_value: 'v', active: false })]);
+  });
+
+  // The established API's SubscriptionRequest and SubscriptionUpdate declare subscription_value nullable; clients send null.
+  it('takes subscription_value: null on create and update, and answers the value as null when there is none', async () => {
+    const created = await json(server.url, 'POST', '/v2/subscriptions', { subscription_key: 'registry.example.com/nullable/app:1', subscription_type: 'vuln_update', subscription_value: null });
+    expect(created.status, created.text).toBe(200);
+    expect(created.json).toEqual([expect.objectContaining({ subscription_key: 'registry.example.com/nullable/app:1', subscription_value: null })]);
+    const id = created.json[0].subscription_id;
+    const set = await json(server.url, 'PUT', `/v2/subscriptions/${id}`, { subscription_value: 'something' });
+    expect(set.status, set.text).toBe(200);
+    expect(set.json[0].subscription_value).toBe('something');
+    const cleared = await json(server.url, 'PUT', `/v2/subscriptions/${id}`, { subscription_value: null, active: false });
+    expect(cleared.status, cleared.text).toBe(200);
+    expect(cleared.json).toEqual([expect.objectContaining({ subscription_id: id, subscription_value: null, active: false })]);
+    const got = await raw(server.url, 'GET', `/v2/subscriptions/${id}`);
+    expect(got.json).toEqual(cleared.json);
+    expectValidationError(await json(server.url, 'POST', '/v2/subscriptions', { subscription_key: 'registry.example.com/nullable/app:2', subscription_type: 'vuln_update', subscription_value: 5 }), ['body.subscription_value']);
   });
 
   it('rejects digests as keys and malformed ids', async () => {
@@ -98,8 +117,8 @@ describe('watched tags and repositories', () => {
     const a = await push('watch/repo', 'a', 'a');
     const res = await raw(server.url, 'POST', `/v2/repositories?repository=${registry.host}/watch/repo`);
     expect(res.status).toBe(200);
-    const items = res.json.items as { subscription_type: string; subscription_key: string }[];
-    expect(items.map((i) => `${i.subscription_type} ${i.subscription_key}`)).toEqual([
+    const watched = res.json as { subscription_type: string; subscription_key: string }[];
+    expect(watched.map((i) => `${i.subscription_type} ${i.subscription_key}`)).toEqual([
       `repo_update ${registry.host}/watch/repo`,
       `tag_update ${registry.host}/watch/repo:a`,
     ]);
@@ -118,9 +137,9 @@ describe('watched tags and repositories', () => {
     await push('watch/dry', 'x', 'x');
     const res = await raw(server.url, 'POST', `/v2/repositories?repository=${registry.host}/watch/dry&dry_run=true`);
     expect(res.status).toBe(200);
-    expect(res.json.items).toHaveLength(2);
+    expect(res.json).toHaveLength(2);
     const stored = await client(server.url).GET('/subscriptions', { params: { query: { subscription_type: 'repo_update' } } });
-    expect(stored.data?.items.map((s) => s.subscription_key)).not.toContain(`${registry.host}/watch/dry`);
+    expect(stored.data?.map((s) => s.subscription_key)).not.toContain(`${registry.host}/watch/dry`);
   });
 
   it('refuses tags and unknown repositories', async () => {

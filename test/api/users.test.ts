@@ -57,7 +57,7 @@ describe('POST /v2/accounts/{account_name}/users', () => {
     await expectAuthenticates(url, { basic: [username, PASSWORD] }, username);
     const roles = await raw(url, 'GET', '/v2/rbac-manager/my-roles', { auth: { basic: [username, PASSWORD] } });
     expect(roles.status).toBe(200);
-    expect(roles.json.items).toEqual([]);
+    expect(roles.json).toEqual([]);
   });
 
   it('accepts user_type native and usernames at the edges of the pattern', async () => {
@@ -142,7 +142,7 @@ describe('POST /v2/accounts/{account_name}/users', () => {
     const account = await createAccount(url);
     await expectBodyRejections(url, 'POST', `/v2/accounts/${account.name}/users`, { username: uniqueName('user'), password: PASSWORD });
     const list = await raw(url, 'GET', `/v2/accounts/${account.name}/users`);
-    expect(list.json.items).toEqual([]);
+    expect(list.json).toEqual([]);
   });
 
   it('lets an account-user-admin create users in its account only', async () => {
@@ -159,29 +159,28 @@ describe('POST /v2/accounts/{account_name}/users', () => {
 });
 
 describe('GET /v2/accounts/{account_name}/users', () => {
-  it("lists the account's users with total_rows", async () => {
+  it("lists the account's users as a bare array", async () => {
     const account = await createAccount(url);
     const a = await createUser(url, account.name);
     const b = await createUser(url, account.name);
     await accountWithUser(url); // a user of another account, not listed
     const { data, response } = await client(url).GET('/accounts/{account_name}/users', { params: { path: { account_name: account.name } } });
     expect(response.status).toBe(200);
-    expect(data!.total_rows).toBe(2);
-    expect(data!.items).toHaveLength(2);
-    expect(data!.items.map((u) => u.username).sort()).toEqual([a.username, b.username].sort());
-    for (const u of data!.items) expect(u).toMatchObject({ account_name: account.name, type: 'native', state: 'enabled' });
+    expect(Array.isArray(data)).toBe(true);
+    expect(data).toHaveLength(2);
+    expect(data!.map((u) => u.username).sort()).toEqual([a.username, b.username].sort());
+    for (const u of data!) expect(u).toMatchObject({ account_name: account.name, type: 'native', state: 'enabled' });
   });
 
   it('answers an empty list for an account without users', async () => {
     const account = await createAccount(url);
     const { data } = await client(url).GET('/accounts/{account_name}/users', { params: { path: { account_name: account.name } } });
-    expect(data).toEqual({ items: [], total_rows: 0 });
+    expect(data).toEqual([]);
   });
 
   it('lists the admin user in the admin account', async () => {
     const { data } = await client(url).GET('/accounts/{account_name}/users', { params: { path: { account_name: 'admin' } } });
-    expect(data!.items.map((u) => u.username)).toContain('admin');
-    expect(data!.total_rows).toBe(data!.items.length);
+    expect(data!.map((u) => u.username)).toContain('admin');
   });
 
   it('answers 404 for an unknown account and 400 for a bad name', async () => {
@@ -193,7 +192,7 @@ describe('GET /v2/accounts/{account_name}/users', () => {
     const manager = await accountWithUser(url, ['account-user-admin']);
     const res = await raw(url, 'GET', `/v2/accounts/${manager.account}/users`, { auth: manager.auth });
     expect(res.status).toBe(200);
-    expect(res.json.items.map((u: { username: string }) => u.username)).toEqual([manager.username]);
+    expect(res.json.map((u: { username: string }) => u.username)).toEqual([manager.username]);
     const reader = await accountWithUser(url, ['read-only']);
     expectError(await raw(url, 'GET', `/v2/accounts/${reader.account}/users`, { auth: reader.auth }), 403, 'forbidden');
   });
@@ -223,7 +222,7 @@ describe('GET /v2/accounts/users', () => {
 describe('GET /v2/accounts/{account_name}/users/{username}', () => {
   it('answers the user', async () => {
     const user = await accountWithUser(url);
-    const created = (await raw(url, 'GET', `/v2/accounts/${user.account}/users`)).json.items[0];
+    const created = (await raw(url, 'GET', `/v2/accounts/${user.account}/users`)).json[0];
     const { data, response } = await client(url).GET('/accounts/{account_name}/users/{username}', {
       params: { path: { account_name: user.account, username: user.username } },
     });
@@ -259,20 +258,20 @@ describe('DELETE /v2/accounts/{account_name}/users/{username}', () => {
     expect(response.status).toBe(204);
     expectError(await raw(url, 'GET', `/v2/accounts/${user.account}/users/${user.username}`), 404, 'not_found');
     const list = await raw(url, 'GET', `/v2/accounts/${user.account}/users`);
-    expect(list.json).toEqual({ items: [], total_rows: 0 });
+    expect(list.json).toEqual([]);
     const all = await raw(url, 'GET', '/v2/accounts/users');
     expect(all.json.items.map((u: { username: string }) => u.username)).not.toContain(user.username);
     await expectRejected(url, user.auth);
     await expectRejected(url, { apiKey: key });
     const members = await raw(url, 'GET', `/v2/rbac-manager/roles/read-only/members?domain_name=${user.account}`);
-    expect(members.json.items).toEqual([]);
+    expect(members.json).toEqual([]);
     expectError(await raw(url, 'DELETE', `/v2/accounts/${user.account}/users/${user.username}`), 404, 'not_found');
 
     // The name can be reused, and the new user inherits nothing.
     const again = await createUser(url, user.account, { username: user.username, password: 'yet-another-password' });
     await expectAuthenticates(url, again.auth, user.username);
     await expectRejected(url, { apiKey: key });
-    expect((await raw(url, 'GET', '/v2/rbac-manager/my-roles', { auth: again.auth })).json.items).toEqual([]);
+    expect((await raw(url, 'GET', '/v2/rbac-manager/my-roles', { auth: again.auth })).json).toEqual([]);
   });
 
   it('refuses to let a user delete itself', async () => {
@@ -378,9 +377,9 @@ describe('GET /v2/accounts/{account_name}/users/{username}/credentials', () => {
       params: { path: { account_name: user.account, username: user.username } },
     });
     expect(response.status).toBe(200);
-    expect(data!.items).toHaveLength(1);
-    expect(data!.items[0]).toMatchObject({ type: 'password', value: MASK });
-    expect(data!.items[0].created_at).toMatch(/Z$/);
+    expect(data).toHaveLength(1);
+    expect(data![0]).toMatchObject({ type: 'password', value: MASK });
+    expect(data![0].created_at).toMatch(/Z$/);
     const text = JSON.stringify(data);
     expect(text).not.toContain(user.password);
     expect(text).not.toMatch(/argon2/);
@@ -414,7 +413,7 @@ describe('POST /v2/accounts/{account_name}/users/{username}/credentials', () => 
     const got = await raw(url, 'GET', `/v2/accounts/${user.account}/users/${user.username}`);
     expectRecent(got.json.password_last_updated, before);
     const creds = await raw(url, 'GET', `/v2/accounts/${user.account}/users/${user.username}/credentials`);
-    expect(creds.json.items).toEqual([data]);
+    expect(creds.json).toEqual([data]);
   });
 
   it('refuses a short, oversize, missing or wrong-typed value and a type other than password', async () => {
@@ -469,12 +468,12 @@ describe('DELETE /v2/accounts/{account_name}/users/{username}/credentials', () =
     });
     expect(response.status).toBe(204);
     const creds = await raw(url, 'GET', `/v2/accounts/${user.account}/users/${user.username}/credentials`);
-    expect(creds.json.items).toEqual([]);
+    expect(creds.json).toEqual([]);
     await expectRejected(url, user.auth);
     // The user itself, through an API key, sees no credential either.
     const own = await raw(url, 'GET', '/v2/user/credentials', { auth: { apiKey: key } });
     expect(own.status).toBe(200);
-    expect(own.json.items).toEqual([]);
+    expect(own.json).toEqual([]);
     expectError(await raw(url, 'DELETE', `/v2/accounts/${user.account}/users/${user.username}/credentials?credential_type=password`), 404, 'not_found');
 
     const set = await json(url, 'POST', `/v2/accounts/${user.account}/users/${user.username}/credentials`, { type: 'password', value: 'back-again-password' });
@@ -537,8 +536,8 @@ describe('GET /v2/user/credentials', () => {
     const user = await accountWithUser(url);
     const { data, response } = await client(url, user.auth).GET('/user/credentials');
     expect(response.status).toBe(200);
-    expect(data!.items).toHaveLength(1);
-    expect(data!.items[0]).toMatchObject({ type: 'password', value: MASK });
+    expect(data).toHaveLength(1);
+    expect(data![0]).toMatchObject({ type: 'password', value: MASK });
     const text = JSON.stringify(data);
     expect(text).not.toContain(user.password);
     for (const hash of await storedHashes()) expect(text).not.toContain(hash);

@@ -411,7 +411,7 @@ async function createFixtures(): Promise<FuzzFixtures> {
   // Subscriptions, registries, imports.
   const sub = await json(url, 'POST', '/v2/subscriptions', { subscription_key: `${CLOSED}/fuzz/app:1`, subscription_type: 'vuln_update' });
   ok(sub, 'subscription');
-  resources.push(['subscriptions', sub.json.subscription_id]);
+  resources.push(['subscriptions', sub.json[0].subscription_id]);
   add('subscription_key', `${CLOSED}/fuzz/app:1`);
   ok(await json(url, 'POST', '/v2/registries', { registry: `${CLOSED}/fuzz`, registry_user: 'u', registry_pass: 'p' }), 'registry');
   resources.push(['registries', `${CLOSED}/fuzz`]);

@@ -48,10 +48,17 @@ export function expectValidationError(res: RawResponse, locations: string[]): vo
 
 /** ISO 8601 UTC with milliseconds, as the API writes timestamps. */
 export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** ISO 8601 UTC in whole seconds, as the API writes the timestamps whose schema allows no fraction (API keys). */
+export const ISO_UTC_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
-/** Asserts `ts` is an ISO UTC timestamp between `before` and now. */
-export function expectRecent(ts: string | undefined, before: number): void {
-  expect(ts).toMatch(ISO_UTC);
+/** The timestamp as the API shows it in whole seconds (the fraction dropped). */
+export function wholeSeconds(iso: string): string {
+  return new Date(Math.floor(Date.parse(iso) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** Asserts `ts` is an ISO UTC timestamp (of `form`) between `before` and now. */
+export function expectRecent(ts: string | undefined, before: number, form: RegExp = ISO_UTC): void {
+  expect(ts).toMatch(form);
   const t = Date.parse(ts!);
   expect(t).toBeGreaterThanOrEqual(before - 1000);
   expect(t).toBeLessThanOrEqual(Date.now() + 1000);

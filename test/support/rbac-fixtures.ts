@@ -131,7 +131,7 @@ export async function snapshotAccount(url: string, account: string): Promise<unk
   const users = await c.GET('/accounts/{account_name}/users', { params: { path: { account_name: account } } });
   expect(users.response.status).toBe(200);
   const perUser: Record<string, unknown> = {};
-  for (const u of users.data!.items) {
+  for (const u of users.data!) {
     const path = { account_name: account, username: u.username };
     const creds = await c.GET('/accounts/{account_name}/users/{username}/credentials', { params: { path } });
     const keys = await c.GET('/accounts/{account_name}/users/{username}/api-keys', { params: { path } });
@@ -139,13 +139,13 @@ export async function snapshotAccount(url: string, account: string): Promise<unk
       params: { path: { username: u.username }, query: { domain_name: account } },
     });
     expect([creds.response.status, keys.response.status, roles.response.status]).toEqual([200, 200, 200]);
-    perUser[u.username] = { user: u, credentials: creds.data!.items, api_keys: keys.data!.items, roles: roles.data!.items };
+    perUser[u.username] = { user: u, credentials: creds.data, api_keys: keys.data!.items, roles: roles.data };
   }
   const members: Record<string, unknown> = {};
   for (const role of BUILTIN_ROLES) {
     const m = await c.GET('/rbac-manager/roles/{role_name}/members', { params: { path: { role_name: role }, query: { domain_name: account } } });
     expect(m.response.status).toBe(200);
-    members[role] = m.data!.items;
+    members[role] = m.data;
   }
   return { account: acct.data, users: users.data, perUser, members };
 }

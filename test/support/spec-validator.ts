@@ -61,10 +61,10 @@ for (const [path, item] of Object.entries<any>(swagger.paths)) {
   }
 }
 
-/** Legacy v1 aliases and the routes they answer like. */
-const LEGACY: Record<string, { to: string; array?: boolean }> = {
+/** Legacy v1 aliases and the routes they answer like (GET /v2/accounts is a bare array too). */
+const LEGACY: Record<string, { to: string }> = {
   'POST /v1/oauth/token': { to: '/v2/oauth/token' },
-  'GET /v1/accounts': { to: '/v2/accounts', array: true },
+  'GET /v1/accounts': { to: '/v2/accounts' },
   'GET /v1/account': { to: '/v2/account' },
 };
 
@@ -93,13 +93,7 @@ export function assertResponseMatchesSpec(method: string, url: string, status: n
     }
   }
   const legacy = LEGACY[`${method.toUpperCase()} ${pathname}`];
-  if (legacy) {
-    pathname = legacy.to;
-    if (legacy.array && status === 200) {
-      if (!Array.isArray(parsed)) throw new SpecViolation(`${where}: v1 form must answer a bare array`);
-      parsed = { items: parsed };
-    }
-  }
+  if (legacy) pathname = legacy.to;
   const operation = findOperation(method, pathname);
   if (!operation) {
     if (status !== 404 && status !== 405) throw new SpecViolation(`${where}: no operation matches, so only 404/405 are expected`);

@@ -1,7 +1,8 @@
 /**
- * The GraphQL endpoints: /v2/reports/graphql (the caller's account, or the one x-service-account names) and
- * /v2/reports/global/graphql (administrators, every account). Same authentication and RBAC as REST (action
- * viewReports); graphql-http does the GraphQL-over-HTTP part; a browser asking for HTML gets GraphiQL.
+ * The GraphQL endpoints: /v2/reports/graphql (the caller's account, or the one x-service-account or its alias
+ * x-anchore-account names) and /v2/reports/global/graphql (administrators, every account). Same authentication and
+ * RBAC as REST (action viewReports); graphql-http does the GraphQL-over-HTTP part; a browser asking for HTML gets
+ * GraphiQL.
  */
 import express, { type Request, type Response, type NextFunction, type Router } from 'express';
 import { GraphQLError } from 'graphql';
@@ -9,7 +10,7 @@ import { createHandler } from 'graphql-http/lib/use/express';
 import { authorize } from '../../auth/rbac.js';
 import { AppError, ForbiddenError } from '../../errors.js';
 import { createAuthenticate } from '../../server/auth-strategies.js';
-import { resolveTargetAccount, SERVICE_ACCOUNT_HEADER } from '../../server/account-scope.js';
+import { headerAccount, resolveTargetAccount } from '../../server/account-scope.js';
 import { sendError } from '../../server/error-response.js';
 import type { Services } from '../../service.js';
 import { VIEW_REPORTS } from '../actions.js';
@@ -25,11 +26,6 @@ type Scope = 'account' | 'global';
 
 const CONTEXT = Symbol('reportContext');
 type WithContext = Request & { [CONTEXT]?: ReportContext };
-
-function header(req: Request, name: string): string | undefined {
-  const v = req.headers[name];
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
 
 /** GraphQL errors out of domain errors: the message, and the error type and argument as extensions. */
 function formatError(services: Services) {
@@ -81,7 +77,7 @@ export function reportsRouter(services: Services): Router {
     const account =
       scope === 'global'
         ? principal.account
-        : await resolveTargetAccount(services.db, principal, VIEW_REPORTS, { headerAccount: header(req, SERVICE_ACCOUNT_HEADER) });
+        : await resolveTargetAccount(services.db, principal, VIEW_REPORTS, { header: headerAccount(req.headers) });
     if (scope === 'global' && !principal.isAdmin) throw new ForbiddenError('the global reporting endpoint is for administrators; use /v2/reports/graphql');
     await authorize(services.db, services.permissions, principal, VIEW_REPORTS, account.name);
     req[CONTEXT] = {

@@ -195,7 +195,7 @@ export const imagesArea = defineArea<State>({
     delete_policy: () => ok(sdk.deletePolicy({ path: { policy_id: 'contract-policy' } })),
 
     add_subscription: async (s) => {
-      const sub = await ok(sdk.addSubscription({ body: { subscription_key: s.baseTag, subscription_type: 'vuln_update' } }));
+      const [sub] = await ok(sdk.addSubscription({ body: { subscription_key: s.baseTag, subscription_type: 'vuln_update', subscription_value: null } }));
       s.subscriptionId = sub.subscription_id!;
     },
     list_subscriptions: (s) => ok(sdk.listSubscriptions({ query: { subscription_key: s.baseTag } })),
