@@ -7,7 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Answer a liveness ping */
+        /**
+         * Answer a liveness ping
+         * @description Answers the JSON string `"v2"`, the version prefix of this API, as upstream clients expect.
+         */
         get: operations["ping"];
         put?: never;
         post?: never;
@@ -391,7 +394,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Report whether the service and its database answer */
+        /**
+         * Report whether the service and its database answer
+         * @description 200 with a JSON body only when the database answers; 503 otherwise.
+         */
         get: operations["health_check"];
         put?: never;
         post?: never;
@@ -3524,6 +3530,13 @@ export interface components {
             supported_artifact_type: "image" | "source";
             triggers: components["schemas"]["TriggerSpec"][];
         };
+        HealthStatus: {
+            /**
+             * @description Always `ok`; an unhealthy service answers 503 with an ApiErrorResponse instead.
+             * @enum {string}
+             */
+            status: "ok";
+        };
         ImageAnalysisRequest: {
             /** @description Free key/value pairs kept with the image. */
             annotations?: {
@@ -5099,14 +5112,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The service is up. */
+            /** @description The service is up; the body is the API version prefix. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
-                    "text/plain": string;
+                    "application/json": "v2";
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6056,7 +6068,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HealthStatus"];
+                };
             };
             400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];

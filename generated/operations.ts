@@ -200,7 +200,7 @@ export const operationTable = {
   my_roles: {"operationId":"my_roles","method":"get","path":"/rbac-manager/my-roles","tag":"RBAC","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   patch_api_key: {"operationId":"patch_api_key","method":"patch","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfUpdateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   patch_user_api_key: {"operationId":"patch_user_api_key","method":"patch","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"updateApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
-  ping: {"operationId":"ping","method":"get","path":"/","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["text/plain","application/json"],"successStatuses":[200]},
+  ping: {"operationId":"ping","method":"get","path":"/","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   post_ecs_inventory: {"operationId":"post_ecs_inventory","method":"post","path":"/ecs-inventory","tag":"Inventories","authzAction":"syncInventory","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[204]},
   post_kubernetes_inventory: {"operationId":"post_kubernetes_inventory","method":"post","path":"/kubernetes-inventory","tag":"Inventories","authzAction":"syncInventory","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   post_system_feeds: {"operationId":"post_system_feeds","method":"post","path":"/system/feeds","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -1028,7 +1028,7 @@ export interface OperationIO {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    responses: { 200: undefined };
+    responses: { 200: operations['health_check']['responses'][200]['content']['application/json'] };
   };
   import_content_searches: {
     path: operations['import_content_searches']['parameters']['path'];
@@ -1394,7 +1394,7 @@ export interface OperationIO {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    responses: { 200: operations['ping']['responses'][200]['content']['text/plain'] };
+    responses: { 200: operations['ping']['responses'][200]['content']['application/json'] };
   };
   post_ecs_inventory: {
     path: Record<string, never>;
