@@ -5928,6 +5928,7 @@ export interface operations {
                 before?: string;
                 /** @description Type, a prefix ending in `.` (e.g. `user.image.`), or a pattern with `*`. */
                 event_type?: string;
+                /** @description `INFO` or `ERROR`, in any case (upstream declares a free string). */
                 level?: "INFO" | "ERROR";
                 limit?: number;
                 page?: number;
@@ -5965,6 +5966,7 @@ export interface operations {
         parameters: {
             query?: {
                 before?: string;
+                /** @description `INFO` or `ERROR`, in any case (upstream declares a free string). */
                 level?: "INFO" | "ERROR";
                 since?: string;
             };
@@ -7772,6 +7774,7 @@ export interface operations {
                 /** @description `<cluster name>/<namespace>` (Kubernetes) or the cluster ARN (ECS). */
                 context?: string;
                 image_digest?: string;
+                /** @description In any case (upstream declares a free string). */
                 inventory_type?: "kubernetes" | "ecs";
             };
             header?: {
@@ -7805,6 +7808,7 @@ export interface operations {
             query: {
                 context: string;
                 image_digest?: string;
+                /** @description In any case (upstream declares a free string). */
                 inventory_type: "kubernetes" | "ecs";
             };
             header?: {
@@ -10807,6 +10811,7 @@ export interface operations {
             query: {
                 limit?: number;
                 name: string;
+                /** @description In any case (upstream declares a free string). */
                 package_type?: "dpkg" | "apk" | "rpm" | "npm" | "python" | "gem" | "java" | "go";
                 page?: number;
                 version?: string;
@@ -11410,6 +11415,7 @@ export interface operations {
         parameters: {
             query?: {
                 subscription_key?: string;
+                /** @description In any case (upstream declares a free string). */
                 subscription_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "repo_update";
             };
             header?: {

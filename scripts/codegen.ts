@@ -88,6 +88,18 @@ function collectOperations(doc: Json): OperationRow[] {
       if (!statuses.includes('500')) fail(`${id} does not declare 500`);
       // The pipeline validates every request (unknown query parameters, malformed path encoding): any can be a 400.
       if (!statuses.includes('400')) fail(`${id} does not declare 400`);
+      for (const p of params.filter((p) => p['x-case-insensitive'] !== undefined)) {
+        const values: unknown[] | undefined = p.enum ?? p.items?.enum;
+        if (p['x-case-insensitive'] !== true || p.in !== 'query' || !values?.every((v) => typeof v === 'string'))
+          fail(`${id} parameter ${p.name}: x-case-insensitive must be true and only on a query parameter with a string enum`);
+        if (new Set(values.map((v) => String(v).toLowerCase())).size !== values.length) fail(`${id} parameter ${p.name}: its enum values differ only in case`);
+      }
+      const oneOf: unknown = op['x-one-of-required'];
+      if (oneOf !== undefined) {
+        const optionalQuery = new Set(params.filter((p) => p.in === 'query' && !p.required).map((p) => p.name));
+        if (!Array.isArray(oneOf) || oneOf.length < 2 || !oneOf.every((n) => optionalQuery.has(n)))
+          fail(`${id}: x-one-of-required must list at least two of its optional query parameters`);
+      }
       const body = params.find((p) => p.in === 'body');
       const form = params.some((p) => p.in === 'formData');
       rows.push({

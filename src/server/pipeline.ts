@@ -1,6 +1,7 @@
 /**
  * The REST request pipeline. Each cross-cutting step happens here, once, in this order:
- * route match (404/405) -> authentication -> content type (415) -> validation with coercion and defaults (400)
+ * route match (404/405) -> authentication -> content type (415) -> request normalisation (query enum case) ->
+ * validation with coercion and defaults (400)
  * -> target account (x-service-account or the operation's account parameter) -> authorization from
  * x-authz-action (403) -> handler -> response. Errors from any step go through one mapper.
  */
@@ -18,6 +19,7 @@ import type { Services } from '../service.js';
 import { readProjectJson } from '../util/project.js';
 import { resolveTargetAccount, SERVICE_ACCOUNT_HEADER } from './account-scope.js';
 import { createAuthenticate } from './auth-strategies.js';
+import { RequestNormalisation } from './request-normalisation.js';
 import { RequestContext } from './context.js';
 import { sendError } from './error-response.js';
 import type { Handlers } from './handler-types.js';
@@ -204,6 +206,7 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
   api.validator.preCompileRequestValidators();
   const authenticate = createAuthenticate(services.authenticator);
   const textBodyValidators = compileTextBodyValidators(definition);
+  const normalisation = new RequestNormalisation(definition);
 
   function allowedMethods(request: OabRequest): string[] {
     return METHODS.filter((method) => api.router.matchOperation({ ...request, method }, false)).map((m) => m.toUpperCase());
@@ -256,11 +259,15 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
           errors: [{ location: 'path', message: `segment '${malformed}' is not valid percent-encoding` }],
         });
 
+      request.query = normalisation.foldQueryCase(operationId, request.query as Record<string, string | string[]>) as Record<string, string | string[]>;
       const validation = api.validator.validateRequest(request, operation);
       if (!validation.valid) {
         const listed = valueCountExceeds(request.body, FULL_LISTING_MAX_VALUES) ? validation : lister.validator.validateRequest(request, operationId);
         throw validationError((listed.errors ?? validation.errors ?? []) as AjvError[]);
       }
+      const missing = normalisation.missingOneOf(operationId, request.query as Record<string, string | string[]>);
+      if (missing.length)
+        throw new InvalidError(`request validation failed: ${missing.map((e) => `${e.location} ${e.message}`).join('; ')}`, { errors: missing });
       const validateText = textBodyValidators.get(operationId);
       if (validateText && !validateText({ requestBody: request.body })) throw validationError((validateText.errors ?? []) as AjvError[]);
       const input = {
