@@ -2539,8 +2539,11 @@ export interface paths {
          * Look up vulnerability records in the feeds
          * @description Records by id (the record's own id or an alias: `CVE-2023-4863` finds `DSA-5496-1` and `GHSA-...` records
          *     that name it), by affected package (and version: only records whose ranges include it), by namespace
-         *     (feed group such as `debian:12` or `pypi`), or any combination. At least one of `id` and
-         *     `affected_package` is required. `limit` 0 (the default) returns everything.
+         *     (feed group such as `debian:12` or `pypi`), or any combination.
+         *
+         *     **One of `id` and `affected_package` is required** (listed in `x-one-of-required`; Swagger 2.0 cannot
+         *     declare it otherwise): without either the answer is 400. `limit` 0 (the default) returns every match; the
+         *     answer is then written while it is read, with `next_page` and `returned_count` after the list.
          */
         get: operations["query_vulnerabilities"];
         put?: never;

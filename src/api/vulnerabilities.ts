@@ -2,7 +2,9 @@
  * Handlers for an image's vulnerabilities, its annotations and VEX exports (Images tag), the vulnerability
  * query (Query tag) and the SBOM scan (Vulnerabilities tag).
  */
+import type { OperationIO } from '../../generated/operations.js';
 import { getAnalyzedImage } from '../images/store.js';
+import { streamedJsonArray } from '../server/json-stream.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 import { annotationView, createAnnotation, deleteAnnotation, getAnnotation, listAnnotations, updateAnnotation } from '../vulns/annotations.js';
 import { refreshImageFindings } from '../vulns/findings.js';
@@ -25,6 +27,8 @@ type VulnOps =
   | 'vulnerability_scan_sbom';
 
 const VULN_TYPES = ['os', 'non-os', 'all'] as const;
+
+type QueryAnswer = OperationIO['query_vulnerabilities']['responses'][200];
 
 export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
   async get_image_vulnerability_types(ctx, { params }) {
@@ -71,7 +75,7 @@ export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
     return { status: 200, body: doc as unknown as Record<string, unknown> };
   },
   async query_vulnerabilities(ctx, { query }) {
-    const body = await queryVulnerabilities(ctx.db, {
+    const result = queryVulnerabilities(ctx.db, {
       ids: query.id,
       affectedPackage: query.affected_package,
       affectedPackageVersion: query.affected_package_version,
@@ -79,7 +83,8 @@ export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
       page: Number(query.page ?? '1'),
       limit: query.limit ?? 0,
     });
-    return { status: 200, body };
+    // Streamed: `limit=0` may select any number of records; the count follows the list.
+    return { status: 200, body: streamedJsonArray<QueryAnswer, 'vulnerabilities', 'next_page' | 'returned_count'>({ page: result.page }, 'vulnerabilities', result.vulnerabilities, result.summary) };
   },
   async vulnerability_scan_sbom(ctx, { query, body }) {
     const result = await scanSbom(ctx.db, body, { includeDescription: query.include_vuln_description ?? false, vendorOnly: query.vendor_only ?? true });
