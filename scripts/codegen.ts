@@ -246,6 +246,9 @@ async function generate(outDir: string): Promise<void> {
     fail(`specs/openapi.yaml is not a valid Swagger 2.0 document: ${(err as Error).message}`);
   }
   const rows = collectOperations(source);
+  for (const [name, schema] of Object.entries<Json>(source.definitions ?? {}))
+    if (schema['x-unknown-properties'] !== undefined && (schema['x-unknown-properties'] !== 'reject' || !schema.properties || schema.additionalProperties !== undefined))
+      fail(`definition ${name}: x-unknown-properties must be 'reject', on an object that lists its properties and says nothing of additionalProperties`);
 
   let oas3: Json;
   try {

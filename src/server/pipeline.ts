@@ -1,7 +1,7 @@
 /**
  * The REST request pipeline. Each cross-cutting step happens here, once, in this order:
- * route match (404/405) -> authentication -> content type (415) -> request normalisation (query enum case) ->
- * validation with coercion and defaults (400)
+ * route match (404/405) -> authentication -> content type (415) -> request normalisation (query enum case, unknown
+ * body properties) -> validation with coercion and defaults (400)
  * -> target account (x-service-account or the operation's account parameter) -> authorization from
  * x-authz-action (403) -> handler -> response. Errors from any step go through one mapper.
  */
@@ -260,6 +260,16 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
         });
 
       request.query = normalisation.foldQueryCase(operationId, request.query as Record<string, string | string[]>) as Record<string, string | string[]>;
+      const properties = normalisation.stripUnknownProperties(operationId, mediaType(req), request.body);
+      if (properties.refused.length)
+        throw new InvalidError(`request validation failed: ${properties.refused.map((l) => `${l} is not an allowed property`).join('; ')}`, {
+          errors: properties.refused.map((location) => ({ location, message: 'is not an allowed property' })),
+        });
+      if (properties.ignoredCount)
+        (res.log ?? services.log).debug(
+          { operation_id: operationId, ignored_properties: properties.ignored, ignored_count: properties.ignoredCount },
+          'ignored request body properties the operation does not take',
+        );
       const validation = api.validator.validateRequest(request, operation);
       if (!validation.valid) {
         const listed = valueCountExceeds(request.body, FULL_LISTING_MAX_VALUES) ? validation : lister.validator.validateRequest(request, operationId);

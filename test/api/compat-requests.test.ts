@@ -1,19 +1,32 @@
 /**
  * Drop-in compatibility of requests (issue 15), checked in the pipeline for every operation alike:
  * - query enums upstream declares as free strings (`x-case-insensitive` in the spec) match in any case, while the
- *   enums upstream declares too stay exact.
+ *   enums upstream declares too stay exact;
+ * - unknown body properties that upstream's schemas accept are ignored (removed before the handler, so never
+ *   stored, and named in a debug log line), while security-relevant objects refuse them.
  */
+import { randomUUID } from 'node:crypto';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForAnalysis } from '../support/analysis.js';
-import { expectValidationError } from '../support/fixtures.js';
+import { PASSWORD, expectValidationError, uniqueName } from '../support/fixtures.js';
 import { json, raw } from '../support/http.js';
 import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
+import { createAccount } from '../support/rbac-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
+const logLines: Record<string, any>[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer();
+  const logs = new PassThrough();
+  let pending = '';
+  logs.on('data', (chunk: Buffer) => {
+    const lines = (pending + chunk.toString('utf8')).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) logLines.push(JSON.parse(line));
+  });
+  server = await startTestServer({}, { logs });
 });
 afterAll(async () => {
   await server?.close();
@@ -73,5 +86,84 @@ describe('query enums upstream leaves free are matched in any case', () => {
   it('keeps exact matching where upstream declares the enum too', async () => {
     expectValidationError(await raw(server.url, 'GET', '/v2/images?image_status=ACTIVE'), ['query.image_status']);
     expectValidationError(await raw(server.url, 'GET', '/v2/accounts?state=Enabled'), ['query.state']);
+  });
+});
+
+/** The debug lines that name ignored properties, for the request with this id. */
+function ignoredLogged(requestId: string | null): string[] {
+  return logLines.filter((l) => l.msg === 'ignored request body properties the operation does not take' && l.req?.id === requestId).flatMap((l) => l.ignored_properties);
+}
+
+describe('unknown body properties', () => {
+  it('ignores and logs those of a notification configuration and selector (refused before)', async () => {
+    const res = await json(server.url, 'POST', '/v2/notifications/endpoints/webhook/configurations', {
+      url: 'http://127.0.0.1:1/hook',
+      description: 'compat',
+      enabled: true,
+      name: 'upstream-style',
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).not.toHaveProperty('enabled');
+    expect(res.json).not.toHaveProperty('name');
+    expect(ignoredLogged(res.headers.get('x-request-id')).sort()).toEqual(['body.enabled', 'body.name']);
+    const stored = await raw(server.url, 'GET', `/v2/notifications/endpoints/webhook/configurations/${res.json.uuid}`);
+    expect(stored.json).toMatchObject({ description: 'compat' });
+    expect(stored.json).not.toHaveProperty('name');
+
+    const selector = await json(server.url, 'POST', `/v2/notifications/endpoints/webhook/configurations/${res.json.uuid}/selectors`, {
+      scope: 'account',
+      event: { level: 'error', resource_type: '*', type: '*', severity: 'high' },
+      label: 'x',
+    });
+    expect(selector.status, selector.text).toBe(200);
+    expect(selector.json.event).not.toHaveProperty('severity');
+    expect(ignoredLogged(selector.headers.get('x-request-id')).sort()).toEqual(['body.event.severity', 'body.label']);
+  });
+
+  it('ignores those of a Kubernetes inventory report at any depth (refused before)', async () => {
+    const res = await json(server.url, 'POST', '/v2/kubernetes-inventory', {
+      cluster_name: 'compat',
+      timestamp: new Date().toISOString(),
+      agent_version: '1.7.0',
+      namespaces: [{ uid: randomUUID(), name: 'default', owner: 'ops' }],
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(ignoredLogged(res.headers.get('x-request-id')).sort()).toEqual(['body.agent_version', 'body.namespaces.0.owner']);
+  });
+
+  it('never stores an ignored property of a document that is stored whole (a policy)', async () => {
+    const doc = {
+      id: 'compat-extra',
+      name: 'Extra keys',
+      version: '2',
+      upstream_only: { note: 'dropped' },
+      rule_sets: [{ id: 'rs1', name: 'Rules', version: '2', rules: [{ id: 'r1', gate: 'always', trigger: 'always', action: 'WARN', params: [], comment: 'dropped' }] }],
+      mappings: [{ id: 'm1', name: 'All', registry: '*', repository: '*', image: { type: 'tag', value: '*' }, rule_set_ids: ['rs1'], allowlist_ids: [] }],
+    };
+    const added = await json(server.url, 'POST', '/v2/policies', doc);
+    expect(added.status, added.text).toBe(200);
+    const stored = await raw(server.url, 'GET', '/v2/policies/compat-extra');
+    expect(stored.json.policy).not.toHaveProperty('upstream_only');
+    expect(stored.json.policy.rule_sets[0].rules[0]).not.toHaveProperty('comment');
+    expect(stored.json.policy.rule_sets[0].rules[0]).toMatchObject({ id: 'r1', gate: 'always' });
+    const row = await server.running.services.db('policies').where({ account_name: 'admin', policy_id: 'compat-extra' }).first();
+    expect(JSON.stringify(row)).not.toContain('dropped');
+  });
+
+  it('refuses them on security-relevant objects, naming each', async () => {
+    const account = await createAccount(server.url, 'compat');
+    expectValidationError(await json(server.url, 'POST', '/v2/accounts', { name: uniqueName('acct'), emial: 'a@example.com' }), ['body.emial']);
+    expectValidationError(await json(server.url, 'POST', `/v2/accounts/${account}/users`, { username: uniqueName('u'), password: PASSWORD, idp_name: 'x' }), ['body.idp_name']);
+    expectValidationError(await json(server.url, 'POST', '/v2/user/api-keys', { name: uniqueName('k'), expires: '2099-01-01T00:00:00Z' }), ['body.expires']);
+    expectValidationError(await json(server.url, 'POST', '/v2/user/credentials', { type: 'password', value: PASSWORD, user: 'admin' }), ['body.user']);
+    expectValidationError(
+      await json(server.url, 'POST', '/v2/rbac-manager/roles/read-only/members', { username: 'admin', domian_name: account }),
+      ['body.domian_name'],
+    );
+    expectValidationError(
+      await json(server.url, 'POST', '/v2/registries', { registry: 'registry.example.com', registry_user: 'u', registry_passwd: 'p' }),
+      ['body.registry_passwd'],
+    );
+    expectValidationError(await json(server.url, 'PUT', `/v2/accounts/${account}/state`, { state: 'disabled', force: true }), ['body.force']);
   });
 });
