@@ -2762,6 +2762,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/scan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Scan an SBOM once for vulnerabilities and evaluate a policy against it, storing nothing
+         * @description The SBOM (syft JSON as AnchoreCTL writes it, CycloneDX 1.4-1.6 JSON or SPDX 2.2/2.3 JSON, detected by
+         *     content) is matched against the current feed data as an analyzed image's packages are, and the account's
+         *     active policy (or `policy_id`) is evaluated for `tag` as for an analyzed image: the image facts come from
+         *     the SBOM (syft JSON of an image carries its id, architecture, layers, manifest and config), the secret
+         *     search, content search and retrieved files from the request (absent: those triggers report that the search
+         *     did not run), ancestry from the account's analyzed images that share its layers, tag drift against the image
+         *     the tag points at now. No image, finding, evaluation or event is stored. The body is limited by
+         *     VIGIL_BODY_LIMIT. An image archive cannot be scanned here: add it with `POST /images/archives`.
+         */
+        post: operations["stateless_scan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/status": {
         parameters: {
             query?: never;
@@ -3268,6 +3295,18 @@ export interface components {
             content_type: string;
             image_digest: string;
         };
+        /** @description What a client-side secret or content search found, per file (as AnchoreCTL reports it). */
+        ContentSearch: {
+            findings: components["schemas"]["ImageImportContentSearchList"];
+            media_type?: string;
+            metadata?: components["schemas"]["ContentSearchMetadata"];
+        };
+        ContentSearchMetadata: {
+            /** Format: date-time */
+            analyzed_at?: string;
+            anchorectl_version?: string;
+            platform?: string;
+        };
         CredentialList: {
             items: components["schemas"]["AccessCredential"][];
         };
@@ -3504,6 +3543,12 @@ export interface components {
             };
             /** @enum {string} */
             status: "queued" | "running" | "done" | "failed";
+        };
+        /** @description Copies of files a client-side scanner retrieved (as AnchoreCTL reports them). */
+        FileContents: {
+            findings: components["schemas"]["ImageImportFileContentList"];
+            media_type?: string;
+            metadata?: components["schemas"]["ContentSearchMetadata"];
         };
         FileContentSearchList: components["schemas"]["FileContentSearchResult"][];
         FileContentSearchResult: {
@@ -4583,9 +4628,24 @@ export interface components {
         SBOMVulnerabilitiesResponse: {
             /** @description The distro the SBOM named, as used for matching (e.g. debian:12). */
             distro?: string | null;
+            /** @description Whether extended-support (EUS) data was used; Vigil holds none, so always false. */
+            extended_support?: boolean;
             /** @description A digest of the submitted document. */
             sbom_id: string;
             vulnerabilities: components["schemas"]["PackageVulnerability"][];
+        };
+        ScanRequest: {
+            content_search?: components["schemas"]["ContentSearch"];
+            retrieved_files?: components["schemas"]["FileContents"];
+            /** @description The SBOM (upstream's NativeSBOM is syft JSON); CycloneDX and SPDX JSON are read too. */
+            sbom: {
+                [key: string]: unknown;
+            };
+            secret_scan?: components["schemas"]["ContentSearch"];
+        };
+        ScanResponse: {
+            policy_scan: components["schemas"]["PolicyEvaluation"];
+            vuln_scan: components["schemas"]["SBOMVulnerabilitiesResponse"];
         };
         /**
          * @description One page of the stored result of a scheduled query execution. The result is keyed by its report kind —
@@ -5017,6 +5077,8 @@ export interface components {
     };
     parameters: {
         AccountName: string;
+        /** @description Use extended-support (EUS) vulnerability data. Vigil holds none, so the answer's `extended_support` is false. */
+        ExtendedSupport: boolean;
         FeedGroupName: string;
         FeedName: string;
         ImageDigest: string;
@@ -11385,6 +11447,49 @@ export interface operations {
             502: components["responses"]["BadGateway"];
         };
     };
+    stateless_scan: {
+        parameters: {
+            query: {
+                /** @description Use extended-support (EUS) vulnerability data. Vigil holds none, so the answer's `extended_support` is false. */
+                extended_support?: components["parameters"]["ExtendedSupport"];
+                /** @description The policy to evaluate; default the account's active policy. */
+                policy_id?: string;
+                /** @description The tag the evaluation is for (e.g. `docker.io/library/nginx:latest`); policy mappings select rule sets by it. */
+                tag: string;
+            };
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScanRequest"];
+            };
+        };
+        responses: {
+            /** @description The SBOM's vulnerabilities (without those the distribution will not fix) and the policy evaluation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     get_status: {
         parameters: {
             query?: never;
@@ -12234,6 +12339,8 @@ export interface operations {
     vulnerability_scan_sbom: {
         parameters: {
             query?: {
+                /** @description Use extended-support (EUS) vulnerability data. Vigil holds none, so the answer's `extended_support` is false. */
+                extended_support?: components["parameters"]["ExtendedSupport"];
                 include_vuln_description?: boolean;
                 vendor_only?: boolean;
             };

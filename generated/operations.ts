@@ -211,6 +211,7 @@ export const operationTable = {
   replay_teams_delivery: {"operationId":"replay_teams_delivery","method":"post","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   replay_webhook_delivery: {"operationId":"replay_webhook_delivery","method":"post","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   revoke_oauth_token: {"operationId":"revoke_oauth_token","method":"post","path":"/oauth/revoke","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
+  stateless_scan: {"operationId":"stateless_scan","method":"post","path":"/scan","tag":"Onetime","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   summary_image_counts: {"operationId":"summary_image_counts","method":"get","path":"/summaries/image-counts","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   summary_image_tags: {"operationId":"summary_image_tags","method":"get","path":"/summaries/image-tags","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   test_slack_configuration: {"operationId":"test_slack_configuration","method":"post","path":"/notifications/endpoints/slack/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -1455,6 +1456,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: NonNullable<operations['revoke_oauth_token']['requestBody']>['content']['application/x-www-form-urlencoded'];
     responses: { 200: undefined };
+  };
+  stateless_scan: {
+    path: Record<string, never>;
+    query: NonNullable<operations['stateless_scan']['parameters']['query']>;
+    body: operations['stateless_scan']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['stateless_scan']['responses'][200]['content']['application/json'] };
   };
   summary_image_counts: {
     path: Record<string, never>;

@@ -88,6 +88,7 @@ export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
   },
   async vulnerability_scan_sbom(ctx, { query, body }) {
     const result = await scanSbom(ctx.db, body, { includeDescription: query.include_vuln_description ?? false, vendorOnly: query.vendor_only ?? true });
-    return { status: 200, body: result };
+    // Vigil holds no extended-support data, whatever `extended_support` asks.
+    return { status: 200, body: { ...result, extended_support: false } };
   },
 };
