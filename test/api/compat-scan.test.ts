@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForAnalysis } from '../support/analysis.js';
 import { expectError, expectValidationError } from '../support/fixtures.js';
 import { json, raw } from '../support/http.js';
+import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
 import { createAccount, createUser } from '../support/rbac-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { EPSS_CSV, KEV_CATALOG, initialRecords, osvRecord, writeRecords } from '../vulns/fixture-feed.js';
@@ -248,6 +249,31 @@ describe('POST /scan (one-time scan)', () => {
     // Without the secret search, its trigger cannot be evaluated (rather than finding nothing).
     const without = await scan('tag=registry.example.com/compat/drift:1&policy_id=scan-checks', { sbom: SBOM });
     expect(without.json.policy_scan.evaluations[0].evaluation_problems).toEqual([expect.objectContaining({ problem_type: 'TriggerNotEvaluable' })]);
+  });
+
+  it('finds the analyzed images the SBOM\'s layers were built on (ancestry by the config\'s diff_ids)', async () => {
+    const base = await buildImage({ layers: [[{ path: 'etc/os-release', content: 'ID=debian\nVERSION_ID=12\n' }]] });
+    const upload = await raw(server.url, 'POST', '/v2/images/archives', {
+      headers: { 'content-type': 'application/x-tar' },
+      body: await dockerArchiveTar(base, { repoTags: ['registry.example.com/compat/base:12'] }),
+    });
+    expect(upload.status, upload.text).toBe(200);
+    const baseDigest = upload.json.image_digest as string;
+    expect(await waitForAnalysis(server, 'admin', baseDigest)).toBe('analyzed');
+    const policy = {
+      ...SCAN_POLICY,
+      id: 'scan-ancestry',
+      rule_sets: [{ id: 'rs', name: 'Ancestry', version: '2', rules: [{ id: 'no-base', gate: 'ancestry', trigger: 'denylist_ancestor_image_digest', action: 'STOP', params: [{ name: 'ancestor_digest', value: baseDigest }] }] }],
+    };
+    expect((await json(server.url, 'POST', '/v2/policies', policy)).status).toBe(200);
+    const onBase = syftImage([PY_REQUESTS]);
+    onBase.source.metadata.config = b64({ ...CONFIG, rootfs: { type: 'layers', diff_ids: [base.layers[0]!.diffId, DIFF_ID] } });
+    const res = await scan('tag=registry.example.com/compat/app:1&policy_id=scan-ancestry', { sbom: onBase });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.policy_scan.evaluations[0].details.findings).toEqual([expect.objectContaining({ rule_id: 'no-base', message: `Ancestor image ${baseDigest} is denylisted` })]);
+    // Layers no analyzed image shares: no ancestor.
+    const unrelated = await scan('tag=registry.example.com/compat/app:1&policy_id=scan-ancestry', { sbom: SBOM });
+    expect(unrelated.json.policy_scan.evaluations[0].details.findings).toEqual([]);
   });
 
   it('refuses bad input with the documented error, never a 500', async () => {
