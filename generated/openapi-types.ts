@@ -1133,6 +1133,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/imports/images/{operation_id}/sbom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a whole SBOM document (as AnchoreCTL generates it) to an import
+         * @description The SBOM: syft JSON (upstream's NativeSBOM), CycloneDX 1.4-1.6 JSON or SPDX 2.2/2.3 JSON, detected by
+         *     content and refused at once (400) when it cannot be read. It stands in for the packages part: name the
+         *     answered digest in `source.import.contents.packages`. The manifest and config that syft JSON of an image
+         *     carries in its source metadata are used as the manifest and image_config parts when the import names none
+         *     (or names this digest there too). Upstream leaves this operation untagged; Vigil lists it under Imports.
+         */
+        post: operations["import_image_sbom"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/imports/images/{operation_id}/secret-searches": {
         parameters: {
             query?: never;
@@ -3667,10 +3693,11 @@ export interface components {
                 content_searches?: string;
                 dockerfile?: string;
                 file_contents?: string;
-                /** @description Optional in Vigil, as manifest. */
+                /** @description Optional in Vigil, as manifest; an sbom part's digest means the config that SBOM carries. */
                 image_config?: string;
-                /** @description Optional in Vigil, so SBOMs from other tools can be imported without the image's manifest. */
+                /** @description Optional in Vigil, so SBOMs from other tools can be imported without the image's manifest; an sbom part's digest means the manifest that SBOM carries. */
                 manifest?: string;
+                /** @description The digest of a packages part, or of an sbom part (`POST /imports/images/{operation_id}/sbom`). */
                 packages: string;
                 parent_manifest?: string;
                 secret_searches?: string;
@@ -7735,6 +7762,40 @@ export interface operations {
         };
     };
     import_image_parent_manifest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["vulnerability_scan_sbomSbom"];
+        responses: {
+            /** @description The stored part's digest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageImportContentResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    import_image_sbom: {
         parameters: {
             query?: never;
             header?: {

@@ -147,6 +147,7 @@ export const operationTable = {
   import_image_manifest: {"operationId":"import_image_manifest","method":"post","path":"/imports/images/{operation_id}/manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_image_packages: {"operationId":"import_image_packages","method":"post","path":"/imports/images/{operation_id}/packages","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_image_parent_manifest: {"operationId":"import_image_parent_manifest","method":"post","path":"/imports/images/{operation_id}/parent-manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  import_image_sbom: {"operationId":"import_image_sbom","method":"post","path":"/imports/images/{operation_id}/sbom","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_secret_searches: {"operationId":"import_secret_searches","method":"post","path":"/imports/images/{operation_id}/secret-searches","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   invalidate_operation: {"operationId":"invalidate_operation","method":"delete","path":"/imports/images/{operation_id}","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_accounts: {"operationId":"list_accounts","method":"get","path":"/accounts","tag":"User Management","authzAction":"listAccounts","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -1072,6 +1073,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['import_image_parent_manifest']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['import_image_parent_manifest']['responses'][200]['content']['application/json'] };
+  };
+  import_image_sbom: {
+    path: operations['import_image_sbom']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['import_image_sbom']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['import_image_sbom']['responses'][200]['content']['application/json'] };
   };
   import_secret_searches: {
     path: operations['import_secret_searches']['parameters']['path'];

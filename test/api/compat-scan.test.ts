@@ -1,8 +1,9 @@
 /**
  * Drop-in compatibility (issue 15) of the feed-backed paths: the vulnerability query's one-of-required parameters
- * and its bounded answer whatever the number of matches, and the one-time scan (POST /scan) of an SBOM with its
- * policy evaluation, storing nothing.
+ * and its bounded answer whatever the number of matches, the one-time scan (POST /scan) of an SBOM with its
+ * policy evaluation, storing nothing, and the import of a whole SBOM document (POST /imports/images/{id}/sbom).
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -322,5 +323,59 @@ describe('POST /scan (one-time scan)', () => {
     expect(res.json.vuln_scan.vulnerabilities.map((v: { vuln: string }) => v.vuln)).toEqual(['DSA-9001-1']);
     // No Dockerfile is known: the HEALTHCHECK rule has nothing to check.
     expect(res.json.policy_scan.evaluations[0].details.findings.map((f: { rule_id: string }) => f.rule_id)).toEqual(['vulns-above-medium']);
+  });
+});
+
+describe('POST /imports/images/{operation_id}/sbom', () => {
+  const newOperation = async () => (await json(server.url, 'POST', '/v2/imports/images', undefined)).json.uuid as string;
+  const uploadSbom = (uuid: string, body: unknown) => json(server.url, 'POST', `/v2/imports/images/${uuid}/sbom`, body);
+  const addImport = (uuid: string, digest: string, contents: Record<string, string>) =>
+    json(server.url, 'POST', '/v2/images', { source: { import: { operation_uuid: uuid, digest, tags: ['registry.example.com/compat/sbom:1'], contents } } });
+
+  it('stores an AnchoreCTL SBOM that stands in for the packages, manifest and config of the import', async () => {
+    for (const [i, contentsOf] of [(d: string) => ({ packages: d }), (d: string) => ({ packages: d, manifest: d, image_config: d })].entries()) {
+      const uuid = await newOperation();
+      const uploaded = await uploadSbom(uuid, SBOM);
+      expect(uploaded.status, uploaded.text).toBe(200);
+      expect(uploaded.json.digest).toBe(`sha256:${createHash('sha256').update(JSON.stringify(SBOM)).digest('hex')}`);
+      expect(Date.parse(uploaded.json.created_at)).not.toBeNaN();
+
+      const digest = `sha256:${String(i + 5).repeat(64)}`;
+      const added = await addImport(uuid, digest, contentsOf(uploaded.json.digest));
+      expect(added.status, added.text).toBe(200);
+      expect(await waitForAnalysis(server, 'admin', digest)).toBe('analyzed');
+      const image = (await raw(server.url, 'GET', `/v2/images/${digest}`)).json;
+      // From the manifest and config the SBOM carries in its source metadata.
+      expect(image.image_content.metadata).toMatchObject({ distro: 'debian', distro_version: '12', arch: 'arm64', layer_count: 1, image_size: 5000, dockerfile_mode: 'Guessed' });
+      expect(image.image_id).toBe(`sha256:${'c'.repeat(64)}`);
+      const os = (await raw(server.url, 'GET', `/v2/images/${digest}/content/os`)).json.content.map((p: { package: string }) => p.package);
+      expect(os.sort()).toEqual(['libssl3', 'zlib1g']);
+      const dockerfile = (await raw(server.url, 'GET', `/v2/images/${digest}/metadata/dockerfile`)).json.metadata;
+      expect(dockerfile).toContain('EXPOSE 22/tcp');
+    }
+  });
+
+  it('refuses what cannot be read at once, and names a part the SBOM cannot stand in for', async () => {
+    const uuid = await newOperation();
+    expectError(await uploadSbom(uuid, { hello: 'world' }), 400);
+    const badConfig = syftImage([]);
+    badConfig.source.metadata.config = b64('[1,2]');
+    const refused = await uploadSbom(uuid, badConfig);
+    expectError(refused, 400);
+    expect(refused.json.message).toContain('source.metadata.config');
+    expectError(await raw(server.url, 'POST', `/v2/imports/images/${uuid}/sbom`, { headers: { 'content-type': 'text/plain' }, body: 'x' }), 415);
+    expectError(await uploadSbom('00000000-0000-0000-0000-000000000000', SBOM), 404, 'not_found');
+
+    // A CycloneDX SBOM carries no manifest: naming it as the manifest is a 400 naming the field.
+    const cyclonedx = { bomFormat: 'CycloneDX', specVersion: '1.5', version: 1, components: [{ type: 'library', name: 'left-pad', version: '1.3.0', purl: 'pkg:npm/left-pad@1.3.0' }] };
+    const cdx = (await uploadSbom(uuid, cyclonedx)).json.digest as string;
+    expectValidationError(await addImport(uuid, `sha256:${'7'.repeat(64)}`, { packages: cdx, manifest: cdx }), ['body.source.import.contents.manifest']);
+    // Nor does an SBOM stand in for other parts.
+    expectValidationError(await addImport(uuid, `sha256:${'7'.repeat(64)}`, { packages: cdx, secret_searches: cdx }), ['body.source.import.contents.secret_searches']);
+    expect((await raw(server.url, 'GET', `/v2/images/sha256:${'7'.repeat(64)}`)).status).toBe(404);
+
+    // An invalidated operation takes no more parts.
+    expect((await raw(server.url, 'DELETE', `/v2/imports/images/${uuid}`)).status).toBe(200);
+    expectError(await uploadSbom(uuid, SBOM), 409, 'conflict');
   });
 });
