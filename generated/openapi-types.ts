@@ -7,7 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Answer a liveness ping */
+        /**
+         * Answer a liveness ping
+         * @description Answers the JSON string `"v2"`, the version prefix of this API, as upstream clients expect.
+         */
         get: operations["ping"];
         put?: never;
         post?: never;
@@ -413,7 +416,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Report whether the service and its database answer */
+        /**
+         * Report whether the service and its database answer
+         * @description 200 with a JSON body only when the database answers; 503 otherwise.
+         */
         get: operations["health_check"];
         put?: never;
         post?: never;
@@ -1265,6 +1271,32 @@ export interface paths {
          * @description The index or manifest list the image was chosen from, as JSON. Answers the digest to name in source.import.contents.
          */
         post: operations["import_image_parent_manifest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/images/{operation_id}/sbom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a whole SBOM document (as AnchoreCTL generates it) to an import
+         * @description The SBOM: syft JSON (upstream's NativeSBOM), CycloneDX 1.4-1.6 JSON or SPDX 2.2/2.3 JSON, detected by
+         *     content and refused at once (400) when it cannot be read. It stands in for the packages part: name the
+         *     answered digest in `source.import.contents.packages`. The manifest and config that syft JSON of an image
+         *     carries in its source metadata are used as the manifest and image_config parts when the import names none
+         *     (or names this digest there too). Upstream leaves this operation untagged; Vigil lists it under Imports.
+         */
+        post: operations["import_image_sbom"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2700,8 +2732,11 @@ export interface paths {
          * Look up vulnerability records in the feeds
          * @description Records by id (the record's own id or an alias: `CVE-2023-4863` finds `DSA-5496-1` and `GHSA-...` records
          *     that name it), by affected package (and version: only records whose ranges include it), by namespace
-         *     (feed group such as `debian:12` or `pypi`), or any combination. At least one of `id` and
-         *     `affected_package` is required. `limit` 0 (the default) returns everything.
+         *     (feed group such as `debian:12` or `pypi`), or any combination.
+         *
+         *     **One of `id` and `affected_package` is required** (listed in `x-one-of-required`; Swagger 2.0 cannot
+         *     declare it otherwise): without either the answer is 400. `limit` 0 (the default) returns every match; the
+         *     answer is then written while it is read, with `next_page` and `returned_count` after the list.
          */
         get: operations["query_vulnerabilities"];
         put?: never;
@@ -2914,6 +2949,33 @@ export interface paths {
         put?: never;
         /** Watch a repository; its tags are added for analysis, now and as new ones appear */
         post: operations["add_repository"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Scan an SBOM once for vulnerabilities and evaluate a policy against it, storing nothing
+         * @description The SBOM (syft JSON as AnchoreCTL writes it, CycloneDX 1.4-1.6 JSON or SPDX 2.2/2.3 JSON, detected by
+         *     content) is matched against the current feed data as an analyzed image's packages are, and the account's
+         *     active policy (or `policy_id`) is evaluated for `tag` as for an analyzed image: the image facts come from
+         *     the SBOM (syft JSON of an image carries its id, architecture, layers, manifest and config), the secret
+         *     search, content search and retrieved files from the request (absent: those triggers report that the search
+         *     did not run), ancestry from the account's analyzed images that share its layers, tag drift against the image
+         *     the tag points at now. No image, finding, evaluation or event is stored. The body is limited by
+         *     VIGIL_BODY_LIMIT. An image archive cannot be scanned here: add it with `POST /images/archives`.
+         */
+        post: operations["stateless_scan"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3660,6 +3722,18 @@ export interface components {
             content_type: string;
             image_digest: string;
         };
+        /** @description What a client-side secret or content search found, per file (as AnchoreCTL reports it). */
+        ContentSearch: {
+            findings: components["schemas"]["ImageImportContentSearchList"];
+            media_type?: string;
+            metadata?: components["schemas"]["ContentSearchMetadata"];
+        };
+        ContentSearchMetadata: {
+            /** Format: date-time */
+            analyzed_at?: string;
+            anchorectl_version?: string;
+            platform?: string;
+        };
         /** @description A user's credentials (values masked), as a bare array. */
         CredentialList: components["schemas"]["AccessCredential"][];
         CVSSV2Scores: {
@@ -3974,6 +4048,12 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "running" | "done" | "failed";
         };
+        /** @description Copies of files a client-side scanner retrieved (as AnchoreCTL reports them). */
+        FileContents: {
+            findings: components["schemas"]["ImageImportFileContentList"];
+            media_type?: string;
+            metadata?: components["schemas"]["ContentSearchMetadata"];
+        };
         FileContentSearchList: components["schemas"]["FileContentSearchResult"][];
         FileContentSearchResult: {
             matches: components["schemas"]["RegexContentMatch"][];
@@ -4001,6 +4081,13 @@ export interface components {
             /** @enum {string} */
             supported_artifact_type: "image" | "source";
             triggers: components["schemas"]["TriggerSpec"][];
+        };
+        HealthStatus: {
+            /**
+             * @description Always `ok`; an unhealthy service answers 503 with an ApiErrorResponse instead.
+             * @enum {string}
+             */
+            status: "ok";
         };
         ImageAnalysisRequest: {
             /** @description Free key/value pairs kept with the image. */
@@ -4084,10 +4171,11 @@ export interface components {
                 content_searches?: string;
                 dockerfile?: string;
                 file_contents?: string;
-                /** @description Optional in Vigil, as manifest. */
+                /** @description Optional in Vigil, as manifest; an sbom part's digest means the config that SBOM carries. */
                 image_config?: string;
-                /** @description Optional in Vigil, so SBOMs from other tools can be imported without the image's manifest. */
+                /** @description Optional in Vigil, so SBOMs from other tools can be imported without the image's manifest; an sbom part's digest means the manifest that SBOM carries. */
                 manifest?: string;
+                /** @description The digest of a packages part, or of an sbom part (`POST /imports/images/{operation_id}/sbom`). */
                 packages: string;
                 parent_manifest?: string;
                 secret_searches?: string;
@@ -5149,9 +5237,24 @@ export interface components {
         SBOMVulnerabilitiesResponse: {
             /** @description The distro the SBOM named, as used for matching (e.g. debian:12). */
             distro?: string | null;
+            /** @description Whether extended-support (EUS) data was used; Vigil holds none, so always false. */
+            extended_support?: boolean;
             /** @description A digest of the submitted document. */
             sbom_id: string;
             vulnerabilities: components["schemas"]["PackageVulnerability"][];
+        };
+        ScanRequest: {
+            content_search?: components["schemas"]["ContentSearch"];
+            retrieved_files?: components["schemas"]["FileContents"];
+            /** @description The SBOM (upstream's NativeSBOM is syft JSON); CycloneDX and SPDX JSON are read too. */
+            sbom: {
+                [key: string]: unknown;
+            };
+            secret_scan?: components["schemas"]["ContentSearch"];
+        };
+        ScanResponse: {
+            policy_scan: components["schemas"]["PolicyEvaluation"];
+            vuln_scan: components["schemas"]["SBOMVulnerabilitiesResponse"];
         };
         /**
          * @description One page of the stored result of a scheduled query execution. The result is keyed by its report kind —
@@ -5658,6 +5761,8 @@ export interface components {
         AccountName: string;
         /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
         AnchoreAccount: string;
+        /** @description Use extended-support (EUS) vulnerability data. Vigil holds none, so the answer's `extended_support` is false. */
+        ExtendedSupport: boolean;
         FeedGroupName: string;
         FeedName: string;
         ImageDigest: string;
@@ -5756,14 +5861,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The service is up. */
+            /** @description The service is up; the body is the API version prefix. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
-                    "text/plain": string;
+                    "application/json": "v2";
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6613,6 +6717,7 @@ export interface operations {
                 before?: string;
                 /** @description Type, a prefix ending in `.` (e.g. `user.image.`), or a pattern with `*`. */
                 event_type?: string;
+                /** @description `INFO` or `ERROR`, in any case (upstream declares a free string). */
                 level?: "INFO" | "ERROR";
                 limit?: number;
                 page?: number;
@@ -6652,6 +6757,7 @@ export interface operations {
         parameters: {
             query?: {
                 before?: string;
+                /** @description `INFO` or `ERROR`, in any case (upstream declares a free string). */
                 level?: "INFO" | "ERROR";
                 since?: string;
             };
@@ -6761,7 +6867,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HealthStatus"];
+                };
             };
             400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
@@ -8680,6 +8788,42 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    import_image_sbom: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                operation_id: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["vulnerability_scan_sbomSbom"];
+        responses: {
+            /** @description The stored part's digest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageImportContentResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     list_import_secret_searches: {
         parameters: {
             query?: never;
@@ -8755,6 +8899,7 @@ export interface operations {
                 /** @description `<cluster name>/<namespace>` (Kubernetes) or the cluster ARN (ECS). */
                 context?: string;
                 image_digest?: string;
+                /** @description In any case (upstream declares a free string). */
                 inventory_type?: "kubernetes" | "ecs";
             };
             header?: {
@@ -8790,6 +8935,7 @@ export interface operations {
             query: {
                 context: string;
                 image_digest?: string;
+                /** @description In any case (upstream declares a free string). */
                 inventory_type: "kubernetes" | "ecs";
             };
             header?: {
@@ -12047,6 +12193,7 @@ export interface operations {
             query: {
                 limit?: number;
                 name: string;
+                /** @description In any case (upstream declares a free string). */
                 package_type?: "dpkg" | "apk" | "rpm" | "npm" | "python" | "gem" | "java" | "go";
                 page?: number;
                 version?: string;
@@ -12647,6 +12794,51 @@ export interface operations {
             502: components["responses"]["BadGateway"];
         };
     };
+    stateless_scan: {
+        parameters: {
+            query: {
+                /** @description Use extended-support (EUS) vulnerability data. Vigil holds none, so the answer's `extended_support` is false. */
+                extended_support?: components["parameters"]["ExtendedSupport"];
+                /** @description The policy to evaluate; default the account's active policy. */
+                policy_id?: string;
+                /** @description The tag the evaluation is for (e.g. `docker.io/library/nginx:latest`); policy mappings select rule sets by it. */
+                tag: string;
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScanRequest"];
+            };
+        };
+        responses: {
+            /** @description The SBOM's vulnerabilities (without those the distribution will not fix) and the policy evaluation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     get_status: {
         parameters: {
             query?: never;
@@ -12682,6 +12874,7 @@ export interface operations {
         parameters: {
             query?: {
                 subscription_key?: string;
+                /** @description In any case (upstream declares a free string). */
                 subscription_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "repo_update";
             };
             header?: {
@@ -13869,6 +14062,8 @@ export interface operations {
     vulnerability_scan_sbom: {
         parameters: {
             query?: {
+                /** @description Use extended-support (EUS) vulnerability data. Vigil holds none, so the answer's `extended_support` is false. */
+                extended_support?: components["parameters"]["ExtendedSupport"];
                 include_vuln_description?: boolean;
                 vendor_only?: boolean;
             };

@@ -159,6 +159,7 @@ export const operationTable = {
   import_image_manifest: {"operationId":"import_image_manifest","method":"post","path":"/imports/images/{operation_id}/manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_image_packages: {"operationId":"import_image_packages","method":"post","path":"/imports/images/{operation_id}/packages","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_image_parent_manifest: {"operationId":"import_image_parent_manifest","method":"post","path":"/imports/images/{operation_id}/parent-manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  import_image_sbom: {"operationId":"import_image_sbom","method":"post","path":"/imports/images/{operation_id}/sbom","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_secret_searches: {"operationId":"import_secret_searches","method":"post","path":"/imports/images/{operation_id}/secret-searches","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   invalidate_operation: {"operationId":"invalidate_operation","method":"delete","path":"/imports/images/{operation_id}","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_accounts: {"operationId":"list_accounts","method":"get","path":"/accounts","tag":"User Management","authzAction":"listAccounts","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -215,7 +216,7 @@ export const operationTable = {
   my_roles: {"operationId":"my_roles","method":"get","path":"/rbac-manager/my-roles","tag":"RBAC","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   patch_api_key: {"operationId":"patch_api_key","method":"patch","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfUpdateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   patch_user_api_key: {"operationId":"patch_user_api_key","method":"patch","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"updateApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
-  ping: {"operationId":"ping","method":"get","path":"/","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["text/plain","application/json"],"successStatuses":[200]},
+  ping: {"operationId":"ping","method":"get","path":"/","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   post_ecs_inventory: {"operationId":"post_ecs_inventory","method":"post","path":"/ecs-inventory","tag":"Inventories","authzAction":"syncInventory","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[204]},
   post_kubernetes_inventory: {"operationId":"post_kubernetes_inventory","method":"post","path":"/kubernetes-inventory","tag":"Inventories","authzAction":"syncInventory","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   post_system_feeds: {"operationId":"post_system_feeds","method":"post","path":"/system/feeds","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -227,6 +228,7 @@ export const operationTable = {
   replay_webhook_delivery: {"operationId":"replay_webhook_delivery","method":"post","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   revoke_oauth_token: {"operationId":"revoke_oauth_token","method":"post","path":"/oauth/revoke","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
   set_new_log_level: {"operationId":"set_new_log_level","method":"post","path":"/system/logging","tag":"System","authzAction":"updateLoggingLevel","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  stateless_scan: {"operationId":"stateless_scan","method":"post","path":"/scan","tag":"Onetime","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   summary_image_counts: {"operationId":"summary_image_counts","method":"get","path":"/summaries/image-counts","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   summary_image_tags: {"operationId":"summary_image_tags","method":"get","path":"/summaries/image-tags","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   test_slack_configuration: {"operationId":"test_slack_configuration","method":"post","path":"/notifications/endpoints/slack/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -1124,7 +1126,7 @@ export interface OperationIO {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    responses: { 200: undefined };
+    responses: { 200: operations['health_check']['responses'][200]['content']['application/json'] };
   };
   import_content_searches: {
     path: operations['import_content_searches']['parameters']['path'];
@@ -1167,6 +1169,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['import_image_parent_manifest']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['import_image_parent_manifest']['responses'][200]['content']['application/json'] };
+  };
+  import_image_sbom: {
+    path: operations['import_image_sbom']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['import_image_sbom']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['import_image_sbom']['responses'][200]['content']['application/json'] };
   };
   import_secret_searches: {
     path: operations['import_secret_searches']['parameters']['path'];
@@ -1508,7 +1516,7 @@ export interface OperationIO {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    responses: { 200: operations['ping']['responses'][200]['content']['text/plain'] };
+    responses: { 200: operations['ping']['responses'][200]['content']['application/json'] };
   };
   post_ecs_inventory: {
     path: Record<string, never>;
@@ -1575,6 +1583,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['set_new_log_level']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
     responses: { 200: operations['set_new_log_level']['responses'][200]['content']['application/json'] };
+  };
+  stateless_scan: {
+    path: Record<string, never>;
+    query: NonNullable<operations['stateless_scan']['parameters']['query']>;
+    body: operations['stateless_scan']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    responses: { 200: operations['stateless_scan']['responses'][200]['content']['application/json'] };
   };
   summary_image_counts: {
     path: Record<string, never>;

@@ -117,6 +117,18 @@ function collectOperations(doc: Json): OperationRow[] {
       // x-anchore-account is the established API's name of the account header: every operation taking one takes both.
       const accountHeaders = ['x-service-account', 'x-anchore-account'].filter((h) => params.some((p) => p.in === 'header' && p.name === h));
       if (accountHeaders.length === 1) fail(`${id} declares ${accountHeaders[0]} alone; declare both x-service-account and x-anchore-account`);
+      for (const p of params.filter((p) => p['x-case-insensitive'] !== undefined)) {
+        const values: unknown[] | undefined = p.enum ?? p.items?.enum;
+        if (p['x-case-insensitive'] !== true || p.in !== 'query' || !values?.every((v) => typeof v === 'string'))
+          fail(`${id} parameter ${p.name}: x-case-insensitive must be true and only on a query parameter with a string enum`);
+        if (new Set(values.map((v) => String(v).toLowerCase())).size !== values.length) fail(`${id} parameter ${p.name}: its enum values differ only in case`);
+      }
+      const oneOf: unknown = op['x-one-of-required'];
+      if (oneOf !== undefined) {
+        const optionalQuery = new Set(params.filter((p) => p.in === 'query' && !p.required).map((p) => p.name));
+        if (!Array.isArray(oneOf) || oneOf.length < 2 || !oneOf.every((n) => optionalQuery.has(n)))
+          fail(`${id}: x-one-of-required must list at least two of its optional query parameters`);
+      }
       const body = params.find((p) => p.in === 'body');
       const form = params.some((p) => p.in === 'formData');
       rows.push({
@@ -264,6 +276,9 @@ async function generate(outDir: string): Promise<void> {
   }
   checkNullableEnums(source, '#');
   const rows = collectOperations(source);
+  for (const [name, schema] of Object.entries<Json>(source.definitions ?? {}))
+    if (schema['x-unknown-properties'] !== undefined && (schema['x-unknown-properties'] !== 'reject' || !schema.properties || schema.additionalProperties !== undefined))
+      fail(`definition ${name}: x-unknown-properties must be 'reject', on an object that lists its properties and says nothing of additionalProperties`);
 
   let oas3: Json;
   try {

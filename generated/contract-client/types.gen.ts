@@ -40,6 +40,13 @@ export type OAuthErrorResponse = ApiErrorResponse & {
     error_description: string;
 };
 
+export type HealthStatus = {
+    /**
+     * Always `ok`; an unhealthy service answers 503 with an ApiErrorResponse instead.
+     */
+    status: 'ok';
+};
+
 export type ServiceVersion = {
     service: {
         version: string;
@@ -921,13 +928,16 @@ export type ImportContentDigestList = Array<string>;
 
 export type ImageImportManifest = {
     contents: {
+        /**
+         * The digest of a packages part, or of an sbom part (`POST /imports/images/{operation_id}/sbom`).
+         */
         packages: string;
         /**
-         * Optional in Vigil, so SBOMs from other tools can be imported without the image's manifest.
+         * Optional in Vigil, so SBOMs from other tools can be imported without the image's manifest; an sbom part's digest means the manifest that SBOM carries.
          */
         manifest?: string;
         /**
-         * Optional in Vigil, as manifest.
+         * Optional in Vigil, as manifest; an sbom part's digest means the config that SBOM carries.
          */
         image_config?: string;
         parent_manifest?: string;
@@ -1220,7 +1230,52 @@ export type SbomVulnerabilitiesResponse = {
      * The distro the SBOM named, as used for matching (e.g. debian:12).
      */
     distro?: string | null;
+    /**
+     * Whether extended-support (EUS) data was used; Vigil holds none, so always false.
+     */
+    extended_support?: boolean;
     vulnerabilities: Array<PackageVulnerability>;
+};
+
+export type ScanRequest = {
+    /**
+     * The SBOM (upstream's NativeSBOM is syft JSON); CycloneDX and SPDX JSON are read too.
+     */
+    sbom: {
+        [key: string]: unknown;
+    };
+    secret_scan?: ContentSearch;
+    content_search?: ContentSearch;
+    retrieved_files?: FileContents;
+};
+
+/**
+ * What a client-side secret or content search found, per file (as AnchoreCTL reports it).
+ */
+export type ContentSearch = {
+    media_type?: string;
+    metadata?: ContentSearchMetadata;
+    findings: ImageImportContentSearchList;
+};
+
+/**
+ * Copies of files a client-side scanner retrieved (as AnchoreCTL reports them).
+ */
+export type FileContents = {
+    media_type?: string;
+    metadata?: ContentSearchMetadata;
+    findings: ImageImportFileContentList;
+};
+
+export type ContentSearchMetadata = {
+    analyzed_at?: string;
+    anchorectl_version?: string;
+    platform?: string;
+};
+
+export type ScanResponse = {
+    vuln_scan: SbomVulnerabilitiesResponse;
+    policy_scan: PolicyEvaluation;
 };
 
 export type VulnerabilityAnnotation = {
@@ -2705,9 +2760,9 @@ export type PingError = PingErrors[keyof PingErrors];
 
 export type PingResponses = {
     /**
-     * The service is up.
+     * The service is up; the body is the API version prefix.
      */
-    200: string;
+    200: 'v2';
 };
 
 export type PingResponse = PingResponses[keyof PingResponses];
@@ -2740,8 +2795,10 @@ export type HealthCheckResponses = {
     /**
      * The service and its database answer.
      */
-    200: unknown;
+    200: HealthStatus;
 };
+
+export type HealthCheckResponse = HealthCheckResponses[keyof HealthCheckResponses];
 
 export type VersionCheckData = {
     body?: never;
@@ -8554,6 +8611,9 @@ export type QueryImagesByPackageData = {
     path?: never;
     query: {
         name: string;
+        /**
+         * In any case (upstream declares a free string).
+         */
         package_type?: 'dpkg' | 'apk' | 'rpm' | 'npm' | 'python' | 'gem' | 'java' | 'go';
         version?: string;
         page?: number;
@@ -8680,6 +8740,10 @@ export type VulnerabilityScanSbomData = {
     query?: {
         include_vuln_description?: boolean;
         vendor_only?: boolean;
+        /**
+         * Use extended-support (EUS) vulnerability data. Vigil holds none, so the answer's `extended_support` is false.
+         */
+        extended_support?: boolean;
     };
     url: '/vulnerability-scan';
 };
@@ -8733,6 +8797,86 @@ export type VulnerabilityScanSbomResponses = {
 };
 
 export type VulnerabilityScanSbomResponse = VulnerabilityScanSbomResponses[keyof VulnerabilityScanSbomResponses];
+
+export type StatelessScanData = {
+    body: ScanRequest;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query: {
+        /**
+         * The tag the evaluation is for (e.g. `docker.io/library/nginx:latest`); policy mappings select rule sets by it.
+         */
+        tag: string;
+        /**
+         * The policy to evaluate; default the account's active policy.
+         */
+        policy_id?: string;
+        /**
+         * Use extended-support (EUS) vulnerability data. Vigil holds none, so the answer's `extended_support` is false.
+         */
+        extended_support?: boolean;
+    };
+    url: '/scan';
+};
+
+export type StatelessScanErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type StatelessScanError = StatelessScanErrors[keyof StatelessScanErrors];
+
+export type StatelessScanResponses = {
+    /**
+     * The SBOM's vulnerabilities (without those the distribution will not fix) and the policy evaluation.
+     */
+    200: ScanResponse;
+};
+
+export type StatelessScanResponse = StatelessScanResponses[keyof StatelessScanResponses];
 
 export type ListPoliciesData = {
     body?: never;
@@ -9137,6 +9281,9 @@ export type ListSubscriptionsData = {
     path?: never;
     query?: {
         subscription_key?: string;
+        /**
+         * In any case (upstream declares a free string).
+         */
         subscription_type?: 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval' | 'repo_update';
     };
     url: '/subscriptions';
@@ -9863,6 +10010,77 @@ export type ImportImagePackagesResponses = {
 };
 
 export type ImportImagePackagesResponse = ImportImagePackagesResponses[keyof ImportImagePackagesResponses];
+
+export type ImportImageSbomData = {
+    body: {
+        [key: string]: unknown;
+    };
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        operation_id: string;
+    };
+    query?: never;
+    url: '/imports/images/{operation_id}/sbom';
+};
+
+export type ImportImageSbomErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ImportImageSbomError = ImportImageSbomErrors[keyof ImportImageSbomErrors];
+
+export type ImportImageSbomResponses = {
+    /**
+     * The stored part's digest.
+     */
+    200: ImageImportContentResponse;
+};
+
+export type ImportImageSbomResponse = ImportImageSbomResponses[keyof ImportImageSbomResponses];
 
 export type ListImportImageManifestsData = {
     body?: never;
@@ -10896,6 +11114,9 @@ export type DeleteInventoryData = {
     };
     path?: never;
     query: {
+        /**
+         * In any case (upstream declares a free string).
+         */
         inventory_type: 'kubernetes' | 'ecs';
         context: string;
         image_digest?: string;
@@ -10953,6 +11174,9 @@ export type GetImageInventoryData = {
     };
     path?: never;
     query?: {
+        /**
+         * In any case (upstream declares a free string).
+         */
         inventory_type?: 'kubernetes' | 'ecs';
         image_digest?: string;
         /**
@@ -16762,6 +16986,9 @@ export type DeleteEventsData = {
     query?: {
         before?: string;
         since?: string;
+        /**
+         * `INFO` or `ERROR`, in any case (upstream declares a free string).
+         */
         level?: 'INFO' | 'ERROR';
     };
     url: '/events';
@@ -16825,6 +17052,9 @@ export type ListEventsData = {
         event_type?: string;
         resource_type?: string;
         resource_id?: string;
+        /**
+         * `INFO` or `ERROR`, in any case (upstream declares a free string).
+         */
         level?: 'INFO' | 'ERROR';
         since?: string;
         before?: string;

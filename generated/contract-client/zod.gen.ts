@@ -25,6 +25,10 @@ export const zOAuthErrorResponse = zApiErrorResponse.and(z.object({
     error_description: z.string()
 }));
 
+export const zHealthStatus = z.object({
+    status: z.enum(['ok'])
+});
+
 export const zServiceVersion = z.object({
     service: z.object({
         version: z.string()
@@ -1030,7 +1034,14 @@ export const zImagePackageVulnerabilityResponse = z.object({
 export const zSbomVulnerabilitiesResponse = z.object({
     sbom_id: z.string(),
     distro: z.string().nullish(),
+    extended_support: z.boolean().optional(),
     vulnerabilities: z.array(zPackageVulnerability)
+});
+
+export const zContentSearchMetadata = z.object({
+    analyzed_at: z.iso.datetime().optional(),
+    anchorectl_version: z.string().max(256).optional(),
+    platform: z.string().max(256).optional()
 });
 
 export const zVulnerabilityAnnotation = z.object({
@@ -1397,6 +1408,11 @@ export const zPolicyEvaluation = z.object({
     evaluations: z.array(zPolicyEvaluationResult)
 });
 
+export const zScanResponse = z.object({
+    vuln_scan: zSbomVulnerabilitiesResponse,
+    policy_scan: zPolicyEvaluation
+});
+
 export const zPolicyDryRunTag = z.object({
     tag: z.string(),
     image_digest: z.string(),
@@ -1501,12 +1517,37 @@ export const zImageImportContentSearch = z.object({
 
 export const zImageImportContentSearchList = z.array(zImageImportContentSearch).max(100000);
 
+/**
+ * What a client-side secret or content search found, per file (as AnchoreCTL reports it).
+ */
+export const zContentSearch = z.object({
+    media_type: z.string().max(256).optional(),
+    metadata: zContentSearchMetadata.optional(),
+    findings: zImageImportContentSearchList
+});
+
 export const zImageImportFileContent = z.object({
     location: zImportPackageLocation,
     contents: z.string().regex(/^[A-Za-z0-9+\/]*={0,2}$/)
 });
 
 export const zImageImportFileContentList = z.array(zImageImportFileContent).max(10000);
+
+/**
+ * Copies of files a client-side scanner retrieved (as AnchoreCTL reports them).
+ */
+export const zFileContents = z.object({
+    media_type: z.string().max(256).optional(),
+    metadata: zContentSearchMetadata.optional(),
+    findings: zImageImportFileContentList
+});
+
+export const zScanRequest = z.object({
+    sbom: z.record(z.string(), z.unknown()),
+    secret_scan: zContentSearch.optional(),
+    content_search: zContentSearch.optional(),
+    retrieved_files: zFileContents.optional()
+});
 
 export const zKubernetesLabels = z.record(z.string(), z.string().max(1024));
 
@@ -2195,9 +2236,14 @@ export const zNotificationSelectorWritable = z.object({
 export const zNotificationSelectorListWritable = z.array(zNotificationSelectorWritable);
 
 /**
- * The service is up.
+ * The service is up; the body is the API version prefix.
  */
-export const zPingResponse = z.string();
+export const zPingResponse = z.enum(['v2']);
+
+/**
+ * The service and its database answer.
+ */
+export const zHealthCheckResponse = zHealthStatus;
 
 /**
  * Versions of this deployment.
@@ -3570,13 +3616,32 @@ export const zVulnerabilityScanSbomHeaders = z.object({
 
 export const zVulnerabilityScanSbomQuery = z.object({
     include_vuln_description: z.boolean().optional().default(false),
-    vendor_only: z.boolean().optional().default(true)
+    vendor_only: z.boolean().optional().default(true),
+    extended_support: z.boolean().optional().default(false)
 });
 
 /**
  * The vulnerabilities of the SBOM's packages.
  */
 export const zVulnerabilityScanSbomResponse = zSbomVulnerabilitiesResponse;
+
+export const zStatelessScanBody = zScanRequest;
+
+export const zStatelessScanHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zStatelessScanQuery = z.object({
+    tag: z.string().min(1).max(512),
+    policy_id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/).optional(),
+    extended_support: z.boolean().optional().default(false)
+});
+
+/**
+ * The SBOM's vulnerabilities (without those the distribution will not fix) and the policy evaluation.
+ */
+export const zStatelessScanResponse = zScanResponse;
 
 export const zListPoliciesHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
@@ -3829,6 +3894,22 @@ export const zImportImagePackagesPath = z.object({
  * The stored part's digest.
  */
 export const zImportImagePackagesResponse = zImageImportContentResponse;
+
+export const zImportImageSbomBody = z.record(z.string(), z.unknown());
+
+export const zImportImageSbomHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zImportImageSbomPath = z.object({
+    operation_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The stored part's digest.
+ */
+export const zImportImageSbomResponse = zImageImportContentResponse;
 
 export const zListImportImageManifestsHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),

@@ -7,6 +7,7 @@ type ImportOps =
   | 'create_operation'
   | 'get_operation'
   | 'invalidate_operation'
+  | 'import_image_sbom'
   | 'import_image_packages'
   | 'list_import_packages'
   | 'import_image_manifest'
@@ -45,6 +46,9 @@ export const importHandlers: HandlerGroup<ImportOps> = {
   },
   async invalidate_operation(ctx, { params }) {
     return { status: 200, body: operationShape(await imports.invalidateOperation(ctx.db, ctx.account.name, params.operation_id)) };
+  },
+  async import_image_sbom(ctx, { params, body }) {
+    return { status: 200, body: await imports.storePart(ctx.db, ctx.account.name, params.operation_id, 'sbom', body) };
   },
   ...partHandlers('import_image_packages', 'list_import_packages', 'packages'),
   ...partHandlers('import_image_manifest', 'list_import_image_manifests', 'manifest'),

@@ -7,6 +7,7 @@ import { imageContentHandlers } from './image-content.js';
 import { importHandlers } from './imports.js';
 import { inventoryHandlers } from './inventories.js';
 import { notificationHandlers } from './notifications.js';
+import { onetimeHandlers } from './onetime.js';
 import { imageHandlers } from './images.js';
 import { policyHandlers } from './policies.js';
 import { rbacHandlers } from './rbac.js';
@@ -32,6 +33,7 @@ export const handlers: Handlers = {
   ...subscriptionHandlers,
   ...feedHandlers,
   ...vulnerabilityHandlers,
+  ...onetimeHandlers,
   ...policyHandlers,
   ...inventoryHandlers,
   ...reportHandlers,

@@ -58,11 +58,12 @@ async function statusOf(ctx: RequestContext) {
 
 export const systemHandlers: HandlerGroup<SystemOps> = {
   async ping() {
-    return { status: 200, body: 'pong' };
+    // Upstream's ping answers its API version prefix as a JSON string.
+    return { status: 200, body: 'v2' as const };
   },
   async health_check(ctx) {
     if (!(await databaseAnswers(ctx))) throw new UnavailableError('the database does not answer');
-    return { status: 200 };
+    return { status: 200, body: { status: 'ok' as const } };
   },
   async version_check(ctx) {
     return {

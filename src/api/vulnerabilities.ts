@@ -4,7 +4,9 @@
  */
 import type { components } from '../../generated/openapi-types.js';
 import { InvalidError } from '../errors.js';
+import type { OperationIO } from '../../generated/operations.js';
 import { getAnalyzedImage } from '../images/store.js';
+import { streamedJsonArray } from '../server/json-stream.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 import { annotationView, createAnnotation, type AnnotationStatement, type AnnotationTarget, deleteAnnotation, getAnnotation, listAnnotations, updateAnnotation } from '../vulns/annotations.js';
 import { refreshImageFindings } from '../vulns/findings.js';
@@ -83,6 +85,8 @@ function annotationInput(body: AnnotationRequest): AnnotationStatement & Annotat
   return { ...body, vulnerability_id: body.vulnerability_id!, status: body.status! };
 }
 
+type QueryAnswer = OperationIO['query_vulnerabilities']['responses'][200];
+
 export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
   async get_image_vulnerability_types(ctx, { params }) {
     await getAnalyzedImage(ctx.db, ctx.account.name, params.image_digest);
@@ -137,7 +141,7 @@ export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
     return { status: 200, body: await imageVulnerabilitiesCycloneDxXml(...(await reportArgs(ctx, params.image_digest, params.vuln_type, query))) };
   },
   async query_vulnerabilities(ctx, { query }) {
-    const body = await queryVulnerabilities(ctx.db, {
+    const result = queryVulnerabilities(ctx.db, {
       ids: query.id,
       affectedPackage: query.affected_package,
       affectedPackageVersion: query.affected_package_version,
@@ -145,10 +149,12 @@ export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
       page: Number(query.page ?? '1'),
       limit: query.limit ?? 0,
     });
-    return { status: 200, body };
+    // Streamed: `limit=0` may select any number of records; the count follows the list.
+    return { status: 200, body: streamedJsonArray<QueryAnswer, 'vulnerabilities', 'next_page' | 'returned_count'>({ page: result.page }, 'vulnerabilities', result.vulnerabilities, result.summary) };
   },
   async vulnerability_scan_sbom(ctx, { query, body }) {
     const result = await scanSbom(ctx.db, body, { includeDescription: query.include_vuln_description ?? false, vendorOnly: query.vendor_only ?? true });
-    return { status: 200, body: result };
+    // Vigil holds no extended-support data, whatever `extended_support` asks.
+    return { status: 200, body: { ...result, extended_support: false } };
   },
 };

@@ -2,7 +2,7 @@
 import { ConflictError, InvalidError } from '../errors.js';
 import type { Services } from '../service.js';
 import { ANALYZE_IMAGE_JOB, type AnalyzeImagePayload } from './analyze.js';
-import { getOperation, readPart, setOperationStatus, type ImportPartKind } from './imports.js';
+import { getOperation, readImportParts, setOperationStatus, type ImportPartKind } from './imports.js';
 import { parseImageReference } from './sources/references.js';
 import * as store from './store.js';
 import { recordTag } from './tags.js';
@@ -20,8 +20,7 @@ export async function addImageFromImport(services: Services, accountName: string
   const op = await getOperation(services.db, accountName, manifest.operation_uuid);
   if (op.status === 'expired' || op.status === 'failed')
     throw new ConflictError(`import operation '${op.uuid}' is ${op.status}; start a new one`, { operation_id: op.uuid, status: op.status });
-  for (const [kind, digest] of Object.entries(manifest.contents) as [ImportPartKind, string | undefined][])
-    if (digest) await readPart(services.db, op.uuid, kind, digest); // throws naming the missing part
+  await readImportParts(services.db, op.uuid, manifest.contents); // throws naming the missing part
   const tags = manifest.tags.map((t) => parseImageReference(t));
   if (tags.some((t) => t.digest)) throw new InvalidError('tags must be tags, not digests', { errors: [{ location: 'body.source.import.tags', message: 'names a digest' }] });
 

@@ -36,7 +36,12 @@ function markedAsBase(annotations: string): boolean {
 
 export async function imageAncestors(db: Db, accountName: string, digest: string): Promise<ImageAncestor[]> {
   const layers = (await readDocument<StoredLayer[]>(db, accountName, digest, 'layers')) ?? [];
-  const prefixes = layerChainIds(layers.map((l) => l.diff_id ?? '')).slice(0, -1);
+  return ancestorsOfLayers(db, accountName, layers.map((l) => l.diff_id ?? ''), digest);
+}
+
+/** The ancestors of a stack of layers (their diff_ids, bottom first), e.g. of an image known only by its SBOM. */
+export async function ancestorsOfLayers(db: Db, accountName: string, diffIds: readonly string[], digest: string): Promise<ImageAncestor[]> {
+  const prefixes = layerChainIds(diffIds).slice(0, -1);
   if (prefixes.length === 0) return [];
   const depth = new Map(prefixes.map((chainId, i) => [chainId, i]));
   const rows: { image_digest: string; parent_digest: string | null; annotations: string; chain_id: string }[] = await db('images')

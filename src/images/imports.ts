@@ -2,15 +2,20 @@
  * SBOM imports ("distributed analysis"): a client-side scanner uploads what it found (packages as syft JSON,
  * CycloneDX or SPDX; optionally the manifest, config, parent manifest and Dockerfile) to an import operation,
  * then adds the image with `source.import` naming the parts by digest. Operations expire unused after a day.
+ *
+ * A whole SBOM document (as AnchoreCTL generates it) may be uploaded instead, as an `sbom` part: it stands in for
+ * the packages part (name its digest in `contents.packages`), and the manifest and config its source metadata
+ * carries (syft JSON of an image) stand in for those parts when the import names none, or names the SBOM's digest.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Db } from '../db/index.js';
 import { ConflictError, InvalidError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
-import { readSbomPackages } from './sbom/index.js';
+import { readSbomImageMetadata, readSbomPackages } from './sbom/index.js';
 
 export type ImportPartKind =
+  | 'sbom'
   | 'packages'
   | 'manifest'
   | 'image_config'
@@ -85,7 +90,9 @@ export async function setOperationStatus(db: Db, uuid: string, status: ImportSta
 export async function storePart(db: Db, accountName: string, uuid: string, kind: ImportPartKind, value: unknown): Promise<{ digest: string; created_at: string }> {
   const op = await getOperation(db, accountName, uuid);
   if (op.status !== 'pending') throw new ConflictError(`import operation '${uuid}' is ${op.status}; start a new one`, { operation_id: uuid, status: op.status });
-  if (kind === 'packages') readSbomPackages(value); // refuse what cannot be read now, not at analysis time
+  // Refuse what cannot be read now, not at analysis time.
+  if (kind === 'packages' || kind === 'sbom') readSbomPackages(value);
+  if (kind === 'sbom') readSbomImageMetadata(value);
   const bytes = Buffer.from(typeof value === 'string' ? value : JSON.stringify(value), 'utf8');
   const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
   const created_at = nowIso();
@@ -101,10 +108,51 @@ export async function listPartDigests(db: Db, accountName: string, uuid: string,
   return (await db('import_contents').where({ operation_uuid: uuid, kind }).orderBy('created_at').select('digest')).map((r: { digest: string }) => r.digest);
 }
 
-/** Reads a part as stored: JSON parts parsed, the Dockerfile as text. */
-export async function readPart(db: Db, uuid: string, kind: ImportPartKind, digest: string): Promise<unknown> {
-  const row = await db('import_contents').where({ operation_uuid: uuid, kind, digest }).first('content');
-  if (!row) throw new InvalidError(`import operation '${uuid}' has no ${kind} part with digest ${digest}`, { errors: [{ location: `body.source.import.contents.${kind}`, message: 'names no uploaded part' }] });
-  const text = gunzipSync(row.content).toString('utf8');
-  return kind === 'dockerfile' ? text : JSON.parse(text);
+/** The parts an `sbom` part can stand in for. */
+const SBOM_STANDS_IN_FOR: ReadonlySet<ImportPartKind> = new Set(['packages', 'manifest', 'image_config']);
+
+function missingPart(uuid: string, kind: ImportPartKind, digest: string, why = 'names no uploaded part'): InvalidError {
+  return new InvalidError(`import operation '${uuid}' has no ${kind} part with digest ${digest}`, { errors: [{ location: `body.source.import.contents.${kind}`, message: why }] });
+}
+
+/**
+ * The parts `contents` names, as stored (JSON parts parsed, the Dockerfile as text), each read once; a digest of an
+ * `sbom` part stands in for packages, manifest and image_config (see the file comment). Throws naming the first part
+ * that is missing.
+ */
+export async function readImportParts(db: Db, uuid: string, contents: Partial<Record<ImportPartKind, string>>): Promise<Partial<Record<ImportPartKind, unknown>>> {
+  const sboms = new Map<string, unknown>();
+  const sbom = async (digest: string) => {
+    if (!sboms.has(digest)) {
+      const row = await db('import_contents').where({ operation_uuid: uuid, kind: 'sbom', digest }).first('content');
+      sboms.set(digest, row ? JSON.parse(gunzipSync(row.content).toString('utf8')) : undefined);
+    }
+    return sboms.get(digest);
+  };
+  const parts: Partial<Record<ImportPartKind, unknown>> = {};
+  for (const [kind, digest] of Object.entries(contents) as [ImportPartKind, string | undefined][]) {
+    if (!digest || kind === 'sbom') continue;
+    const row = await db('import_contents').where({ operation_uuid: uuid, kind, digest }).first('content');
+    if (row) {
+      const text = gunzipSync(row.content).toString('utf8');
+      parts[kind] = kind === 'dockerfile' ? text : JSON.parse(text);
+      continue;
+    }
+    const doc = SBOM_STANDS_IN_FOR.has(kind) ? await sbom(digest) : undefined;
+    if (doc === undefined) throw missingPart(uuid, kind, digest);
+    if (kind === 'packages') parts.packages = doc;
+    else {
+      const carried = kind === 'manifest' ? readSbomImageMetadata(doc).manifest : readSbomImageMetadata(doc).config;
+      if (!carried) throw missingPart(uuid, kind, digest, `names an SBOM that carries no ${kind === 'manifest' ? 'manifest' : 'image config'}`);
+      parts[kind] = carried;
+    }
+  }
+  // An SBOM named as the packages supplies the manifest and config it carries when the import names none.
+  const packagesSbom = contents.packages ? sboms.get(contents.packages) : undefined;
+  if (packagesSbom !== undefined && (!contents.manifest || !contents.image_config)) {
+    const carried = readSbomImageMetadata(packagesSbom);
+    if (!contents.manifest && carried.manifest) parts.manifest = carried.manifest;
+    if (!contents.image_config && carried.config) parts.image_config = carried.config;
+  }
+  return parts;
 }

@@ -268,17 +268,11 @@ export async function saveAnalysis(
     const image = await trx<ImageRecord>('images').where(scope).first('analysis_status');
     if (!image || image.analysis_status !== 'analyzing') return false;
     await trx('image_packages').where(scope).delete();
-    const rows = result.packages.map((p) => ({
+    const rows = result.packages.map(packageRowOf).map((p) => ({
       ...scope,
-      type: p.type,
-      name: p.name,
-      version: p.version,
-      origin: p.origin ?? null,
-      source_version: p.sourceVersion ?? null,
-      size: p.size ?? null,
+      ...p,
       licenses: JSON.stringify(p.licenses),
       locations: JSON.stringify(p.locations),
-      purl: p.purl,
       cpes: JSON.stringify(p.cpes),
       metadata: JSON.stringify(p.metadata),
     }));
@@ -326,6 +320,23 @@ export interface PackageRow {
   purl: string;
   cpes: string[];
   metadata: Record<string, unknown>;
+}
+
+/** A cataloged package as its row reads back (what gates see), stored or not. */
+export function packageRowOf(p: CatalogedPackage): PackageRow {
+  return {
+    type: p.type,
+    name: p.name,
+    version: p.version,
+    origin: p.origin ?? null,
+    source_version: p.sourceVersion ?? null,
+    size: p.size ?? null,
+    licenses: p.licenses,
+    locations: p.locations,
+    purl: p.purl,
+    cpes: p.cpes,
+    metadata: p.metadata,
+  };
 }
 
 export async function packagesOf(db: Db, accountName: string, digest: string, types?: string[]): Promise<PackageRow[]> {

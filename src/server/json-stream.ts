@@ -1,7 +1,8 @@
 /**
  * JSON answers written while they are produced: an object whose fields are known up front except one array, which
- * is filled chunk by chunk. Memory stays at one chunk (the socket's backpressure is honoured) and no single
- * JSON.stringify of a huge body holds the event loop. The bytes are those of the whole body stringified at once.
+ * is filled chunk by chunk, and optionally fields known only once the array is complete (a count), written after
+ * it. Memory stays at one chunk (the socket's backpressure is honoured) and no single JSON.stringify of a huge body
+ * holds the event loop. The bytes are those of the whole body stringified at once, with its keys in that order.
  */
 import type { Response } from 'express';
 
@@ -16,15 +17,18 @@ export class StreamedJsonArray<T> {
     readonly head: Record<string, unknown>,
     readonly field: string,
     readonly chunks: AsyncIterable<readonly unknown[]>,
+    /** Fields written after the array, asked for once the last chunk has been read. */
+    readonly tail?: () => Record<string, unknown>,
   ) {}
 }
 
-export function streamedJsonArray<T extends object, F extends keyof T & string>(
-  head: Omit<T, F>,
+export function streamedJsonArray<T extends object, F extends keyof T & string, K extends Exclude<keyof T, F> = never>(
+  head: Omit<T, F | K>,
   field: F,
   chunks: AsyncIterable<readonly ItemOf<T[F]>[]>,
+  tail?: () => Pick<T, K>,
 ): StreamedJsonArray<T> {
-  return new StreamedJsonArray<T>(head as Record<string, unknown>, field, chunks);
+  return new StreamedJsonArray<T>(head as Record<string, unknown>, field, chunks, tail as (() => Record<string, unknown>) | undefined);
 }
 
 /** Writes text, waiting while the socket's buffer is full; false once the client is gone. */
@@ -65,7 +69,8 @@ export async function writeStreamedJson(res: Response, body: StreamedJsonArray<u
       text = '';
       next = await chunks.next();
     }
-    if (await send(res, `${text}]}`)) res.end();
+    const tail = body.tail ? JSON.stringify(body.tail()) : '{}';
+    if (await send(res, `${text}]${tail === '{}' ? '' : `,${tail.slice(1, -1)}`}}`)) res.end();
   } finally {
     // Stops the producer (its queries) when the client left or a write failed.
     await chunks.return?.();

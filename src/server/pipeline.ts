@@ -1,6 +1,7 @@
 /**
  * The REST request pipeline. Each cross-cutting step happens here, once, in this order:
- * route match (404/405) -> authentication -> content type (415) -> validation with coercion and defaults (400)
+ * route match (404/405) -> authentication -> content type (415) -> request normalisation (query enum case, unknown
+ * body properties) -> validation with coercion and defaults (400)
  * -> target account (the operation's account parameter, or x-service-account / x-anchore-account) -> authorization from
  * x-authz-action (403) -> handler -> response. Errors from any step go through one mapper.
  */
@@ -18,6 +19,7 @@ import type { Services } from '../service.js';
 import { readProjectJson } from '../util/project.js';
 import { headerAccount, resolveTargetAccount } from './account-scope.js';
 import { createAuthenticate } from './auth-strategies.js';
+import { RequestNormalisation } from './request-normalisation.js';
 import { RequestContext } from './context.js';
 import { sendError } from './error-response.js';
 import type { Handlers } from './handler-types.js';
@@ -218,6 +220,7 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
   const authenticate = createAuthenticate(services.authenticator);
   const textBodyValidators = compileTextBodyValidators(definition);
   const oauthShaped = oauthShapedOperations(definition);
+  const normalisation = new RequestNormalisation(definition);
 
   function allowedMethods(request: OabRequest): string[] {
     return METHODS.filter((method) => api.router.matchOperation({ ...request, method }, false)).map((m) => m.toUpperCase());
@@ -271,11 +274,25 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
           errors: [{ location: 'path', message: `segment '${malformed}' is not valid percent-encoding` }],
         });
 
+      request.query = normalisation.foldQueryCase(operationId, request.query as Record<string, string | string[]>) as Record<string, string | string[]>;
+      const properties = normalisation.stripUnknownProperties(operationId, mediaType(req), request.body);
+      if (properties.refused.length)
+        throw new InvalidError(`request validation failed: ${properties.refused.map((l) => `${l} is not an allowed property`).join('; ')}`, {
+          errors: properties.refused.map((location) => ({ location, message: 'is not an allowed property' })),
+        });
+      if (properties.ignoredCount)
+        (res.log ?? services.log).debug(
+          { operation_id: operationId, ignored_properties: properties.ignored, ignored_count: properties.ignoredCount },
+          'ignored request body properties the operation does not take',
+        );
       const validation = api.validator.validateRequest(request, operation);
       if (!validation.valid) {
         const listed = valueCountExceeds(request.body, FULL_LISTING_MAX_VALUES) ? validation : lister.validator.validateRequest(request, operationId);
         throw validationError((listed.errors ?? validation.errors ?? []) as AjvError[]);
       }
+      const missing = normalisation.missingOneOf(operationId, request.query as Record<string, string | string[]>);
+      if (missing.length)
+        throw new InvalidError(`request validation failed: ${missing.map((e) => `${e.location} ${e.message}`).join('; ')}`, { errors: missing });
       const validateText = textBodyValidators.get(operationId);
       if (validateText && !validateText({ requestBody: request.body })) throw validationError((validateText.errors ?? []) as AjvError[]);
       const input = {

@@ -1,10 +1,11 @@
 /**
- * Scanning an SBOM without storing it (POST /v2/vulnerability-scan): read its packages and distro with the same
- * readers as SBOM imports, match them exactly as an analyzed image's packages are matched, and report.
+ * Scanning an SBOM without storing it (POST /v2/vulnerability-scan, and the vulnerability half of POST /v2/scan):
+ * read its packages and distro with the same readers as SBOM imports, match them exactly as an analyzed image's
+ * packages are matched, and report.
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/index.js';
-import { readSbomPackages } from '../images/sbom/index.js';
+import { readSbomPackages, type SbomReadResult } from '../images/sbom/index.js';
 import { describeMatches, type MatchedVulnerability, type PackageVulnerabilityItem } from './image-report.js';
 import { matchPackages } from './match-package.js';
 
@@ -14,8 +15,13 @@ export interface SbomScanResult {
   vulnerabilities: PackageVulnerabilityItem[];
 }
 
-export async function scanSbom(db: Db, document: unknown, options: { includeDescription: boolean; vendorOnly: boolean }): Promise<SbomScanResult> {
-  const read = readSbomPackages(document);
+/** The id of a submitted SBOM: the sha256 of its JSON text as parsed. */
+export function sbomId(document: unknown): string {
+  return `sha256:${createHash('sha256').update(JSON.stringify(document)).digest('hex')}`;
+}
+
+/** The findings of packages already read from an SBOM; `vendorOnly` leaves out what the distribution will not fix. */
+export async function scanSbomPackages(db: Db, read: SbomReadResult, options: { includeDescription: boolean; vendorOnly: boolean }): Promise<PackageVulnerabilityItem[]> {
   const packages = read.packages;
   const matches = await matchPackages(db, packages, read.distro);
   const found: MatchedVulnerability[] = [];
@@ -37,9 +43,14 @@ export async function scanSbom(db: Db, document: unknown, options: { includeDesc
     }
   });
   found.sort((a, b) => (a.vulnId < b.vulnId ? -1 : a.vulnId > b.vulnId ? 1 : a.packageName < b.packageName ? -1 : a.packageName > b.packageName ? 1 : 0));
+  return describeMatches(db, found, options);
+}
+
+export async function scanSbom(db: Db, document: unknown, options: { includeDescription: boolean; vendorOnly: boolean }): Promise<SbomScanResult> {
+  const read = readSbomPackages(document);
   return {
-    sbom_id: `sha256:${createHash('sha256').update(JSON.stringify(document)).digest('hex')}`,
+    sbom_id: sbomId(document),
     distro: read.distro ? `${read.distro.name}:${read.distro.version}` : null,
-    vulnerabilities: await describeMatches(db, found, options),
+    vulnerabilities: await scanSbomPackages(db, read, options),
   };
 }

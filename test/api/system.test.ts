@@ -13,17 +13,20 @@ afterAll(async () => {
 });
 
 describe('system routes', () => {
-  it('answers ping at GET /v2 and GET /v2/', async () => {
+  it('answers ping at GET /v2 and GET /v2/ with the JSON string "v2", as upstream clients expect', async () => {
     for (const path of ['/v2', '/v2/']) {
       const res = await raw(server.url, 'GET', path, { auth: null });
       expect(res.status).toBe(200);
-      expect(res.text).toBe('pong');
+      expect(res.headers.get('content-type')).toMatch(/^application\/json\b/);
+      expect(res.text).toBe('"v2"');
     }
   });
 
-  it('reports health without credentials', async () => {
+  it('reports health without credentials, as a JSON body with a JSON content type', async () => {
     const res = await raw(server.url, 'GET', '/v2/health', { auth: null });
     expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json\b/);
+    expect(res.json).toEqual({ status: 'ok' });
   });
 
   it('reports versions', async () => {

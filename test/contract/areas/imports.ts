@@ -121,6 +121,12 @@ export const importsArea = defineArea<State>({
       const operation = await ok(sdk.getOperation({ path: { operation_id: s.uuid } }));
       if (operation.status !== 'complete') throw new Error(`the import operation is ${operation.status}`);
     },
+    import_image_sbom: async (s) => {
+      const part = await ok(sdk.importImageSbom({ path: { operation_id: s.other }, body: SYFT as any }));
+      if (!part.digest.startsWith('sha256:')) throw new Error(`the SBOM part's digest is ${part.digest}`);
+    },
+    // The same SBOM scanned once, against the active policy, with nothing stored.
+    stateless_scan: () => ok(sdk.statelessScan({ query: { tag: 'registry.example.com/team/scanned:1' }, body: { sbom: SYFT as any } })),
     invalidate_operation: (s) => ok(sdk.invalidateOperation({ path: { operation_id: s.other } })),
   },
 });
