@@ -62,7 +62,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Db } from '../src/db/index.js';
 import type { CatalogedPackage } from '../src/images/model.js';
-import { ensureImage, mapTag, saveAnalysis, transitionAnalysis, type PackageRow } from '../src/images/store.js';
+import { ensureImage, mapTag, packageRowOf, saveAnalysis, transitionAnalysis, type PackageRow } from '../src/images/store.js';
 import { defaultPolicy } from '../src/policy/default-policy.js';
 import type { AllowlistItem, PolicyDocument } from '../src/policy/document.js';
 import { evaluatePolicy, type PolicyEvaluationResult } from '../src/policy/evaluate-policy.js';
@@ -546,22 +546,6 @@ CMD ["/opt/app/bin/server"]
 `,
   },
 ];
-
-function packageRowOf(p: CatalogedPackage): PackageRow {
-  return {
-    type: p.type,
-    name: p.name,
-    version: p.version,
-    origin: p.origin ?? null,
-    source_version: p.sourceVersion ?? null,
-    size: p.size ?? null,
-    licenses: p.licenses,
-    locations: p.locations,
-    purl: p.purl,
-    cpes: p.cpes,
-    metadata: p.metadata,
-  };
-}
 
 /** The items the image's findings turn into, built as the report builds them from the same parsed records. */
 function buildItems(records: GenRecord[], enrichment: Enrichment, detectedAt: string): PackageVulnerabilityItem[] {
