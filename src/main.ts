@@ -20,44 +20,50 @@ async function main(): Promise<void> {
   }
   const logSink = new LogSink(process.stdout);
   const log = pino({ level: config.logLevel, base: { service: 'vigil' } }, logSink);
-  const running = await startServer(config, log);
-  const storage = config.databaseUrl ? 'Postgres' : `SQLite at ${config.dataDir}/vigil.sqlite`;
-  log.info({ url: running.url, storage }, `Vigil ${running.services.version} listening on ${running.url} (storage: ${storage})`);
-  log.info(
-    `log in as user 'admin' with the password from VIGIL_ADMIN_PASSWORD (or the one generated at first start), e.g. ` +
-      `curl -u admin:PASSWORD ${running.url}/v2/account ; API docs at ${running.url}/v2/docs/`,
-  );
-
+  // Signals are handled from the start: a node still registering itself (after it began listening) stops as
+  // soon as it has started, within the same deadline, instead of dying mid-start on the default action.
+  const starting = startServer(config, log);
+  const { shutdownTimeoutMs } = config;
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   let stopping = false;
-  const stop = (signal: string) => {
+  function stop(signal: string): void {
     if (stopping) return;
     stopping = true;
     let exitCode: number | null = null;
     // The deadline holds whatever is still running then: a request, a stopping job or delivery, log lines a reader
     // is not taking. A shutdown that finished exits with its own status; one that did not, with 3.
     setTimeout(() => {
-      if (exitCode === null) log.warn({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown did not finish within VIGIL_SHUTDOWN_TIMEOUT_MS; exiting');
+      if (exitCode === null) log.warn({ timeout_ms: shutdownTimeoutMs }, 'shutdown did not finish within VIGIL_SHUTDOWN_TIMEOUT_MS; exiting');
       process.exit(exitCode ?? EXIT_SHUTDOWN_FORCED);
-    }, config.shutdownTimeoutMs);
+    }, shutdownTimeoutMs);
     log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     const exit = async (code: number) => {
       exitCode = code;
       await logSink.drained();
       process.exit(code);
     };
-    running.close().then(
-      () => {
-        log.info('stopped');
-        return exit(0);
-      },
-      (err) => {
-        log.error({ err }, 'error during shutdown');
-        return exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+    starting
+      .then((running) => running.close())
+      .then(
+        () => {
+          log.info('stopped');
+          return exit(0);
+        },
+        (err) => {
+          log.error({ err }, 'error during shutdown');
+          return exit(1);
+        },
+      );
+  }
+
+  const running = await starting;
+  const storage = config.databaseUrl ? 'Postgres' : `SQLite at ${config.dataDir}/vigil.sqlite`;
+  log.info({ url: running.url, storage }, `Vigil ${running.services.version} listening on ${running.url} (storage: ${storage})`);
+  log.info(
+    `log in as user 'admin' with the password from VIGIL_ADMIN_PASSWORD (or the one generated at first start), e.g. ` +
+      `curl -u admin:PASSWORD ${running.url}/v2/account ; API docs at ${running.url}/v2/docs/`,
+  );
 }
 
 main().catch((err) => {
