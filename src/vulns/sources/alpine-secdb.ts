@@ -2,7 +2,8 @@
  * Reads the Alpine security database (alpinelinux/alpine-secdb: one YAML file per release and repository, mapping each
  * package's fixed versions to the ids they fix) and turns it into OSV records, so the matcher and the store treat it
  * like any OSV feed. secdb is organised by package and OSV by vulnerability, so every file is read before anything
- * is yielded: one record per id, with an `affected` entry per (release, package, fixed version) that names it.
+ * is yielded: one record per id, with an `affected` entry per (release, package) that names it, holding a range per
+ * version line the id was fixed on (see secfixRanges).
  * A file that is not valid secdb YAML is skipped and counted (the other releases stay usable); a line naming no
  * recognisable id is skipped and counted; an unreadable path throws, since a partial feed must not pass for a full one.
  */
@@ -13,7 +14,7 @@ import type { OsvReadError, OsvReadOptions, OsvReadResult, OsvReadStats } from '
 import { OsvRecordError } from '../osv/errors.js';
 import { parseOsvRecord } from '../osv/record.js';
 import type { OsvRecord } from '../osv/types.js';
-import { apkComparator } from '../versions/apk.js';
+import { apkComparator, isValidApkVersion } from '../versions/apk.js';
 
 /**
  * secdb has no dates. Feed sync detects changes by a digest of the record's content, so any stable value works and
@@ -25,14 +26,21 @@ export const ALPINE_SECDB_MODIFIED = '1970-01-01T00:00:00Z';
 const NEVER_AFFECTED = '0';
 const DEFAULT_MAX_ERRORS = 100;
 
-/** One (release, package, fixed version) fact from a secfixes line, as OSV `affected` JSON. */
-interface AffectedJson {
-  package: { ecosystem: string; name: string };
-  ranges: { type: 'ECOSYSTEM'; events: [{ introduced: '0' }, { fixed: string }] }[];
+/** An ECOSYSTEM range as OSV JSON: `introduced` (inclusive) up to `fixed` (exclusive). */
+export interface SecfixRange {
+  type: 'ECOSYSTEM';
+  events: [{ introduced: string }, { fixed: string }];
 }
 
-/** Affected entries per vulnerability id, each keyed so a fact listed twice is kept once. */
-type Merged = Map<string, Map<string, AffectedJson>>;
+/** What secdb says about one id for one (release, package): every version it is listed as fixed in. */
+interface SecfixFacts {
+  ecosystem: string;
+  name: string;
+  fixes: Set<string>;
+}
+
+/** Facts per vulnerability id, keyed by (release, package), so a fact listed twice is kept once. */
+type Merged = Map<string, Map<string, SecfixFacts>>;
 
 type JsonObject = Record<string, unknown>;
 
@@ -160,21 +168,65 @@ function collectFix(version: string, lines: unknown, ctx: FixContext, merged: Me
   });
 }
 
-/**
- * One entry per (release, package): when secdb lists an id under several fixed versions of one package (a fix
- * re-applied in a later rebuild), the first fix is the one that ends the vulnerable range.
- */
 function addAffected(merged: Merged, id: string, ctx: FixContext, fixed: string): void {
   let entries = merged.get(id);
   if (entries === undefined) merged.set(id, (entries = new Map()));
   const key = `${ctx.ecosystem}\u0000${ctx.name}`;
-  const known = entries.get(key);
-  const knownFix = known?.ranges[0]?.events[1]?.fixed;
-  if (knownFix !== undefined && apkComparator.compare(knownFix, fixed) <= 0) return;
-  entries.set(key, {
-    package: { ecosystem: ctx.ecosystem, name: ctx.name },
-    ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed }] }],
-  });
+  const facts = entries.get(key);
+  if (facts === undefined) entries.set(key, { ecosystem: ctx.ecosystem, name: ctx.name, fixes: new Set([fixed]) });
+  else facts.fixes.add(fixed);
+}
+
+/**
+ * The affected ranges of one id in one (release, package), from every version secdb lists it as fixed in.
+ *
+ * A secdb fix `1.30.1-r2` means "builds of busybox 1.30.1 before -r2 are vulnerable": a package keeps its whole
+ * secfixes history, so one release can list an id under fixes on several upstream versions (busybox in v3.11 has
+ * CVE-2019-5747 under 1.29.3-r10, the patch on the old line, and under 1.30.1-r2, the patch on the newer line).
+ * The fix that counts for a build is the fix of its own version line; collapsing to the lowest fix would call
+ * 1.30.1-r1 fixed, and a single range up to the highest fix would call 1.29.3-r10 vulnerable. So:
+ *
+ * - A version line is a fix without its `-rN` build revision (`1.29.3`): its builds `1.29.3`, `1.29.3-r0`,
+ *   `1.29.3-r1`, ... sit next to each other in apk order, with nothing else between them (a pre-release
+ *   `1.29.3_rc1` sorts below them; a hash `1.29.3~0`, post-release suffix, letter or further number above them).
+ * - Each line the id was fixed on gets its own range ending at its fix. The lowest line's range starts at `0`;
+ *   every other starts right after the line below it, at the least apk version above all of that line's builds:
+ *   `1.29.3~0` (a line already ending in a commit hash continues the hash: `1.0~ab` -> `1.0~ab0`). So
+ *   [0, 1.29.3-r10) and [1.29.3~0, 1.30.1-r2): 1.29.3-r9 and 1.30.1-r1 are affected, each with the fix of its own
+ *   line; 1.29.3-r10 and later builds of that line, and 1.30.1-r2, are not. Builds between two lines (1.30.0-r0)
+ *   carry neither line's patch and secdb says nothing else about them: they are affected, fixed on the next line.
+ * - Several fixes on one line (ghostscript 9.26-r1 and 9.26-r2 for CVE-2019-6116): secdb says the first one is
+ *   fixed, so the first ends the line's range; a later listing adds no vulnerable build and no range of its own.
+ *   No fix is lost for that: `database_specific.secfixes` lists every fixed version secdb gave, whenever there
+ *   is more than one.
+ * - A fix apk cannot read (`4.8.0.-r1`) has no line to read from it: the range of the line above starts at that
+ *   fix itself, the closest bound the data gives.
+ */
+export function secfixRanges(fixes: Iterable<string>): SecfixRange[] {
+  const sorted = [...new Set(fixes)].sort((a, b) => apkComparator.compare(a, b));
+  const ranges: SecfixRange[] = [];
+  let previous: { line: string; fix: string } | undefined;
+  for (const fix of sorted) {
+    const line = versionLine(fix);
+    if (previous !== undefined && (line === previous.line || apkComparator.compare(fix, previous.fix) === 0)) continue;
+    const introduced = previous === undefined ? '0' : lineEnd(previous.line, previous.fix);
+    // A range must not be empty: OSV evaluation would read [x, x) as "affected from x on". The only fix that can be
+    // at the end of the line below is that end itself (`1.29.3~0`), and no build lies between them.
+    if (previous === undefined || apkComparator.compare(introduced, fix) < 0) ranges.push({ type: 'ECOSYSTEM', events: [{ introduced }, { fixed: fix }] });
+    previous = { line, fix };
+  }
+  return ranges;
+}
+
+/** The upstream version line of a fixed version: the version without its `-rN` build revision. */
+function versionLine(fix: string): string {
+  return fix.replace(/-r\d+$/, '');
+}
+
+/** The least apk version above every build of `line`, or `fix` itself when there is none to write. */
+function lineEnd(line: string, fix: string): string {
+  const end = line.includes('~') ? `${line}0` : `${line}~0`;
+  return isValidApkVersion(fix) && isValidApkVersion(end) ? end : fix;
 }
 
 function describeLine(line: unknown): string {
@@ -212,15 +264,15 @@ function tokenId(token: string): string | undefined {
 }
 
 /** Builds the OSV JSON and parses it like any fetched record, so stored records have exactly one shape. */
-function toRecord(id: string, affected: AffectedJson[], skip: Skip): OsvRecord | undefined {
+function toRecord(id: string, facts: SecfixFacts[], skip: Skip): OsvRecord | undefined {
   // An id only ever listed under `0` (never affected) has nothing to match: no record, and nothing wrong either.
-  if (affected.length === 0) return undefined;
+  if (facts.length === 0) return undefined;
   const recordId = `ALPINE-${id}`;
   const json = {
     id: recordId,
     modified: ALPINE_SECDB_MODIFIED,
     aliases: /^CVE-/.test(id) ? [id] : [],
-    affected,
+    affected: facts.map(affectedJson),
   };
   try {
     return parseOsvRecord(json);
@@ -229,6 +281,16 @@ function toRecord(id: string, affected: AffectedJson[], skip: Skip): OsvRecord |
     skip(recordId, err.message, err.field);
     return undefined;
   }
+}
+
+function affectedJson(facts: SecfixFacts): JsonObject {
+  const fixes = [...facts.fixes].sort((a, b) => apkComparator.compare(a, b));
+  return {
+    package: { ecosystem: facts.ecosystem, name: facts.name },
+    ranges: secfixRanges(fixes),
+    // A single fix is its range; with more, what secdb listed is kept as given (secfixRanges keeps one per line).
+    ...(fixes.length > 1 ? { database_specific: { secfixes: fixes } } : {}),
+  };
 }
 
 function isJsonObject(value: unknown): value is JsonObject {

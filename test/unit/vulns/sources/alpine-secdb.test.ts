@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OsvReadResult } from '../../../../src/vulns/osv/archive.js';
 import { parseOsvRecord } from '../../../../src/vulns/osv/record.js';
 import type { OsvRecord } from '../../../../src/vulns/osv/types.js';
-import { ALPINE_SECDB_MODIFIED, extractIds, readAlpineSecdbPath } from '../../../../src/vulns/sources/alpine-secdb.js';
+import { isAffected } from '../../../../src/vulns/osv/ranges.js';
+import { ALPINE_SECDB_MODIFIED, extractIds, readAlpineSecdbPath, secfixRanges } from '../../../../src/vulns/sources/alpine-secdb.js';
+import { apkComparator, compareApkVersions } from '../../../../src/vulns/versions/apk.js';
 
 /** A secdb file as alpine-secdb publishes them (header fields the reader ignores included). */
 function secdb(release: string, repo: string, packages: string): string {
@@ -170,14 +172,14 @@ describe('readAlpineSecdbPath on one file', () => {
     }
   });
 
-  it('keeps the first fix when one id is listed under several fixed versions of a package', async () => {
+  it('keeps the fix of each upstream version line when one id is listed under several fixed versions of a package', async () => {
     const path = join(dir, 'refixed.yaml');
     await writeFile(path, secdb('v3.10', 'main', `  - pkg:\n      name: lame\n      secfixes:\n        3.100-r0:\n          - CVE-2015-9099\n        3.99.5-r6:\n          - CVE-2015-9099\n`));
     const [record] = await collect(readAlpineSecdbPath(path));
-    expect(affectedSummary(record!)).toEqual(affectedSummary(parseOsvRecord({
-      id: 'ALPINE-CVE-2015-9099', modified: ALPINE_SECDB_MODIFIED, aliases: ['CVE-2015-9099'],
-      affected: [{ package: { ecosystem: 'Alpine:v3.10', name: 'lame' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '3.99.5-r6' }] }] }],
-    })));
+    // 3.99.5-r6 patched the 3.99.5 line; 3.100-r0 fixed the newer line, which starts after every 3.99.5 build.
+    expect(affectedSummary(record!)).toEqual(['Alpine:v3.10/lame introduced:0,fixed:3.99.5-r6,introduced:3.99.5~0,fixed:3.100-r0']);
+    expect(record!.affected[0]!.ranges).toHaveLength(2);
+    expect(record!.affected[0]!.databaseSpecific).toEqual({ secfixes: ['3.99.5-r6', '3.100-r0'] });
   });
 
   it('adds no affected entry for a fixed version of 0 (never affected)', async () => {
@@ -197,6 +199,123 @@ describe('readAlpineSecdbPath on one file', () => {
       { source: path, message: 'no vulnerability id in "CVE_2019-2426"', field: 'packages[3].pkg.secfixes["1.10-r0"][1]' },
       { source: path, message: 'no vulnerability id in "see upstream"', field: 'packages[3].pkg.secfixes["1.10-r0"][2]' },
     ]);
+  });
+});
+
+/**
+ * busybox in Alpine 3.11's main repository as secdb publishes it: CVE-2019-5747 was patched on the 1.29.3 line
+ * (1.29.3-r10) and again on the 1.30.1 line (1.30.1-r2), so it is listed under both fixed versions.
+ */
+const V311_BUSYBOX = secdb(
+  'v3.11',
+  'main',
+  `  - pkg:
+      name: busybox
+      secfixes:
+        1.30.1-r2:
+          - CVE-2019-5747
+        1.29.3-r10:
+          - CVE-2018-20679
+          - CVE-2019-5747
+        1.27.2-r4:
+          - CVE-2017-16544
+          - CVE-2017-15873
+          - CVE-2017-15874
+`,
+);
+
+describe('an id fixed on several version lines of one release', () => {
+  let busybox: OsvRecord[];
+  beforeAll(async () => {
+    const path = join(dir, 'busybox-v3.11.yaml');
+    await writeFile(path, V311_BUSYBOX);
+    busybox = await collect(readAlpineSecdbPath(path));
+  });
+
+  const verdict = (record: OsvRecord, version: string) => {
+    const v = isAffected(version, record.affected[0]!, apkComparator);
+    return v.affected ? `affected, fixed in ${v.fixedIn?.join(',')}` : 'not affected';
+  };
+
+  it('keeps every fix as its own range, the newer line starting after every build of the older one', () => {
+    const record = byId(busybox, 'ALPINE-CVE-2019-5747');
+    expect(affectedSummary(record)).toEqual(['Alpine:v3.11/busybox introduced:0,fixed:1.29.3-r10,introduced:1.29.3~0,fixed:1.30.1-r2']);
+    expect(record.affected[0]!.ranges.map((r) => r.events.map((e) => `${e.kind}:${e.version}`))).toEqual([
+      ['introduced:0', 'fixed:1.29.3-r10'],
+      ['introduced:1.29.3~0', 'fixed:1.30.1-r2'],
+    ]);
+    // What secdb said, in apk order, whatever the ranges made of it.
+    expect(record.affected[0]!.databaseSpecific).toEqual({ secfixes: ['1.29.3-r10', '1.30.1-r2'] });
+    // An id listed once keeps the plain single range and no extra field.
+    expect(affectedSummary(byId(busybox, 'ALPINE-CVE-2018-20679'))).toEqual(['Alpine:v3.11/busybox introduced:0,fixed:1.29.3-r10']);
+    expect(byId(busybox, 'ALPINE-CVE-2018-20679').affected[0]!.databaseSpecific).toBeUndefined();
+  });
+
+  it.each([
+    ['1.27.2-r4', 'affected, fixed in 1.29.3-r10'],
+    ['1.29.3-r9', 'affected, fixed in 1.29.3-r10'],
+    ['1.29.3', 'affected, fixed in 1.29.3-r10'],
+    ['1.29.3-r10', 'not affected'],
+    ['1.29.3-r11', 'not affected'],
+    ['1.29.3-r100', 'not affected'],
+    // Builds between the two lines carry neither patch.
+    ['1.29.3_p1-r0', 'affected, fixed in 1.30.1-r2'],
+    ['1.29.4-r0', 'affected, fixed in 1.30.1-r2'],
+    ['1.30.0-r0', 'affected, fixed in 1.30.1-r2'],
+    ['1.30.1-r0', 'affected, fixed in 1.30.1-r2'],
+    ['1.30.1-r1', 'affected, fixed in 1.30.1-r2'],
+    ['1.30.1-r2', 'not affected'],
+    ['1.30.1-r3', 'not affected'],
+    ['1.31.1-r9', 'not affected'],
+  ])('busybox %s on 3.11: CVE-2019-5747 %s', (version, expected) => {
+    expect(verdict(byId(busybox, 'ALPINE-CVE-2019-5747'), version)).toBe(expected);
+  });
+
+  it('CVE-2018-20679 (listed once) is fixed on every line from 1.29.3-r10 on', () => {
+    const record = byId(busybox, 'ALPINE-CVE-2018-20679');
+    expect(verdict(record, '1.29.3-r9')).toBe('affected, fixed in 1.29.3-r10');
+    expect(verdict(record, '1.30.1-r1')).toBe('not affected');
+  });
+});
+
+describe('secfixRanges', () => {
+  const summary = (fixes: string[]) => secfixRanges(fixes).map((r) => r.events.map((e) => Object.entries(e)[0]!.join(':')).join(','));
+
+  it('is one range per version line, in apk order, whatever order the fixes come in', () => {
+    expect(summary(['2.4.2-r0', '2.2.10-r0'])).toEqual(['introduced:0,fixed:2.2.10-r0', 'introduced:2.2.10~0,fixed:2.4.2-r0']);
+    expect(summary(['2.0-r0', '1.0-r5', '1.1-r1', '1.0-r2'])).toEqual([
+      'introduced:0,fixed:1.0-r2',
+      'introduced:1.0~0,fixed:1.1-r1',
+      'introduced:1.1~0,fixed:2.0-r0',
+    ]);
+    expect(summary(['1.2.3-r4'])).toEqual(['introduced:0,fixed:1.2.3-r4']);
+  });
+
+  it('ends a line at its first fix: a later revision of the same line listing the id again adds no vulnerable build', () => {
+    // ghostscript 9.26-r1 and 9.26-r2 both list CVE-2019-6116 in v3.11: 9.26-r1 is already fixed.
+    expect(summary(['9.26-r2', '9.26-r1'])).toEqual(['introduced:0,fixed:9.26-r1']);
+    expect(summary(['1.0-r1', '1.0-r1'])).toEqual(['introduced:0,fixed:1.0-r1']);
+  });
+
+  it('starts a newer line at the least apk version above every build of the older one', () => {
+    const [, newer] = secfixRanges(['1.29.3-r10', '1.30.1-r2']);
+    const start = (newer!.events[0] as { introduced: string }).introduced;
+    expect(apkComparator.isValid(start)).toBe(true);
+    // The older line (pre-releases of it sort lower still) ...
+    for (const v of ['1.29.3_rc1', '1.29.3', '1.29.3-r0', '1.29.3-r10', '1.29.3-r99999999']) expect(compareApkVersions(v, start), v).toBeLessThan(0);
+    // ... and anything after it: hashes, post-release suffixes, letters, further numbers, later versions.
+    for (const v of ['1.29.3~0', '1.29.3~0-r1', '1.29.3~1a', '1.29.3_cvs', '1.29.3_p0', '1.29.3a', '1.29.3.0', '1.29.4_rc1', '1.30.1-r1']) {
+      expect(compareApkVersions(v, start), v).toBeGreaterThanOrEqual(0);
+    }
+    // A line that already ends in a commit hash continues the hash.
+    expect(summary(['1.0~ab-r1', '1.1-r0'])).toEqual(['introduced:0,fixed:1.0~ab-r1', 'introduced:1.0~ab0,fixed:1.1-r0']);
+    // A fix that is that least version has nothing below it off the older line: no (empty) range for it.
+    expect(summary(['1.0-r1', '1.0~0', '2.0-r0'])).toEqual(['introduced:0,fixed:1.0-r1', 'introduced:1.0~00,fixed:2.0-r0']);
+  });
+
+  it('starts a newer line at the older fix itself when that fix is no apk version (no line can be read from it)', () => {
+    // v3.8 to v3.11 list phpmyadmin fixes as `4.8.0.-r1`.
+    expect(summary(['4.8.0.-r1', '4.9.0-r0'])).toEqual(['introduced:0,fixed:4.8.0.-r1', 'introduced:4.8.0.-r1,fixed:4.9.0-r0']);
   });
 });
 
