@@ -9,6 +9,7 @@
  *    /usr/local/lib/python3.6/site-packages.
  *  - Ubuntu 14.04: dpkg's python-yaml 3.10-4 (source pyyaml) with /var/lib/dpkg/info/python-yaml.list naming the
  *    single-file PyYAML-3.10.egg-info; plus a pip-installed PyYAML 3.10 under /usr/local.
+ *  - The RHEL content as a syft SBOM with an `ownership-by-file-overlap` relationship, scanned and imported.
  *
  * Needs rpm and rpmbuild (Debian: rpm) and gpg (gnupg).
  */
@@ -18,7 +19,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForAnalysis } from '../support/analysis.js';
 import { pkgInfo, wheelMetadata } from '../support/ecosystem-fixtures.js';
-import { raw } from '../support/http.js';
+import { json, raw } from '../support/http.js';
 import { buildImage, dockerArchiveTar, type FileSpec } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { buildRpmdbFixture, type RpmdbFixture } from '../unit/images/catalogers/fixtures/rpmdb.js';
@@ -202,5 +203,67 @@ describe('language packages owned by a dpkg package', () => {
     expect(content.map((p) => p.location)).toEqual([`${DIST}/PyYAML-3.10.egg-info`, `${PIP_DIST}/PyYAML-3.10.dist-info/METADATA`]);
     expect(content[0]!.metadata.ownedBy).toEqual({ type: 'dpkg', name: 'python-yaml', version: '3.10-4' });
     expect(content[1]!.metadata.ownedBy).toBeUndefined();
+  });
+});
+
+describe('ownership relationships in a syft SBOM', () => {
+  const artifact = (id: string, name: string, version: string, type: string, path: string, purl: string, metadata: Record<string, unknown> = {}) => ({
+    id,
+    name,
+    version,
+    type,
+    foundBy: `${type}-cataloger`,
+    locations: [{ path }],
+    licenses: [],
+    language: type === 'python' ? 'python' : '',
+    cpes: [],
+    purl,
+    metadata,
+  });
+  const sbom = {
+    artifacts: [
+      artifact('rpm-1', 'python3-urllib3', '1.24.2-4.el8', 'rpm', '/var/lib/rpm/rpmdb.sqlite', 'pkg:rpm/rhel/python3-urllib3@1.24.2-4.el8?arch=noarch&distro=rhel-8.9', {
+        name: 'python3-urllib3',
+        version: '1.24.2',
+        release: '4.el8',
+        arch: 'noarch',
+        sourceRpm: 'python-urllib3-1.24.2-4.el8.src.rpm',
+      }),
+      artifact('py-owned', 'urllib3', '1.24.2', 'python', `${URLLIB3_EGG}/PKG-INFO`, 'pkg:pypi/urllib3@1.24.2'),
+      artifact('py-pip', 'urllib3', '1.24.2', 'python', `${PIP_SITE}/urllib3-1.24.2.dist-info/METADATA`, 'pkg:pypi/urllib3@1.24.2'),
+    ],
+    artifactRelationships: [
+      { parent: 'rpm-1', child: 'py-owned', type: 'ownership-by-file-overlap', metadata: { files: [`${URLLIB3_EGG}/PKG-INFO`] } },
+      // Other relationship types say nothing about who installed what.
+      { parent: 'rpm-1', child: 'py-pip', type: 'dependency-of' },
+    ],
+    source: { type: 'image', metadata: { userInput: 'rhel-owned:8' } },
+    distro: { id: 'rhel', versionID: '8.9', idLike: ['fedora'] },
+    descriptor: { name: 'syft', version: '1.18.1' },
+    schema: { version: '16.0.18', url: 'https://raw.githubusercontent.com/anchore/syft/main/schema/json/schema-16.0.18.json' },
+  };
+
+  it('scans the SBOM with the same result as the analyzed image', async () => {
+    const res = await json(server.url, 'POST', '/v2/vulnerability-scan', sbom);
+    expect(res.status).toBe(200);
+    expect(summary(res.json.vulnerabilities)).toEqual(RHEL_FINDINGS);
+    expect(RHEL_FINDINGS).toEqual(await findings(rhelDigest));
+  });
+
+  it('imports the SBOM with the same findings and the owner in the content listing', async () => {
+    const op = await json(server.url, 'POST', '/v2/imports/images', undefined);
+    expect(op.status).toBe(200);
+    const uuid = op.json.uuid as string;
+    const part = await json(server.url, 'POST', `/v2/imports/images/${uuid}/packages`, sbom);
+    expect(part.status).toBe(200);
+    const digest = `sha256:${'c'.repeat(64)}`;
+    const added = await json(server.url, 'POST', '/v2/images', {
+      source: { import: { operation_uuid: uuid, digest, tags: ['registry.example.com/owned/rhel-sbom:8'], contents: { packages: part.json.digest } } },
+    });
+    expect(added.status).toBe(200);
+    expect(await waitForAnalysis(server, 'admin', digest)).toBe('analyzed');
+    expect(await findings(digest)).toEqual(await findings(rhelDigest));
+    const content = await pythonContent(digest);
+    expect(content.map((p) => p.metadata.ownedBy ?? null)).toEqual([{ type: 'rpm', name: 'python3-urllib3', version: '1.24.2-4.el8' }, null]);
   });
 });

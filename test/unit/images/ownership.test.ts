@@ -1,7 +1,7 @@
 /**
  * Ownership of language packages by OS packages (images/ownership.ts): the keys file lists are reduced to, rpm's
  * file names (from a database rpm itself wrote, and a hand-made pre-4.0 header), dpkg's .list files, the owner
- * assignment after the walk, and the matcher skipping owned packages.
+ * assignment after the walk, syft's ownership relationships, and the matcher skipping owned packages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dpkgCataloger } from '../../../src/images/catalogers/dpkg.js';
@@ -9,6 +9,7 @@ import { RPMTAG, RpmType, parseRpmHeader } from '../../../src/images/catalogers/
 import { rpmCataloger, rpmFilePaths } from '../../../src/images/catalogers/rpm.js';
 import type { CatalogedPackage } from '../../../src/images/model.js';
 import { assignOwners, ownershipKey } from '../../../src/images/ownership.js';
+import { readSbomPackages } from '../../../src/images/sbom/index.js';
 import { lookupTarget } from '../../../src/vulns/ecosystems.js';
 import { buildRpmHeaderBlob } from './catalogers/fixtures/rpm-header-builder.js';
 import { buildRpmdbFixture, type RpmdbFixture } from './catalogers/fixtures/rpmdb.js';
@@ -141,6 +142,43 @@ describe('assignOwners', () => {
     ]);
     expect(out.map((p) => p.owner ?? null)).toEqual([null, { type: 'rpm', name: 'python3-pyyaml', version: '5.4.1-6.el9' }, null, null]);
     expect(out.every((p) => p.ownedPaths === undefined)).toBe(true);
+  });
+});
+
+describe('syft ownership relationships', () => {
+  const artifact = (id: string, name: string, version: string, type: string, path: string) => ({ id, name, version, type, locations: [{ path }], licenses: [], cpes: [], purl: '' });
+  const doc = (relationships: unknown[]) => ({
+    artifacts: [
+      artifact('deb', 'python3-yaml', '5.4.1-1ubuntu1', 'deb', '/var/lib/dpkg/status'),
+      artifact('py', 'PyYAML', '5.4.1', 'python', '/usr/lib/python3/dist-packages/PyYAML-5.4.1.egg-info'),
+      artifact('npm', 'left-pad', '1.3.0', 'npm', '/usr/lib/node_modules/left-pad/package.json'),
+    ],
+    artifactRelationships: relationships,
+    distro: { id: 'ubuntu', versionID: '22.04' },
+    descriptor: { name: 'syft', version: '1.0.0' },
+    schema: { version: '16.0.0', url: 'https://raw.githubusercontent.com/anchore/syft/main/schema/json/schema-16.0.0.json' },
+  });
+
+  it('makes the OS parent the owner of a language child', () => {
+    const read = readSbomPackages(doc([{ parent: 'deb', child: 'py', type: 'ownership-by-file-overlap' }]));
+    expect(read.packages.map((p) => [p.name, p.owner ?? null])).toEqual([
+      ['python3-yaml', null],
+      ['PyYAML', { type: 'dpkg', name: 'python3-yaml', version: '5.4.1-1ubuntu1' }],
+      ['left-pad', null],
+    ]);
+  });
+
+  it('ignores other relationship types, language parents, unknown ids and malformed entries', () => {
+    const read = readSbomPackages(
+      doc([
+        { parent: 'deb', child: 'npm', type: 'contains' },
+        { parent: 'npm', child: 'py', type: 'ownership-by-file-overlap' },
+        { parent: 'nope', child: 'py', type: 'ownership-by-file-overlap' },
+        'junk',
+        { parent: 1, child: 'py', type: 'ownership-by-file-overlap' },
+      ]),
+    );
+    expect(read.packages.every((p) => p.owner === undefined)).toBe(true);
   });
 });
 
