@@ -56,7 +56,9 @@ function packageContent(p: store.PackageRow) {
     cpes: p.cpes,
     purl: p.purl,
     metadata_type: `${p.type}_metadata`,
-    metadata: p.metadata,
+    // A language package the OS package manager installed names its owner (images/ownership.ts); metadata is an
+    // open object in the spec, so this is an optional addition upstream clients ignore.
+    metadata: p.owner ? { ...p.metadata, ownedBy: p.owner } : p.metadata,
   };
 }
 

@@ -21,6 +21,7 @@ import { DISTRO_FILES, detectDistro } from './distro.js';
 import { guessDockerfile, historyOf } from './history.js';
 import { LayerError, walkLayers } from './layers/index.js';
 import type { Cataloger, CatalogedPackage, FileRecord } from './model.js';
+import { assignOwners } from './ownership.js';
 import { accessFor } from './registry-credentials.js';
 import { contentScanners, scanResults } from './scanners/index.js';
 import { readImageArchive } from './sources/image-archive.js';
@@ -76,7 +77,7 @@ function finalizePackages(walk: Map<string, CatalogedPackage[]>, distro: ReturnT
     const found = walk.get(cataloger.name) ?? [];
     appendAll(all, cataloger.finalize ? cataloger.finalize(found, distro) : found);
   }
-  return all;
+  return assignOwners(all);
 }
 
 /** A failure that retrying cannot fix: the image itself is the problem. */

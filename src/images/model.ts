@@ -28,6 +28,24 @@ export interface CatalogedPackage {
   cpes: string[];
   /** Ecosystem-specific facts (architecture, maintainer, files owned, ...), JSON-serialisable. */
   metadata: Record<string, unknown>;
+  /**
+   * Language packages only: the OS package whose file list holds this package's metadata location (the distro
+   * built and patches it). Such a package is listed, but matched through its owner's distro data, not its
+   * language feed (ownership.ts).
+   */
+  owner?: PackageOwner;
+  /**
+   * OS packages only, during analysis: the language-package locations their file list names, reduced to
+   * ownership keys (ownership.ts#ownershipKey). Not stored.
+   */
+  ownedPaths?: string[];
+}
+
+/** The OS package that installed a language package. */
+export interface PackageOwner {
+  type: PackageType;
+  name: string;
+  version: string;
 }
 
 export type FileType = 'file' | 'dir' | 'symlink' | 'hardlink' | 'char' | 'block' | 'fifo';

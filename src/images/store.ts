@@ -11,7 +11,7 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
 import { recordEvent, type NewEvent } from '../events/events.js';
 import { writeFileList } from './file-list.js';
-import type { CatalogedPackage, FileRecord } from './model.js';
+import type { CatalogedPackage, FileRecord, PackageOwner } from './model.js';
 
 export type AnalysisStatus = 'not_analyzed' | 'analyzing' | 'analyzed' | 'analysis_failed';
 export type ImageStatus = 'active' | 'deleting';
@@ -275,6 +275,7 @@ export async function saveAnalysis(
       locations: JSON.stringify(p.locations),
       cpes: JSON.stringify(p.cpes),
       metadata: JSON.stringify(p.metadata),
+      owner: p.owner ? JSON.stringify(p.owner) : null,
     }));
     for (let i = 0; i < rows.length; i += 200) await trx('image_packages').insert(rows.slice(i, i + 200));
     await trx('image_documents').where(scope).delete();
@@ -320,6 +321,8 @@ export interface PackageRow {
   purl: string;
   cpes: string[];
   metadata: Record<string, unknown>;
+  /** The OS package that installed this language package (images/ownership.ts), or null. */
+  owner: PackageOwner | null;
 }
 
 /** A cataloged package as its row reads back (what gates see), stored or not. */
@@ -336,6 +339,7 @@ export function packageRowOf(p: CatalogedPackage): PackageRow {
     purl: p.purl,
     cpes: p.cpes,
     metadata: p.metadata,
+    owner: p.owner ?? null,
   };
 }
 
@@ -355,6 +359,7 @@ export async function packagesOf(db: Db, accountName: string, digest: string, ty
     purl: r.purl,
     cpes: JSON.parse(r.cpes),
     metadata: JSON.parse(r.metadata),
+    owner: r.owner ? JSON.parse(r.owner) : null,
   }));
 }
 

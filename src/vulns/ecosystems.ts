@@ -32,7 +32,14 @@ export interface MatchablePackage {
   origin?: string | null;
   /** The source package's version (dpkg `Source: name (version)`), used when the match is by source name. */
   sourceVersion?: string | null;
+  /**
+   * For a language package installed by the OS package manager, the owning OS package (images/ownership.ts): its
+   * advisories come through that package's distro data, so the language feed is not consulted.
+   */
+  owner?: unknown;
 }
+
+const OS_TYPES = new Set(['dpkg', 'apk', 'rpm']);
 
 /** OSV's names for distributions (os-release ID -> lower-cased OSV ecosystem). */
 const DISTRO_ECOSYSTEMS: Record<string, string> = {
@@ -67,6 +74,8 @@ function languageTarget(ecosystem: string, name: string, comparator: VersionComp
 
 /** The lookup for a package, or undefined when no feed covers it (an unknown distro, say). */
 export function lookupTarget(pkg: MatchablePackage, distro: DistroInfo | undefined): LookupTarget | undefined {
+  // Owned language packages are matched through their owner, which is listed (and matched) as an OS package.
+  if (pkg.owner && !OS_TYPES.has(pkg.type)) return undefined;
   switch (pkg.type) {
     case 'dpkg':
       return distroTarget(pkg, distro, dpkgComparator);

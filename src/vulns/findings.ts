@@ -129,9 +129,11 @@ export interface PackageRowFields {
   source_version: string | null;
   locations: string;
   purl: string;
+  /** JSON of the owning OS package, for language packages the OS package manager installed. */
+  owner: string | null;
 }
 
-export const PACKAGE_COLUMNS = ['type', 'name', 'version', 'origin', 'source_version', 'locations', 'purl'] as const;
+export const PACKAGE_COLUMNS = ['type', 'name', 'version', 'origin', 'source_version', 'locations', 'purl', 'owner'] as const;
 
 export function imagePackageOf(r: PackageRowFields): ImagePackage {
   return {
@@ -142,6 +144,7 @@ export function imagePackageOf(r: PackageRowFields): ImagePackage {
     sourceVersion: r.source_version,
     path: (JSON.parse(r.locations) as string[])[0] ?? null,
     purl: r.purl || null,
+    ...(r.owner ? { owner: JSON.parse(r.owner) as unknown } : {}),
   };
 }
 
@@ -153,7 +156,8 @@ export function packageHitsKeys(pkg: MatchablePackage, distro: DistroInfo | unde
 }
 
 function cacheKey(distro: DistroInfo | undefined, p: MatchablePackage): string {
-  return [distro?.name, distro?.version, distro?.like.join(','), p.type, p.name, p.version, p.origin, p.sourceVersion].join('\u0000');
+  // Owned and unowned copies of one project and version match differently (ownership.ts).
+  return [distro?.name, distro?.version, distro?.like.join(','), p.type, p.name, p.version, p.origin, p.sourceVersion, p.owner ? 'owned' : ''].join('\u0000');
 }
 
 async function matchWithCache(db: Db, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache): Promise<PackageMatch[][]> {

@@ -1,13 +1,43 @@
 /**
  * Debian packages from dpkg's status database (/var/lib/dpkg/status) and from the one-file-per-package
- * status.d directory distroless images use instead.
+ * status.d directory distroless images use instead; plus the file lists (/var/lib/dpkg/info/<package>.list, or
+ * <package>:<arch>.list for Multi-Arch: same packages), read only for which language packages they own.
  */
 import { distroQualifier } from '../distro.js';
 import { cpe23, purl } from '../identifiers.js';
 import type { CatalogedPackage, Cataloger, DistroInfo } from '../model.js';
+import { collectOwnershipKeys } from '../ownership.js';
 
 const STATUS_FILE = '/var/lib/dpkg/status';
 const STATUS_DIR = '/var/lib/dpkg/status.d/';
+const FILE_LIST = /^\/var\/lib\/dpkg\/info\/([^/:]+)(?::[^/:]+)?\.list$/;
+
+/**
+ * The walker keeps results per file, so that a later layer deleting a .list drops what it said; a file list's
+ * result therefore travels as a record of this cataloger, marked here, and `finalize` folds it into the package
+ * of that name (its `ownedPaths`) and drops it. Nothing marked ever leaves this module.
+ */
+const fileListRecords = new WeakSet<CatalogedPackage>();
+
+/** One file list reduced to its ownership keys (see ownership.ts for why only those are kept). */
+export function parseDpkgFileList(path: string, content: Buffer): CatalogedPackage[] {
+  const name = FILE_LIST.exec(path)?.[1];
+  if (!name) return [];
+  const keys = collectOwnershipKeys(content.toString('utf8').split('\n'));
+  if (keys.size === 0) return [];
+  const record: CatalogedPackage = { name, version: '', type: 'dpkg', locations: [path], licenses: [], purl: '', cpes: [], metadata: {}, ownedPaths: [...keys] };
+  fileListRecords.add(record);
+  return [record];
+}
+
+/** Packages with the owned paths of their file lists, without the file-list records themselves. */
+function foldFileLists(found: CatalogedPackage[]): CatalogedPackage[] {
+  const owned = new Map<string, string[]>();
+  for (const record of found) if (fileListRecords.has(record)) owned.set(record.name, [...(owned.get(record.name) ?? []), ...(record.ownedPaths ?? [])]);
+  const packages = found.filter((p) => !fileListRecords.has(p));
+  if (owned.size === 0) return packages;
+  return packages.map((p) => (owned.has(p.name) ? { ...p, ownedPaths: owned.get(p.name) } : p));
+}
 
 /** One deb822 paragraph: field names lower-cased (they are case-insensitive), values with continuations joined by \n. */
 export type DpkgStanza = Map<string, string>;
@@ -120,9 +150,10 @@ export const dpkgCataloger: Cataloger = {
   name: 'dpkg',
   maxFileBytes: 64 * 1024 * 1024,
   matches(path) {
-    return path === STATUS_FILE || isStatusDirEntry(path);
+    return path === STATUS_FILE || isStatusDirEntry(path) || FILE_LIST.test(path);
   },
   parse(path, content) {
+    if (FILE_LIST.test(path)) return parseDpkgFileList(path, content);
     const packages: CatalogedPackage[] = [];
     for (const stanza of parseDpkgStatus(content.toString('utf8'))) {
       if (!isInstalled(stanza)) continue;
@@ -131,8 +162,8 @@ export const dpkgCataloger: Cataloger = {
     }
     return packages;
   },
-  finalize(packages, distro) {
-    return packages.map((pkg) => {
+  finalize(found, distro) {
+    return foldFileLists(found).map((pkg) => {
       const arch = typeof pkg.metadata.architecture === 'string' ? pkg.metadata.architecture : undefined;
       return { ...pkg, purl: debPurl(pkg.name, pkg.version, arch, distro) };
     });

@@ -19,7 +19,15 @@ export const RPMTAG = {
   VENDOR: 1011,
   LICENSE: 1014,
   ARCH: 1022,
+  /** Full file paths, in headers of rpm < 4.0 (later ones split them into the three tags below). */
+  OLDFILENAMES: 1027,
   SOURCERPM: 1044,
+  /** Per file, the index of its directory in DIRNAMES. */
+  DIRINDEXES: 1116,
+  /** Per file, its name within its directory. */
+  BASENAMES: 1117,
+  /** The distinct directories, each ending in `/`. */
+  DIRNAMES: 1118,
   LONGSIZE: 5009,
 } as const;
 
@@ -92,6 +100,19 @@ export class RpmHeader {
     if (typeof value === 'string') return value;
     if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
     return undefined;
+  }
+
+  /** Every string of a STRING_ARRAY tag (or the one of a STRING tag); [] when absent. */
+  strings(tag: number): string[] {
+    const value = this.get(tag);
+    if (typeof value === 'string') return [value];
+    return Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : [];
+  }
+
+  /** Every value of an integer tag; [] when absent. */
+  numbers(tag: number): number[] {
+    const value = this.get(tag);
+    return Array.isArray(value) && value.every((v) => typeof v === 'number') ? (value as number[]) : [];
   }
 
   /** The first value of an integer tag. */

@@ -8,8 +8,9 @@ import Database from 'better-sqlite3';
 import { distroQualifier } from '../distro.js';
 import { cpe23, purl } from '../identifiers.js';
 import type { CatalogedPackage, Cataloger, DistroInfo } from '../model.js';
+import { collectOwnershipKeys } from '../ownership.js';
 import { readBerkeleyHashValues } from './rpm-bdb.js';
-import { RPMTAG, parseRpmHeader } from './rpm-header.js';
+import { RPMTAG, parseRpmHeader, type RpmHeader } from './rpm-header.js';
 
 const RPMDB_PATHS = new Set([
   '/var/lib/rpm/rpmdb.sqlite',
@@ -69,6 +70,33 @@ export function sourceRpmName(sourceRpm: string | undefined): string | undefined
   return parts.length >= 3 ? parts.slice(0, -2).join('-') : undefined;
 }
 
+/** The paths of the header's files: DIRNAMES[DIRINDEXES[i]] + BASENAMES[i], or OLDFILENAMES in old headers. */
+export function* rpmFilePaths(header: RpmHeader): Generator<string> {
+  const basenames = header.strings(RPMTAG.BASENAMES);
+  if (basenames.length === 0) {
+    yield* header.strings(RPMTAG.OLDFILENAMES);
+    return;
+  }
+  const dirnames = header.strings(RPMTAG.DIRNAMES);
+  const dirindexes = header.numbers(RPMTAG.DIRINDEXES);
+  for (let i = 0; i < basenames.length; i++) {
+    const dir = dirnames[dirindexes[i] ?? -1];
+    if (dir !== undefined) yield dir + basenames[i];
+  }
+}
+
+/**
+ * The ownership keys of the header's files (ownership.ts). A broken file list loses ownership, never the package:
+ * the package is then simply matched as if it owned nothing.
+ */
+function ownedKeys(header: RpmHeader): string[] {
+  try {
+    return [...collectOwnershipKeys(rpmFilePaths(header))];
+  } catch {
+    return [];
+  }
+}
+
 /** Decodes one header blob into a package; undefined for malformed headers and gpg-pubkey pseudo-packages. */
 export function rpmPackageFromHeader(blob: Buffer, path: string): CatalogedPackage | undefined {
   try {
@@ -87,6 +115,7 @@ export function rpmPackageFromHeader(blob: Buffer, path: string): CatalogedPacka
     const versionRelease = release ? `${upstreamVersion}-${release}` : upstreamVersion;
     const version = epoch !== undefined ? `${epoch}:${versionRelease}` : versionRelease;
     const origin = sourceRpmName(sourceRpm);
+    const ownedPaths = ownedKeys(header);
     const metadata: Record<string, unknown> = { version: upstreamVersion };
     if (release) metadata.release = release;
     if (epoch !== undefined) metadata.epoch = epoch;
@@ -104,6 +133,7 @@ export function rpmPackageFromHeader(blob: Buffer, path: string): CatalogedPacka
       purl: rpmPurl(name, metadata, undefined),
       cpes: [cpe23(name, name, version)],
       metadata,
+      ...(ownedPaths.length > 0 ? { ownedPaths } : {}),
     };
   } catch {
     return undefined;

@@ -4,6 +4,7 @@
  */
 import { sourceRpmName } from '../catalogers/rpm.js';
 import type { CatalogedPackage, DistroInfo, PackageType } from '../model.js';
+import { OWNABLE_TYPES, ownerOf } from '../ownership.js';
 import { typeFromSyftType } from './package-types.js';
 import { child, FieldReader, isObject, type JsonObject } from './read-fields.js';
 import { toCatalogedPackage, type PackageFacts } from './read-package.js';
@@ -83,14 +84,37 @@ function readDistro(doc: JsonObject): DistroInfo | undefined {
   };
 }
 
+const OS_TYPES = new Set<PackageType>(['dpkg', 'apk', 'rpm']);
+
+/**
+ * syft's `ownership-by-file-overlap` relationships (parent: the OS package whose file list holds the child's
+ * files): the child, when a language package, gets the parent as its owner, as an analysis would have found
+ * (images/ownership.ts). Relationships naming artifacts that were not read, or of other types, are ignored.
+ */
+function applyOwnership(doc: JsonObject, byId: Map<string, CatalogedPackage>): void {
+  const relationships = doc['artifactRelationships'];
+  if (!Array.isArray(relationships)) return;
+  for (const relationship of relationships) {
+    if (!isObject(relationship) || relationship['type'] !== 'ownership-by-file-overlap') continue;
+    const parent = typeof relationship['parent'] === 'string' ? byId.get(relationship['parent']) : undefined;
+    const owned = typeof relationship['child'] === 'string' ? byId.get(relationship['child']) : undefined;
+    if (!parent || !owned || owned.owner || !OS_TYPES.has(parent.type) || !OWNABLE_TYPES.has(owned.type)) continue;
+    owned.owner = ownerOf(parent);
+  }
+}
+
 export function readSyft(doc: JsonObject): { packages: CatalogedPackage[]; distro?: DistroInfo; warnings: string[] } {
   const warnings: string[] = [];
   if (fields.optionalArray(doc, 'artifacts', '') === undefined) fields.fail('artifacts', 'is required and must be an array');
   const distro = readDistro(doc);
   const packages: CatalogedPackage[] = [];
+  const byId = new Map<string, CatalogedPackage>();
   for (const { item, path } of fields.objects(doc, 'artifacts', '')) {
     const pkg = toCatalogedPackage(artifactFacts(item, path), distro, warnings);
-    if (pkg) packages.push(pkg);
+    if (!pkg) continue;
+    packages.push(pkg);
+    if (typeof item['id'] === 'string') byId.set(item['id'], pkg);
   }
+  applyOwnership(doc, byId);
   return { packages, ...(distro ? { distro } : {}), warnings };
 }

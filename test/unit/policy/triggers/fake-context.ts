@@ -70,6 +70,7 @@ export function pkg(type: string, name: string, version: string, extra: Partial<
     purl: `pkg:${type}/${name}@${version}`,
     cpes: [],
     metadata: {},
+    owner: null,
     ...extra,
   };
 }

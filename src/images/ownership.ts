@@ -1,0 +1,67 @@
+/**
+ * Language packages installed by the OS package manager. A Python distribution, gem or npm module whose metadata
+ * file belongs to an rpm or dpkg package is the distribution's build, patched by the distribution under the OS
+ * package's version: it is listed with that owner, and matched through the owner against the distro's data, not
+ * against its language feed (which would report what the distribution fixed).
+ *
+ * Ownership is decided by the package's metadata location (the `.dist-info`/`.egg-info` entry, the gemspec, the
+ * module's package.json), not by its module files: `pip install -U` over a distro package writes a new,
+ * differently versioned dist-info that no OS package lists, so the upgraded copy is unowned and matched again.
+ *
+ * Memory: OS file lists name every file of the system (10^5 paths in a full image). They are reduced while they are
+ * read (rpm.ts, dpkg.ts) to the paths `ownershipKey` accepts — the few that can be a language package's metadata
+ * location — so what is held is one entry per owned language package, never the file lists themselves.
+ */
+import { isGemSpecificationPath } from './catalogers/gem.js';
+import { isInstalledPackageJson } from './catalogers/npm.js';
+import type { CatalogedPackage, PackageOwner, PackageType } from './model.js';
+
+/** The path up to and including the first `*.dist-info` or `*.egg-info` component (directory or single file). */
+const PYTHON_METADATA_ENTRY = /^(.*?\/[^/]+\.(?:dist-info|egg-info))(?:\/|$)/;
+
+/** Language package types whose location an OS package can own. Java archives are left for later. */
+export const OWNABLE_TYPES: ReadonlySet<PackageType> = new Set<PackageType>(['python', 'gem', 'npm']);
+
+/**
+ * The key under which a path counts for ownership, or undefined when the path cannot be (or be inside) a language
+ * package's metadata location. The same function reduces OS file lists and language packages' locations, so a
+ * package is owned when a key of its locations is a key of some OS package's files.
+ */
+export function ownershipKey(path: string): string | undefined {
+  const python = PYTHON_METADATA_ENTRY.exec(path);
+  if (python) return python[1];
+  if (isGemSpecificationPath(path) || isInstalledPackageJson(path)) return path;
+  return undefined;
+}
+
+/** Adds the ownership keys of `paths` to `into` (deduplicated). */
+export function collectOwnershipKeys(paths: Iterable<string>, into: Set<string> = new Set()): Set<string> {
+  for (const path of paths) {
+    const key = ownershipKey(path);
+    if (key !== undefined) into.add(key);
+  }
+  return into;
+}
+
+export function ownerOf(pkg: Pick<CatalogedPackage, 'type' | 'name' | 'version'>): PackageOwner {
+  return { type: pkg.type, name: pkg.name, version: pkg.version };
+}
+
+/**
+ * Gives each language package whose location an OS package's file list names that package as `owner`, and drops
+ * the OS packages' `ownedPaths` (they are not stored). When two OS packages list one location (a broken install),
+ * the first in catalog order wins.
+ */
+export function assignOwners(packages: readonly CatalogedPackage[]): CatalogedPackage[] {
+  const owners = new Map<string, PackageOwner>();
+  for (const pkg of packages) for (const key of pkg.ownedPaths ?? []) if (!owners.has(key)) owners.set(key, ownerOf(pkg));
+  return packages.map(({ ownedPaths: _dropped, ...pkg }) => {
+    if (owners.size === 0 || pkg.owner || !OWNABLE_TYPES.has(pkg.type)) return pkg;
+    for (const location of pkg.locations) {
+      const key = ownershipKey(location);
+      const owner = key === undefined ? undefined : owners.get(key);
+      if (owner) return { ...pkg, owner };
+    }
+    return pkg;
+  });
+}

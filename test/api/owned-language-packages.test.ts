@@ -1,0 +1,269 @@
+/**
+ * Language packages installed by the OS package manager (issue 16, class 1), end to end: a Python distribution whose
+ * metadata belongs to an rpm or dpkg package is the distribution's build, patched by the distribution, so it is
+ * listed with its owner and matched through that owner's distro data only — never against the PyPI feed. A copy of
+ * the same project that pip installed (owned by nobody) still matches PyPI.
+ *
+ *  - RHEL 8: an rpm database written by rpm itself holding python3-urllib3 1.24.2-4.el8, whose file list names
+ *    /usr/lib/python3.6/site-packages/urllib3-1.24.2-py3.6.egg-info/; plus a pip-installed urllib3 1.24.2 under
+ *    /usr/local/lib/python3.6/site-packages.
+ *  - Ubuntu 14.04: dpkg's python-yaml 3.10-4 (source pyyaml) with /var/lib/dpkg/info/python-yaml.list naming the
+ *    single-file PyYAML-3.10.egg-info; plus a pip-installed PyYAML 3.10 under /usr/local.
+ *  - The RHEL content as a syft SBOM with an `ownership-by-file-overlap` relationship, scanned and imported.
+ *
+ * Needs rpm and rpmbuild (Debian: rpm) and gpg (gnupg).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForAnalysis } from '../support/analysis.js';
+import { pkgInfo, wheelMetadata } from '../support/ecosystem-fixtures.js';
+import { json, raw } from '../support/http.js';
+import { buildImage, dockerArchiveTar, type FileSpec } from '../support/image-builder.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { buildRpmdbFixture, type RpmdbFixture } from '../unit/images/catalogers/fixtures/rpmdb.js';
+import { osvRecord, writeRecords } from '../vulns/fixture-feed.js';
+
+const SITE = '/usr/lib/python3.6/site-packages';
+const URLLIB3_EGG = `${SITE}/urllib3-1.24.2-py3.6.egg-info`;
+const PIP_SITE = '/usr/local/lib/python3.6/site-packages';
+const DIST = '/usr/lib/python2.7/dist-packages';
+const PIP_DIST = '/usr/local/lib/python2.7/dist-packages';
+
+const PYTHON3_URLLIB3_SPEC = `
+Name: python3-urllib3
+Version: 1.24.2
+Release: 4.el8
+Summary: Python3 HTTP library with thread-safe connection pooling
+License: MIT
+BuildArch: noarch
+AutoReqProv: no
+
+%description
+urllib3 as the distribution builds it.
+
+%install
+mkdir -p %{buildroot}${URLLIB3_EGG} %{buildroot}${SITE}/urllib3
+printf 'Metadata-Version: 1.1\\nName: urllib3\\nVersion: 1.24.2\\n' > %{buildroot}${URLLIB3_EGG}/PKG-INFO
+echo urllib3 > %{buildroot}${URLLIB3_EGG}/top_level.txt
+echo MIT > %{buildroot}${SITE}/urllib3/LICENSE.txt
+
+%files
+${URLLIB3_EGG}/
+${SITE}/urllib3/
+`;
+
+const RHEL_OS_RELEASE = 'NAME="Red Hat Enterprise Linux"\nVERSION="8.9 (Ootpa)"\nID="rhel"\nID_LIKE="fedora"\nVERSION_ID="8.9"\nPRETTY_NAME="Red Hat Enterprise Linux 8.9 (Ootpa)"\n';
+const UBUNTU_OS_RELEASE = 'NAME="Ubuntu"\nVERSION="14.04.6 LTS, Trusty Tahr"\nID=ubuntu\nID_LIKE=debian\nPRETTY_NAME="Ubuntu 14.04.6 LTS"\nVERSION_ID="14.04"\n';
+const UBUNTU_STATUS = `Package: python-yaml
+Status: install ok installed
+Priority: optional
+Section: python
+Installed-Size: 636
+Maintainer: Ubuntu Developers <ubuntu-devel-discuss@lists.ubuntu.com>
+Architecture: amd64
+Source: pyyaml
+Version: 3.10-4
+Depends: libc6 (>= 2.14), libyaml-0-2, python (>= 2.7), python (<< 2.8)
+Description: YAML parser and emitter for Python
+
+`;
+
+const urllib3Metadata = wheelMetadata({ name: 'urllib3', version: '1.24.2', summary: 'HTTP library', license: 'MIT', classifiers: [] });
+const pyyamlInfo = pkgInfo({ name: 'PyYAML', version: '3.10', summary: 'YAML parser and emitter for Python', license: 'MIT', classifiers: [] });
+
+const FEED = [
+  osvRecord('PYSEC-2099-20', 'PyPI', 'urllib3', [{ introduced: '0' }, { fixed: '1.24.3' }], { aliases: ['CVE-2099-0020'] }),
+  osvRecord('PYSEC-2099-21', 'PyPI', 'PyYAML', [{ introduced: '0' }, { fixed: '4.1' }], { aliases: ['CVE-2099-0021'] }),
+  osvRecord('RHSA-2099:0022', 'Red Hat:8', 'python3-urllib3', [{ introduced: '0' }, { fixed: '1.24.2-5.el8' }], { aliases: ['CVE-2099-0020'] }),
+  osvRecord('USN-2099-23', 'Ubuntu:14.04:LTS', 'pyyaml', [{ introduced: '0' }, { fixed: '3.10-4ubuntu0.1' }], { aliases: ['CVE-2099-0021'] }),
+];
+
+const RHEL_FINDINGS = [
+  `PYSEC-2099-20 python:urllib3 ${PIP_SITE}/urllib3-1.24.2.dist-info/METADATA`,
+  'RHSA-2099:0022 rpm:python3-urllib3 /var/lib/rpm/rpmdb.sqlite',
+];
+
+let server: TestServer;
+let work: string;
+let rpmdb: RpmdbFixture;
+let rhelDigest: string;
+let ubuntuDigest: string;
+
+const rel = (path: string) => path.replace(/^\//, '');
+
+function rhelLayers(): FileSpec[][] {
+  return [
+    [
+      { path: 'etc/os-release', content: RHEL_OS_RELEASE },
+      { path: 'var/lib/rpm/rpmdb.sqlite', content: rpmdb.sqlite },
+      { path: rel(`${URLLIB3_EGG}/PKG-INFO`), content: 'Metadata-Version: 1.1\nName: urllib3\nVersion: 1.24.2\n' },
+      { path: rel(`${URLLIB3_EGG}/top_level.txt`), content: 'urllib3\n' },
+    ],
+    [
+      { path: rel(`${PIP_SITE}/urllib3-1.24.2.dist-info/METADATA`), content: urllib3Metadata },
+      { path: rel(`${PIP_SITE}/urllib3-1.24.2.dist-info/INSTALLER`), content: 'pip\n' },
+    ],
+  ];
+}
+
+function ubuntuLayers(): FileSpec[][] {
+  return [
+    [
+      { path: 'etc/os-release', content: UBUNTU_OS_RELEASE },
+      { path: 'var/lib/dpkg/status', content: UBUNTU_STATUS },
+      {
+        path: 'var/lib/dpkg/info/python-yaml.list',
+        content: ['/.', '/usr', '/usr/lib', '/usr/lib/python2.7', DIST, `${DIST}/yaml`, `${DIST}/yaml/__init__.py`, `${DIST}/PyYAML-3.10.egg-info`, ''].join('\n'),
+      },
+      { path: rel(`${DIST}/PyYAML-3.10.egg-info`), content: pyyamlInfo },
+      { path: rel(`${DIST}/yaml/__init__.py`), content: "__version__ = '3.10'\n" },
+    ],
+    [{ path: rel(`${PIP_DIST}/PyYAML-3.10.dist-info/METADATA`), content: pyyamlInfo.replace('Metadata-Version: 1.1', 'Metadata-Version: 2.1') }],
+  ];
+}
+
+async function uploadImage(layers: FileSpec[][], tag: string): Promise<string> {
+  const image = await buildImage({ layers });
+  const res = await raw(server.url, 'POST', '/v2/images/archives', {
+    headers: { 'content-type': 'application/x-tar' },
+    body: await dockerArchiveTar(image, { repoTags: [tag] }),
+  });
+  expect(res.status).toBe(200);
+  const digest = res.json.image_digest as string;
+  expect(await waitForAnalysis(server, 'admin', digest)).toBe('analyzed');
+  return digest;
+}
+
+interface Finding {
+  vuln: string;
+  package_name: string;
+  package_type: string;
+  package_path?: string;
+}
+
+const summary = (list: Finding[]) => list.map((v) => `${v.vuln} ${v.package_type}:${v.package_name} ${v.package_path ?? ''}`.trim()).sort();
+
+async function findings(digest: string): Promise<string[]> {
+  const res = await raw(server.url, 'GET', `/v2/images/${digest}/vuln/all`);
+  expect(res.status).toBe(200);
+  return summary(res.json.vulnerabilities);
+}
+
+async function pythonContent(digest: string): Promise<{ package: string; location: string; metadata: Record<string, unknown> }[]> {
+  const res = await raw(server.url, 'GET', `/v2/images/${digest}/content/python`);
+  expect(res.status).toBe(200);
+  return [...res.json.content].sort((a, b) => (a.location < b.location ? -1 : 1));
+}
+
+beforeAll(async () => {
+  rpmdb = buildRpmdbFixture({ 'python3-urllib3': PYTHON3_URLLIB3_SPEC });
+  work = mkdtempSync(join(tmpdir(), 'vigil-owned-'));
+  writeRecords(join(work, 'osv'), Object.fromEntries(FEED.map((r) => [r.id, r])));
+  server = await startTestServer({ VIGIL_FEED_SOURCES: `osv=${join(work, 'osv')}` });
+  const synced = await raw(server.url, 'POST', '/v2/system/feeds?wait=true');
+  expect(synced.json.status).toBe('done');
+  rhelDigest = await uploadImage(rhelLayers(), 'registry.example.com/owned/rhel:8');
+  ubuntuDigest = await uploadImage(ubuntuLayers(), 'registry.example.com/owned/ubuntu:14.04');
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  rpmdb?.cleanup();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('language packages owned by an rpm package', () => {
+  it('matches the rpm-owned urllib3 through python3-urllib3 only, and the pip-installed copy against PyPI', async () => {
+    expect(await findings(rhelDigest)).toEqual(RHEL_FINDINGS);
+  });
+
+  it('lists both copies, the owned one with its owner', async () => {
+    const content = await pythonContent(rhelDigest);
+    expect(content.map((p) => [p.package, p.location])).toEqual([
+      ['urllib3', `${URLLIB3_EGG}/PKG-INFO`],
+      ['urllib3', `${PIP_SITE}/urllib3-1.24.2.dist-info/METADATA`],
+    ]);
+    expect(content[0]!.metadata.ownedBy).toEqual({ type: 'rpm', name: 'python3-urllib3', version: '1.24.2-4.el8' });
+    expect(content[1]!.metadata.ownedBy).toBeUndefined();
+  });
+});
+
+describe('language packages owned by a dpkg package', () => {
+  it('matches the dpkg-owned PyYAML through python-yaml (source pyyaml) only, and the pip-installed copy against PyPI', async () => {
+    expect(await findings(ubuntuDigest)).toEqual([
+      `PYSEC-2099-21 python:PyYAML ${PIP_DIST}/PyYAML-3.10.dist-info/METADATA`,
+      'USN-2099-23 dpkg:python-yaml /var/lib/dpkg/status',
+    ]);
+  });
+
+  it('lists both copies, the owned one with its owner', async () => {
+    const content = await pythonContent(ubuntuDigest);
+    expect(content.map((p) => p.location)).toEqual([`${DIST}/PyYAML-3.10.egg-info`, `${PIP_DIST}/PyYAML-3.10.dist-info/METADATA`]);
+    expect(content[0]!.metadata.ownedBy).toEqual({ type: 'dpkg', name: 'python-yaml', version: '3.10-4' });
+    expect(content[1]!.metadata.ownedBy).toBeUndefined();
+  });
+});
+
+describe('ownership relationships in a syft SBOM', () => {
+  const artifact = (id: string, name: string, version: string, type: string, path: string, purl: string, metadata: Record<string, unknown> = {}) => ({
+    id,
+    name,
+    version,
+    type,
+    foundBy: `${type}-cataloger`,
+    locations: [{ path }],
+    licenses: [],
+    language: type === 'python' ? 'python' : '',
+    cpes: [],
+    purl,
+    metadata,
+  });
+  const sbom = {
+    artifacts: [
+      artifact('rpm-1', 'python3-urllib3', '1.24.2-4.el8', 'rpm', '/var/lib/rpm/rpmdb.sqlite', 'pkg:rpm/rhel/python3-urllib3@1.24.2-4.el8?arch=noarch&distro=rhel-8.9', {
+        name: 'python3-urllib3',
+        version: '1.24.2',
+        release: '4.el8',
+        arch: 'noarch',
+        sourceRpm: 'python-urllib3-1.24.2-4.el8.src.rpm',
+      }),
+      artifact('py-owned', 'urllib3', '1.24.2', 'python', `${URLLIB3_EGG}/PKG-INFO`, 'pkg:pypi/urllib3@1.24.2'),
+      artifact('py-pip', 'urllib3', '1.24.2', 'python', `${PIP_SITE}/urllib3-1.24.2.dist-info/METADATA`, 'pkg:pypi/urllib3@1.24.2'),
+    ],
+    artifactRelationships: [
+      { parent: 'rpm-1', child: 'py-owned', type: 'ownership-by-file-overlap', metadata: { files: [`${URLLIB3_EGG}/PKG-INFO`] } },
+      // Other relationship types say nothing about who installed what.
+      { parent: 'rpm-1', child: 'py-pip', type: 'dependency-of' },
+    ],
+    source: { type: 'image', metadata: { userInput: 'rhel-owned:8' } },
+    distro: { id: 'rhel', versionID: '8.9', idLike: ['fedora'] },
+    descriptor: { name: 'syft', version: '1.18.1' },
+    schema: { version: '16.0.18', url: 'https://raw.githubusercontent.com/anchore/syft/main/schema/json/schema-16.0.18.json' },
+  };
+
+  it('scans the SBOM with the same result as the analyzed image', async () => {
+    const res = await json(server.url, 'POST', '/v2/vulnerability-scan', sbom);
+    expect(res.status).toBe(200);
+    expect(summary(res.json.vulnerabilities)).toEqual(RHEL_FINDINGS);
+    expect(RHEL_FINDINGS).toEqual(await findings(rhelDigest));
+  });
+
+  it('imports the SBOM with the same findings and the owner in the content listing', async () => {
+    const op = await json(server.url, 'POST', '/v2/imports/images', undefined);
+    expect(op.status).toBe(200);
+    const uuid = op.json.uuid as string;
+    const part = await json(server.url, 'POST', `/v2/imports/images/${uuid}/packages`, sbom);
+    expect(part.status).toBe(200);
+    const digest = `sha256:${'c'.repeat(64)}`;
+    const added = await json(server.url, 'POST', '/v2/images', {
+      source: { import: { operation_uuid: uuid, digest, tags: ['registry.example.com/owned/rhel-sbom:8'], contents: { packages: part.json.digest } } },
+    });
+    expect(added.status).toBe(200);
+    expect(await waitForAnalysis(server, 'admin', digest)).toBe('analyzed');
+    expect(await findings(digest)).toEqual(await findings(rhelDigest));
+    const content = await pythonContent(digest);
+    expect(content.map((p) => p.metadata.ownedBy ?? null)).toEqual([{ type: 'rpm', name: 'python3-urllib3', version: '1.24.2-4.el8' }, null]);
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * Ownership of language packages by OS packages (images/ownership.ts): the keys file lists are reduced to, rpm's
+ * file names (from a database rpm itself wrote, and a hand-made pre-4.0 header), dpkg's .list files, the owner
+ * assignment after the walk, syft's ownership relationships, and the matcher skipping owned packages.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dpkgCataloger } from '../../../src/images/catalogers/dpkg.js';
+import { RPMTAG, RpmType, parseRpmHeader } from '../../../src/images/catalogers/rpm-header.js';
+import { rpmCataloger, rpmFilePaths } from '../../../src/images/catalogers/rpm.js';
+import type { CatalogedPackage } from '../../../src/images/model.js';
+import { assignOwners, ownershipKey } from '../../../src/images/ownership.js';
+import { readSbomPackages } from '../../../src/images/sbom/index.js';
+import { lookupTarget } from '../../../src/vulns/ecosystems.js';
+import { buildRpmHeaderBlob } from './catalogers/fixtures/rpm-header-builder.js';
+import { buildRpmdbFixture, type RpmdbFixture } from './catalogers/fixtures/rpmdb.js';
+
+const SITE = '/usr/lib64/python3.9/site-packages';
+
+describe('ownershipKey', () => {
+  it('reduces a Python metadata entry and everything inside it to the entry', () => {
+    expect(ownershipKey(`${SITE}/PyYAML-5.4.1-py3.9.egg-info`)).toBe(`${SITE}/PyYAML-5.4.1-py3.9.egg-info`);
+    expect(ownershipKey(`${SITE}/PyYAML-5.4.1-py3.9.egg-info/PKG-INFO`)).toBe(`${SITE}/PyYAML-5.4.1-py3.9.egg-info`);
+    expect(ownershipKey(`${SITE}/idna-2.10.dist-info/METADATA`)).toBe(`${SITE}/idna-2.10.dist-info`);
+    expect(ownershipKey(`${SITE}/idna-2.10.dist-info/`)).toBe(`${SITE}/idna-2.10.dist-info`);
+  });
+
+  it('keeps gemspecs and installed package.json files as they are, and nothing else', () => {
+    expect(ownershipKey('/usr/share/gems/specifications/json-2.5.1.gemspec')).toBe('/usr/share/gems/specifications/json-2.5.1.gemspec');
+    expect(ownershipKey('/usr/lib/node_modules/npm/package.json')).toBe('/usr/lib/node_modules/npm/package.json');
+    for (const path of [`${SITE}/yaml/__init__.py`, SITE, '/usr/bin/python3', '/usr/share/doc/python3-pyyaml/README', '/usr/lib/node_modules/npm/lib/npm.js'])
+      expect(ownershipKey(path)).toBeUndefined();
+  });
+});
+
+describe('rpm file lists', () => {
+  let fixture: RpmdbFixture;
+  let packages: CatalogedPackage[];
+
+  beforeAll(async () => {
+    fixture = buildRpmdbFixture({
+      'python3-pyyaml': `
+Name: python3-pyyaml
+Version: 5.4.1
+Release: 6.el9
+Summary: YAML parser and emitter for Python
+License: MIT
+AutoReqProv: no
+%global debug_package %{nil}
+
+%description
+PyYAML as the distribution builds it.
+
+%install
+mkdir -p %{buildroot}${SITE}/PyYAML-5.4.1-py3.9.egg-info %{buildroot}${SITE}/yaml %{buildroot}/usr/share/gems/specifications
+printf 'Name: PyYAML\\nVersion: 5.4.1\\n' > %{buildroot}${SITE}/PyYAML-5.4.1-py3.9.egg-info/PKG-INFO
+echo yaml > %{buildroot}${SITE}/PyYAML-5.4.1-py3.9.egg-info/top_level.txt
+echo data > %{buildroot}${SITE}/yaml/README
+echo spec > %{buildroot}/usr/share/gems/specifications/psych-3.3.2.gemspec
+
+%files
+${SITE}/PyYAML-5.4.1-py3.9.egg-info/
+${SITE}/yaml/
+/usr/share/gems/specifications/psych-3.3.2.gemspec
+`,
+    });
+    packages = await rpmCataloger.parse('/var/lib/rpm/rpmdb.sqlite', fixture.sqlite);
+  });
+  afterAll(() => fixture?.cleanup());
+
+  it('keeps the ownership keys of the files rpm recorded, not the whole list', () => {
+    const pyyaml = packages.find((p) => p.name === 'python3-pyyaml')!;
+    expect(pyyaml.ownedPaths?.sort()).toEqual([`${SITE}/PyYAML-5.4.1-py3.9.egg-info`, '/usr/share/gems/specifications/psych-3.3.2.gemspec']);
+  });
+
+  it('reads pre-4.0 OLDFILENAMES, and joins DIRNAMES[DIRINDEXES[i]] + BASENAMES[i] as rpm does', () => {
+    const old = parseRpmHeader(
+      buildRpmHeaderBlob([
+        { tag: RPMTAG.NAME, type: RpmType.STRING, value: 'PyYAML' },
+        { tag: RPMTAG.OLDFILENAMES, type: RpmType.STRING_ARRAY, value: ['/usr/lib/python2.2/site-packages/PyYAML-3.0.egg-info', '/usr/bin/x'] },
+      ]),
+    );
+    expect([...rpmFilePaths(old)]).toEqual(['/usr/lib/python2.2/site-packages/PyYAML-3.0.egg-info', '/usr/bin/x']);
+    const split = parseRpmHeader(
+      buildRpmHeaderBlob([
+        { tag: RPMTAG.NAME, type: RpmType.STRING, value: 'x' },
+        { tag: RPMTAG.DIRINDEXES, type: RpmType.INT32, value: [1, 0, 7] },
+        { tag: RPMTAG.BASENAMES, type: RpmType.STRING_ARRAY, value: ['a.dist-info', 'python3', 'lost'] },
+        { tag: RPMTAG.DIRNAMES, type: RpmType.STRING_ARRAY, value: ['/usr/bin/', '/usr/lib/python3/site-packages/'] },
+      ]),
+    );
+    // An index pointing past DIRNAMES (a damaged header) loses that file, not the others.
+    expect([...rpmFilePaths(split)]).toEqual(['/usr/lib/python3/site-packages/a.dist-info', '/usr/bin/python3']);
+  });
+});
+
+describe('dpkg file lists', () => {
+  const status = Buffer.from(
+    'Package: python3-yaml\nStatus: install ok installed\nArchitecture: amd64\nSource: pyyaml\nVersion: 5.4.1-1ubuntu1\n\n' +
+      'Package: libyaml-0-2\nStatus: install ok installed\nArchitecture: amd64\nSource: libyaml\nVersion: 0.2.2-1build2\n',
+  );
+  const list = (...paths: string[]) => Buffer.from(`${paths.join('\n')}\n`);
+
+  it('reads <package>.list and <package>:<arch>.list and folds them into the package at finalize', async () => {
+    expect(dpkgCataloger.matches('/var/lib/dpkg/info/python3-yaml.list')).toBe(true);
+    expect(dpkgCataloger.matches('/var/lib/dpkg/info/libyaml-0-2:amd64.list')).toBe(true);
+    expect(dpkgCataloger.matches('/var/lib/dpkg/info/python3-yaml.md5sums')).toBe(false);
+    const found = [
+      ...(await dpkgCataloger.parse('/var/lib/dpkg/status', status)),
+      ...(await dpkgCataloger.parse('/var/lib/dpkg/info/python3-yaml.list', list('/.', '/usr/lib/python3/dist-packages', '/usr/lib/python3/dist-packages/PyYAML-5.4.1.egg-info', '/usr/lib/python3/dist-packages/yaml/__init__.py'))),
+      ...(await dpkgCataloger.parse('/var/lib/dpkg/info/libyaml-0-2:amd64.list', list('/usr/lib/x86_64-linux-gnu/libyaml-0.so.2'))),
+      // A list of a package that is not installed any more (left behind) owns nothing.
+      ...(await dpkgCataloger.parse('/var/lib/dpkg/info/python3-gone.list', list('/usr/lib/python3/dist-packages/gone-1.0.dist-info/METADATA'))),
+    ];
+    const packages = dpkgCataloger.finalize!(found, { name: 'ubuntu', version: '22.04', like: ['debian'] });
+    expect(packages.map((p) => [p.name, p.version, p.ownedPaths ?? []])).toEqual([
+      ['python3-yaml', '5.4.1-1ubuntu1', ['/usr/lib/python3/dist-packages/PyYAML-5.4.1.egg-info']],
+      ['libyaml-0-2', '0.2.2-1build2', []],
+    ]);
+  });
+});
+
+describe('assignOwners', () => {
+  const pkg = (type: CatalogedPackage['type'], name: string, version: string, location: string, ownedPaths?: string[]): CatalogedPackage => ({
+    name,
+    version,
+    type,
+    locations: [location],
+    licenses: [],
+    purl: '',
+    cpes: [],
+    metadata: {},
+    ...(ownedPaths ? { ownedPaths } : {}),
+  });
+
+  it('gives an owned language package its owner, leaves pip-upgraded and unowned ones alone, and drops ownedPaths', () => {
+    const out = assignOwners([
+      pkg('rpm', 'python3-pyyaml', '5.4.1-6.el9', '/var/lib/rpm/rpmdb.sqlite', [`${SITE}/PyYAML-5.4.1-py3.9.egg-info`]),
+      pkg('python', 'PyYAML', '5.4.1', `${SITE}/PyYAML-5.4.1-py3.9.egg-info/PKG-INFO`),
+      // `pip install -U PyYAML` over the distro's copy: a new dist-info no OS package lists.
+      pkg('python', 'PyYAML', '6.0.1', `${SITE}/PyYAML-6.0.1.dist-info/METADATA`),
+      pkg('python', 'requests', '2.31.0', '/usr/local/lib/python3.9/site-packages/requests-2.31.0.dist-info/METADATA'),
+    ]);
+    expect(out.map((p) => p.owner ?? null)).toEqual([null, { type: 'rpm', name: 'python3-pyyaml', version: '5.4.1-6.el9' }, null, null]);
+    expect(out.every((p) => p.ownedPaths === undefined)).toBe(true);
+  });
+});
+
+describe('syft ownership relationships', () => {
+  const artifact = (id: string, name: string, version: string, type: string, path: string) => ({ id, name, version, type, locations: [{ path }], licenses: [], cpes: [], purl: '' });
+  const doc = (relationships: unknown[]) => ({
+    artifacts: [
+      artifact('deb', 'python3-yaml', '5.4.1-1ubuntu1', 'deb', '/var/lib/dpkg/status'),
+      artifact('py', 'PyYAML', '5.4.1', 'python', '/usr/lib/python3/dist-packages/PyYAML-5.4.1.egg-info'),
+      artifact('npm', 'left-pad', '1.3.0', 'npm', '/usr/lib/node_modules/left-pad/package.json'),
+    ],
+    artifactRelationships: relationships,
+    distro: { id: 'ubuntu', versionID: '22.04' },
+    descriptor: { name: 'syft', version: '1.0.0' },
+    schema: { version: '16.0.0', url: 'https://raw.githubusercontent.com/anchore/syft/main/schema/json/schema-16.0.0.json' },
+  });
+
+  it('makes the OS parent the owner of a language child', () => {
+    const read = readSbomPackages(doc([{ parent: 'deb', child: 'py', type: 'ownership-by-file-overlap' }]));
+    expect(read.packages.map((p) => [p.name, p.owner ?? null])).toEqual([
+      ['python3-yaml', null],
+      ['PyYAML', { type: 'dpkg', name: 'python3-yaml', version: '5.4.1-1ubuntu1' }],
+      ['left-pad', null],
+    ]);
+  });
+
+  it('ignores other relationship types, language parents, unknown ids and malformed entries', () => {
+    const read = readSbomPackages(
+      doc([
+        { parent: 'deb', child: 'npm', type: 'contains' },
+        { parent: 'npm', child: 'py', type: 'ownership-by-file-overlap' },
+        { parent: 'nope', child: 'py', type: 'ownership-by-file-overlap' },
+        'junk',
+        { parent: 1, child: 'py', type: 'ownership-by-file-overlap' },
+      ]),
+    );
+    expect(read.packages.every((p) => p.owner === undefined)).toBe(true);
+  });
+});
+
+describe('matching owned packages', () => {
+  const distro = { name: 'rhel', version: '8.9', like: ['fedora'] };
+  it('looks an owned language package up nowhere, its owner and unowned copies as before', () => {
+    const owner = { type: 'rpm', name: 'python3-urllib3', version: '1.24.2-4.el8' };
+    expect(lookupTarget({ type: 'python', name: 'urllib3', version: '1.24.2', owner }, distro)).toBeUndefined();
+    expect(lookupTarget({ type: 'python', name: 'urllib3', version: '1.24.2' }, distro)?.ecosystem).toBe('pypi');
+    expect(lookupTarget({ type: 'rpm', name: 'python3-urllib3', version: '1.24.2-4.el8' }, distro)?.ecosystem).toBe('red hat');
+  });
+});
