@@ -7,6 +7,14 @@ describe('service lifecycle', () => {
   it('answers health 503 in the error shape when the database does not answer', async () => {
     const server = await startTestServer();
     try {
+      // The loops that poll the database stop first: a pool destroyed under one of their queries can leave
+      // their next acquire pending for knex's acquire timeout (60 s), and close() waits for them.
+      const { notifications, worker, reports } = server.running.services;
+      await notifications.dispatcher.stop();
+      await worker.stop();
+      await reports.refresher.stop();
+      await reports.scheduler.stop();
+      await reports.metrics.stop();
       await server.running.services.db.destroy();
       const res = await raw(server.url, 'GET', '/v2/health', { auth: null });
       expect(res.status).toBe(503);
