@@ -978,6 +978,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/images/{image_digest}/vuln-debug": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Explain how the image's packages matched, and which matches were suppressed and why (Vigil extension)
+         * @description Vigil extension (not in the upstream API). Matches the image's packages against the current feed data now
+         *     (nothing is stored) and lists the matches with how each matched (`matched_by`), and the candidates a
+         *     precision rule suppressed with the rule's `reason` and what it saw (`detail`). A suppressed candidate
+         *     matched an advisory by name and version; the rule decided it does not apply. `reasons` lists every reason
+         *     this server knows, and `suppressed_by_reason` counts each of them (zero included). Known reasons:
+         *     `owned-by-os-package` (a language package the OS package manager installed is matched through its owning
+         *     OS package, so its language feed's advisories are left out; they are looked up here to be counted) and
+         *     `binary-not-affected` (the advisory is filed under the package's source package and lists the binaries
+         *     it affects, and this one is not among them). 409 while the image is not analyzed.
+         */
+        get: operations["get_image_vulnerability_matching_debug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/images/{image_digest}/vuln/{vuln_type}": {
         parameters: {
             query?: never;
@@ -4841,6 +4871,16 @@ export interface components {
             /** Format: date-time */
             fix_observed_at?: string | null;
             is_kev: boolean;
+            /**
+             * @description Vigil extension. How the package matched the advisory: `package` when the advisory names the package
+             *     itself, or is filed under its source package and lists it among the binary packages it affects;
+             *     `source-package` when the advisory names only the package's source (Debian `Source:`, Alpine origin,
+             *     source rpm) and says nothing about which binaries ship the vulnerable code. A language package the OS
+             *     package manager installed is not matched on its own; its findings are those of its owning OS package
+             *     (`GET /images/{image_digest}/vuln-debug` counts the language-feed advisories this leaves out).
+             * @enum {string}
+             */
+            matched_by?: "package" | "source-package";
             nvd_data: components["schemas"]["NvdDataObject"][];
             /** @description name-version */
             package: string;
@@ -5630,6 +5670,47 @@ export interface components {
             readonly uuid?: string;
             readonly version?: number;
             vulnerability_id: string;
+        };
+        /** @description Vigil extension. How an image's packages matched the current feed data, and what was suppressed. */
+        VulnerabilityMatchDebug: {
+            image_digest: string;
+            /** @description Findings per `matched_by` value. */
+            matched_by: {
+                [key: string]: number;
+            };
+            /** @description Findings (one per vulnerability and package). */
+            matched_count: number;
+            matches: components["schemas"]["VulnerabilityMatchDebugEntry"][];
+            /** @description The suppression reasons this server applies (an open list; modules add their own). */
+            reasons: {
+                description: string;
+                reason: string;
+            }[];
+            suppressed: components["schemas"]["VulnerabilityMatchDebugEntry"][];
+            /** @description Suppressed candidates per reason; every reason in `reasons` is present. */
+            suppressed_by_reason: {
+                [key: string]: number;
+            };
+            /** @description Suppressed candidates (one per vulnerability and package). */
+            suppressed_count: number;
+        };
+        /** @description Vigil extension. One match (with `matched_by`) or one suppressed candidate (with `reason` and `detail`). */
+        VulnerabilityMatchDebugEntry: {
+            /** @description What the rule saw, in words (the owning package, the binaries the advisory lists, ...). */
+            detail?: string;
+            feed: string;
+            feed_group: string;
+            /** @enum {string} */
+            matched_by?: "package" | "source-package";
+            /** @description The package name the advisory used. */
+            matched_name: string;
+            package_name: string;
+            package_path: string | null;
+            package_type: string;
+            package_version: string;
+            /** @description Why the candidate was suppressed (one of `reasons`). */
+            reason?: string;
+            vuln: string;
         };
         VulnerabilityReference: {
             source?: string;
@@ -7993,6 +8074,40 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_image_vulnerability_matching_debug: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matches and suppressed candidates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VulnerabilityMatchDebug"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

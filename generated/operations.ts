@@ -108,6 +108,7 @@ export const operationTable = {
   get_image_vulnerabilities_by_digest: {"operationId":"get_image_vulnerabilities_by_digest","method":"get","path":"/images/{image_digest}/vuln/{vuln_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_vulnerabilities_by_digest_cyclonedx_json: {"operationId":"get_image_vulnerabilities_by_digest_cyclonedx_json","method":"get","path":"/images/{image_digest}/vuln/{vuln_type}/cyclonedx-json","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_vulnerabilities_by_digest_cyclonedx_xml: {"operationId":"get_image_vulnerabilities_by_digest_cyclonedx_xml","method":"get","path":"/images/{image_digest}/vuln/{vuln_type}/cyclonedx-xml","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/xml","application/json"],"successStatuses":[200]},
+  get_image_vulnerability_matching_debug: {"operationId":"get_image_vulnerability_matching_debug","method":"get","path":"/images/{image_digest}/vuln-debug","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_vulnerability_types: {"operationId":"get_image_vulnerability_types","method":"get","path":"/images/{image_digest}/vuln","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_kubernetes_containers: {"operationId":"get_kubernetes_containers","method":"get","path":"/kubernetes-containers","tag":"Inventories","authzAction":"getKubernetesContainers","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_kubernetes_namespace: {"operationId":"get_kubernetes_namespace","method":"get","path":"/kubernetes-namespaces/{namespace_id}","tag":"Inventories","authzAction":"getKubernetesNamespaces","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -863,6 +864,12 @@ export interface OperationIO {
     query: NonNullable<operations['get_image_vulnerabilities_by_digest_cyclonedx_xml']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['get_image_vulnerabilities_by_digest_cyclonedx_xml']['responses'][200]['content']['application/xml'] };
+  };
+  get_image_vulnerability_matching_debug: {
+    path: operations['get_image_vulnerability_matching_debug']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_image_vulnerability_matching_debug']['responses'][200]['content']['application/json'] };
   };
   get_image_vulnerability_types: {
     path: operations['get_image_vulnerability_types']['parameters']['path'];

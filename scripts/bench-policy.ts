@@ -567,6 +567,7 @@ function buildItems(records: GenRecord[], enrichment: Enrichment, detectedAt: st
             purl: pkg.purl,
             fixState: rec.fixState,
             fixedIn: rec.fixedIn,
+            matchedBy: spec.kind === 'dpkg' && rec.unit!.feedName !== pkg.name ? 'source-package' : 'package',
             detectedAt,
             fixObservedAt: rec.fixState === 'fixed' ? detectedAt : null,
           },

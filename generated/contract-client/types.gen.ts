@@ -1209,6 +1209,16 @@ export type PackageVulnerability = {
     aliases?: Array<string>;
     annotation_status?: VulnAnnotationStatus;
     annotation_uuid?: string;
+    /**
+     * Vigil extension. How the package matched the advisory: `package` when the advisory names the package
+     * itself, or is filed under its source package and lists it among the binary packages it affects;
+     * `source-package` when the advisory names only the package's source (Debian `Source:`, Alpine origin,
+     * source rpm) and says nothing about which binaries ship the vulnerable code. A language package the OS
+     * package manager installed is not matched on its own; its findings are those of its owning OS package
+     * (`GET /images/{image_digest}/vuln-debug` counts the language-feed advisories this leaves out).
+     *
+     */
+    matched_by?: 'package' | 'source-package';
 };
 
 export type ImagePackageVulnerability = PackageVulnerability & {
@@ -1219,6 +1229,68 @@ export type ImagePackageVulnerabilityResponse = {
     image_digest: string;
     vulnerability_type: 'os' | 'non-os' | 'all';
     vulnerabilities: Array<ImagePackageVulnerability>;
+};
+
+/**
+ * Vigil extension. How an image's packages matched the current feed data, and what was suppressed.
+ */
+export type VulnerabilityMatchDebug = {
+    image_digest: string;
+    /**
+     * Findings (one per vulnerability and package).
+     */
+    matched_count: number;
+    /**
+     * Findings per `matched_by` value.
+     */
+    matched_by: {
+        [key: string]: number;
+    };
+    /**
+     * Suppressed candidates (one per vulnerability and package).
+     */
+    suppressed_count: number;
+    /**
+     * Suppressed candidates per reason; every reason in `reasons` is present.
+     */
+    suppressed_by_reason: {
+        [key: string]: number;
+    };
+    /**
+     * The suppression reasons this server applies (an open list; modules add their own).
+     */
+    reasons: Array<{
+        reason: string;
+        description: string;
+    }>;
+    matches: Array<VulnerabilityMatchDebugEntry>;
+    suppressed: Array<VulnerabilityMatchDebugEntry>;
+};
+
+/**
+ * Vigil extension. One match (with `matched_by`) or one suppressed candidate (with `reason` and `detail`).
+ */
+export type VulnerabilityMatchDebugEntry = {
+    vuln: string;
+    feed: string;
+    feed_group: string;
+    package_name: string;
+    package_version: string;
+    package_type: string;
+    package_path: string | null;
+    /**
+     * The package name the advisory used.
+     */
+    matched_name: string;
+    matched_by?: 'package' | 'source-package';
+    /**
+     * Why the candidate was suppressed (one of `reasons`).
+     */
+    reason?: string;
+    /**
+     * What the rule saw, in words (the owning package, the binaries the advisory lists, ...).
+     */
+    detail?: string;
 };
 
 export type SbomVulnerabilitiesResponse = {
@@ -7946,6 +8018,67 @@ export type GetImageVulnerabilitiesByDigestCyclonedxXmlResponses = {
 };
 
 export type GetImageVulnerabilitiesByDigestCyclonedxXmlResponse = GetImageVulnerabilitiesByDigestCyclonedxXmlResponses[keyof GetImageVulnerabilitiesByDigestCyclonedxXmlResponses];
+
+export type GetImageVulnerabilityMatchingDebugData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        image_digest: string;
+    };
+    query?: never;
+    url: '/images/{image_digest}/vuln-debug';
+};
+
+export type GetImageVulnerabilityMatchingDebugErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetImageVulnerabilityMatchingDebugError = GetImageVulnerabilityMatchingDebugErrors[keyof GetImageVulnerabilityMatchingDebugErrors];
+
+export type GetImageVulnerabilityMatchingDebugResponses = {
+    /**
+     * Matches and suppressed candidates.
+     */
+    200: VulnerabilityMatchDebug;
+};
+
+export type GetImageVulnerabilityMatchingDebugResponse = GetImageVulnerabilityMatchingDebugResponses[keyof GetImageVulnerabilityMatchingDebugResponses];
 
 export type ListImageVulnAnnotationsData = {
     body?: never;

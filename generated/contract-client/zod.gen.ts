@@ -1014,7 +1014,8 @@ export const zPackageVulnerability = z.object({
     epss: z.array(zPackageEpss),
     aliases: z.array(z.string()).optional(),
     annotation_status: zVulnAnnotationStatus.optional(),
-    annotation_uuid: z.uuid().optional()
+    annotation_uuid: z.uuid().optional(),
+    matched_by: z.enum(['package', 'source-package']).optional()
 });
 
 export const zImagePackageVulnerability = zPackageVulnerability.and(z.object({
@@ -1029,6 +1030,40 @@ export const zImagePackageVulnerabilityResponse = z.object({
         'all'
     ]),
     vulnerabilities: z.array(zImagePackageVulnerability)
+});
+
+/**
+ * Vigil extension. One match (with `matched_by`) or one suppressed candidate (with `reason` and `detail`).
+ */
+export const zVulnerabilityMatchDebugEntry = z.object({
+    vuln: z.string(),
+    feed: z.string(),
+    feed_group: z.string(),
+    package_name: z.string(),
+    package_version: z.string(),
+    package_type: z.string(),
+    package_path: z.string().nullable(),
+    matched_name: z.string(),
+    matched_by: z.enum(['package', 'source-package']).optional(),
+    reason: z.string().optional(),
+    detail: z.string().optional()
+});
+
+/**
+ * Vigil extension. How an image's packages matched the current feed data, and what was suppressed.
+ */
+export const zVulnerabilityMatchDebug = z.object({
+    image_digest: z.string(),
+    matched_count: z.int(),
+    matched_by: z.record(z.string(), z.int()),
+    suppressed_count: z.int(),
+    suppressed_by_reason: z.record(z.string(), z.int()),
+    reasons: z.array(z.object({
+        reason: z.string(),
+        description: z.string()
+    })),
+    matches: z.array(zVulnerabilityMatchDebugEntry),
+    suppressed: z.array(zVulnerabilityMatchDebugEntry)
 });
 
 export const zSbomVulnerabilitiesResponse = z.object({
@@ -3379,6 +3414,20 @@ export const zGetImageVulnerabilitiesByDigestCyclonedxXmlQuery = z.object({
  * The CycloneDX XML document.
  */
 export const zGetImageVulnerabilitiesByDigestCyclonedxXmlResponse = z.string();
+
+export const zGetImageVulnerabilityMatchingDebugHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetImageVulnerabilityMatchingDebugPath = z.object({
+    image_digest: z.string().regex(/^sha256:[a-fA-F0-9]{64}$/)
+});
+
+/**
+ * Matches and suppressed candidates.
+ */
+export const zGetImageVulnerabilityMatchingDebugResponse = zVulnerabilityMatchDebug;
 
 export const zListImageVulnAnnotationsHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),

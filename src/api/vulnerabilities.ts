@@ -11,6 +11,7 @@ import type { HandlerGroup } from '../server/handler-types.js';
 import { annotationView, createAnnotation, type AnnotationStatement, type AnnotationTarget, deleteAnnotation, getAnnotation, listAnnotations, updateAnnotation } from '../vulns/annotations.js';
 import { refreshImageFindings } from '../vulns/findings.js';
 import { imageVulnerabilities } from '../vulns/image-report.js';
+import { imageMatchDebug } from '../vulns/match-debug.js';
 import { queryVulnerabilities } from '../vulns/query.js';
 import { scanSbom } from '../vulns/sbom-scan.js';
 import { imageCycloneDxVex, imageCycloneDxVexXml, imageOpenVex, imageVulnerabilitiesCycloneDx, imageVulnerabilitiesCycloneDxXml } from '../vulns/vex-export.js';
@@ -19,6 +20,7 @@ import type { RequestContext } from '../server/context.js';
 type VulnOps =
   | 'get_image_vulnerability_types'
   | 'get_image_vulnerabilities_by_digest'
+  | 'get_image_vulnerability_matching_debug'
   | 'list_image_vuln_annotations'
   | 'create_image_vuln_annotation'
   | 'get_image_vuln_annotation'
@@ -100,6 +102,10 @@ export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
       includeDescription: query.include_vuln_description ?? false,
     });
     return { status: 200, body: { image_digest: image.image_digest, vulnerability_type: params.vuln_type, vulnerabilities } };
+  },
+  async get_image_vulnerability_matching_debug(ctx, { params }) {
+    const image = await getAnalyzedImage(ctx.db, ctx.account.name, params.image_digest);
+    return { status: 200, body: await imageMatchDebug(ctx.db, image.account_name, image.image_digest) };
   },
   async list_image_vuln_annotations(ctx, { params, query }) {
     const items = await listAnnotations(ctx.db, ctx.account.name, params.image_digest, query);

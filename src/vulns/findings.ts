@@ -8,6 +8,7 @@ import { databaseKind, type Db } from '../db/index.js';
 import type { DistroInfo } from '../images/model.js';
 import { nowIso } from '../util/time.js';
 import { lookupTarget, type MatchablePackage } from './ecosystems.js';
+import type { MatchedBy } from './match-explain.js';
 import { loadExclusions, matchPackages, type FixState, type MatchExclusions, type PackageMatch } from './match-package.js';
 import { matchKeyId } from './records.js';
 import { appendAll } from '../util/arrays.js';
@@ -29,6 +30,7 @@ export interface FindingRow {
   package_path: string | null;
   package_purl: string | null;
   matched_name: string;
+  matched_by: MatchedBy;
   fix_state: FixState;
   fixed_in: string;
   detected_at: string;
@@ -78,7 +80,7 @@ export interface RefreshOptions {
 }
 
 /** What a diff compares (and what a removal reports). */
-const FINDING_COLUMNS = ['finding_key', 'vuln_id', 'feed', 'feed_group', 'package_type', 'package_name', 'package_version', 'package_path', 'fix_state', 'fixed_in', 'fix_observed_at'];
+const FINDING_COLUMNS = ['finding_key', 'vuln_id', 'feed', 'feed_group', 'package_type', 'package_name', 'package_version', 'package_path', 'matched_name', 'matched_by', 'fix_state', 'fixed_in', 'fix_observed_at'];
 
 function packageIdentity(p: { type: string; name: string; version: string; path: string | null }): string {
   return `${p.type}\u0000${p.name}\u0000${p.version}\u0000${p.path ?? ''}`;
@@ -231,6 +233,7 @@ async function writeDiff(
       package_path: pkg.path,
       package_purl: pkg.purl,
       matched_name: match.matchedName,
+      matched_by: match.matchedBy,
       fix_state: match.fixState,
       fixed_in: JSON.stringify(match.fixedIn),
     };
@@ -242,6 +245,9 @@ async function writeDiff(
       const fixObserved = before.fix_observed_at ?? (row.fix_state === 'fixed' ? now : null);
       await db('image_vulnerabilities').where({ ...scope, finding_key: key }).update({ ...row, fix_observed_at: fixObserved, last_updated: now });
       diff.updated.push(changeOf(row));
+    } else if (before.matched_by !== row.matched_by || before.matched_name !== row.matched_name) {
+      // How it matched is an explanation, not a change a vuln_update subscriber is told about.
+      await db('image_vulnerabilities').where({ ...scope, finding_key: key }).update({ matched_name: row.matched_name, matched_by: row.matched_by });
     }
   }
   const gone = existing.filter((f) => !desired.has(f.finding_key));

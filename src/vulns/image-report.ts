@@ -6,6 +6,7 @@
 import type { Db } from '../db/index.js';
 import { applicableAnnotation, listAnnotations, type AnnotationRecord } from './annotations.js';
 import { storedFindings, type FindingRow } from './findings.js';
+import type { MatchedBy } from './match-explain.js';
 import type { FixState } from './match-package.js';
 import { detailsKey, epssOf, isKev, loadEnrichment, loadVulnerabilityDetails, type Enrichment, type VulnerabilityDetails } from './vuln-details.js';
 
@@ -31,6 +32,7 @@ export interface MatchedVulnerability {
   purl: string | null;
   fixState: FixState;
   fixedIn: string[];
+  matchedBy: MatchedBy;
   detectedAt?: string;
   fixObservedAt?: string | null;
 }
@@ -51,6 +53,7 @@ export function fromFinding(f: FindingRow): MatchedVulnerability {
     purl: f.package_purl,
     fixState: f.fix_state,
     fixedIn: JSON.parse(f.fixed_in) as string[],
+    matchedBy: f.matched_by,
     detectedAt: f.detected_at,
     fixObservedAt: f.fix_observed_at,
   };
@@ -87,6 +90,7 @@ export function packageVulnerability(
     is_kev: isKev(details, enrichment),
     epss: epssOf(details, enrichment),
     aliases: details?.aliases ?? [],
+    matched_by: m.matchedBy,
     ...(annotation ? { annotation_status: annotation.status, annotation_uuid: annotation.uuid } : {}),
   };
 }

@@ -7,6 +7,7 @@ import type { Db } from '../db/index.js';
 import { toBool } from '../db/index.js';
 import type { DistroInfo } from '../images/model.js';
 import { lookupTarget, type LookupTarget, type MatchablePackage } from './ecosystems.js';
+import { matchedByOf, suppressionOf, type MatchedBy, type SuppressedCandidate } from './match-explain.js';
 import { isAffected } from './osv/ranges.js';
 import type { VersionComparator } from './versions/comparator.js';
 import type { OsvAffected } from './osv/types.js';
@@ -20,6 +21,8 @@ export interface PackageMatch {
   group: string;
   /** The name the advisory used: the package itself or its source package. */
   matchedName: string;
+  /** Why it matched (match-explain.ts). */
+  matchedBy: MatchedBy;
   fixState: FixState;
   fixedIn: string[];
 }
@@ -144,9 +147,22 @@ function memoized(comparator: VersionComparator): VersionComparator {
   };
 }
 
-function matchOne(pkg: MatchablePackage, target: LookupTarget, rows: Map<string, AffectedRow[]>, exclusions: MatchExclusions): PackageMatch[] {
+/**
+ * The matches of one package. Candidates the version ranges call affected pass the candidate rules
+ * (match-explain.ts); those a rule drops go to `suppressed` when the caller wants them.
+ */
+function matchOne(
+  pkg: MatchablePackage,
+  target: LookupTarget,
+  rows: Map<string, AffectedRow[]>,
+  exclusions: MatchExclusions,
+  suppressed?: SuppressedCandidate[],
+): PackageMatch[] {
   const matches = new Map<string, PackageMatch>();
+  const dropped = new Map<string, SuppressedCandidate>();
   const excluding = exclusions.feeds.size > 0 || exclusions.groups.size > 0;
+  // The first name is the package's own (ecosystems.ts); any other is its source package's.
+  const ownName = target.names[0];
   for (const name of target.names) {
     for (const row of rows.get(name) ?? []) {
       if (matches.has(row.vuln_id)) continue;
@@ -156,28 +172,45 @@ function matchOne(pkg: MatchablePackage, target: LookupTarget, rows: Map<string,
       const version = name !== pkg.name && name === pkg.origin && pkg.sourceVersion ? pkg.sourceVersion : pkg.version;
       const verdict = isAffected(version, affected, target.comparator);
       if (!verdict.affected) continue;
+      const suppression = suppressionOf({ pkg, affected, matchedName: row.package_name });
+      if (suppression) {
+        if (suppressed && !dropped.has(row.vuln_id)) dropped.set(row.vuln_id, { vulnId: row.vuln_id, feed: row.feed, group: row.grp, matchedName: row.package_name, ...suppression });
+        continue;
+      }
       const fixedIn = verdict.fixedIn ?? [];
       matches.set(row.vuln_id, {
         vulnId: row.vuln_id,
         feed: row.feed,
         group: row.grp,
         matchedName: row.package_name,
+        matchedBy: matchedByOf(pkg, affected, name === ownName),
         fixState: fixedIn.length ? 'fixed' : markedWontFix(affected) ? 'wont-fix' : 'not-fixed',
         fixedIn,
       });
     }
   }
-  return [...matches.values()].sort((a, b) => (a.vulnId < b.vulnId ? -1 : a.vulnId > b.vulnId ? 1 : 0));
+  // A candidate dropped under one entry but matched under another (another release line, the source's name) matched.
+  if (suppressed) for (const [id, candidate] of dropped) if (!matches.has(id)) suppressed.push(candidate);
+  return [...matches.values()].sort(byVulnId);
 }
 
-/** Matches for each package, in the order given (an empty list where none apply or no feed covers the package). */
+function byVulnId(a: { vulnId: string }, b: { vulnId: string }): number {
+  return a.vulnId < b.vulnId ? -1 : a.vulnId > b.vulnId ? 1 : 0;
+}
+
+/**
+ * Matches for each package, in the order given (an empty list where none apply or no feed covers the package).
+ * With `suppressed`, its content is replaced by the candidates a rule dropped, one list per package (the debug view).
+ */
 export async function matchPackages(
   db: Db,
   packages: readonly MatchablePackage[],
   distro: DistroInfo | undefined,
   exclusions?: MatchExclusions,
+  suppressed?: SuppressedCandidate[][],
 ): Promise<PackageMatch[][]> {
   const excluded = exclusions ?? (await loadExclusions(db));
+  if (suppressed) suppressed.length = 0;
   const targets = packages.map((p) => lookupTarget(p, distro));
   // One lookup per (ecosystem, release) over the union of names.
   const groups = new Map<string, { ecosystem: string; release?: string; names: Set<string> }>();
@@ -193,10 +226,11 @@ export async function matchPackages(
   const comparators = new Map<VersionComparator, VersionComparator>();
   return packages.map((pkg, i) => {
     const t = targets[i];
+    if (suppressed) suppressed[i] = [];
     if (!t) return [];
     let comparator = comparators.get(t.comparator);
     if (!comparator) comparators.set(t.comparator, (comparator = memoized(t.comparator)));
-    return matchOne(pkg, { ...t, comparator }, rowsByGroup.get(`${t.ecosystem}\u0000${t.release ?? ''}`)!, excluded);
+    return matchOne(pkg, { ...t, comparator }, rowsByGroup.get(`${t.ecosystem}\u0000${t.release ?? ''}`)!, excluded, suppressed?.[i]);
   });
 }
 

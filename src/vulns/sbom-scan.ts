@@ -39,6 +39,7 @@ export async function scanSbomPackages(db: Db, read: SbomReadResult, options: { 
         purl: p.purl || null,
         fixState: m.fixState,
         fixedIn: m.fixedIn,
+        matchedBy: m.matchedBy,
       });
     }
   });

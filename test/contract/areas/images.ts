@@ -146,6 +146,10 @@ export const imagesArea = defineArea<State>({
       const report = await ok(sdk.getImageVulnerabilitiesByDigest({ path: { image_digest: s.appDigest, vuln_type: 'all' }, query: { include_vuln_description: true } }));
       if (!JSON.stringify(report).includes(VULN)) throw new Error(`the feed's advisory is not among the findings: ${JSON.stringify(report).slice(0, 400)}`);
     },
+    get_image_vulnerability_matching_debug: async (s) => {
+      const debug = await ok(sdk.getImageVulnerabilityMatchingDebug({ path: { image_digest: s.appDigest } }));
+      if (!debug.matches.some((m) => m.vuln === VULN && m.matched_by)) throw new Error(`the feed's advisory is not among the explained matches: ${JSON.stringify(debug).slice(0, 400)}`);
+    },
     create_image_vuln_annotation: async (s) => {
       const created = await ok(
         sdk.createImageVulnAnnotation({

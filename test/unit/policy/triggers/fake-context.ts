@@ -113,6 +113,7 @@ export function finding(overrides: Partial<PackageVulnerabilityItem> = {}): Pack
     is_kev: false,
     epss: [],
     aliases: [],
+    matched_by: 'package',
   };
   return { ...base, ...overrides };
 }
