@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as migration020 from '../../src/db/migrations/020_distro_release_keys.js';
 import type { Db } from '../../src/db/index.js';
 import type { DistroInfo } from '../../src/images/model.js';
 import { syncOsvSource } from '../../src/vulns/feed-sync.js';
@@ -154,5 +155,23 @@ describe('Ubuntu, Wolfi, Chainguard, Mageia', () => {
 
   it('matches Mageia by release', async () => {
     expect(found(await matchPackage(db, { type: 'rpm', name: 'lib64openssl3', version: '3.0.13-1.mga9', origin: 'openssl' }, MAGEIA_9))).toEqual(['MGASA-2099-0114 mageia:9']);
+  });
+});
+
+describe('migration 020: index rows keyed before the release keys changed', () => {
+  it('makes the next sync rewrite them under the new keys', async () => {
+    // What the previous parser wrote for `Red Hat:enterprise_linux:9::baseos` and a Pro FIPS entry.
+    await db('vulnerability_affected').where({ vuln_id: 'RHSA-2099:0102' }).update({ release: 'enterprise_linux:9::baseos', grp: 'rhel:enterprise_linux:9::baseos' });
+    const fips = db('vulnerability_affected').where({ vuln_id: 'UBUNTU-CVE-2099-0111' }).andWhere('affected', 'like', '%"pro":true%');
+    await fips.clone().update({ release: '22.04', grp: 'ubuntu:22.04' });
+    const libs = { type: 'rpm', name: 'openssl-libs', version: '1:3.0.7-27.el9', origin: 'openssl' };
+    expect(await matchPackage(db, libs, RHEL_9)).toEqual([]);
+
+    await migration020.up(db);
+    const { stats } = await syncOsvSource(db, 'osv', dir);
+    // The Red Hat, Rocky, Alma, SUSE, openSUSE, Mageia records and the Ubuntu one with a Pro entry; not Wolfi's or Chainguard's.
+    expect(stats).toMatchObject({ updated: 12, unchanged: 2 });
+    expect(found(await matchPackage(db, libs, RHEL_9))).toEqual(['RHSA-2099:0102 rhel:9']);
+    expect(await fips.clone().select('release', 'grp')).toEqual([{ release: '22.04:FIPS-updates', grp: 'ubuntu:22.04:FIPS-updates' }]);
   });
 });
