@@ -104,6 +104,36 @@ const CASES: [Image, string[], string[]][] = [
   ['mageia9', ['Mageia:9'], ['Mageia:8', 'Red Hat:enterprise_linux:9::baseos']],
 ];
 
+describe('distro detection from os-release', () => {
+  it('reads ID, VERSION_ID and ID_LIKE of each distro', () => {
+    const detected = Object.fromEntries(
+      (Object.keys(OS_RELEASE) as Image[]).map((image) => {
+        const d = detectDistro(new Map([['/etc/os-release', Buffer.from(OS_RELEASE[image])]]))!;
+        return [image, `${d.name} ${d.version} [${d.like.join(' ')}]`];
+      }),
+    );
+    expect(detected).toEqual({
+      debian12: 'debian 12 []',
+      ubuntu2204: 'ubuntu 22.04 [debian]',
+      ubuntu2410: 'ubuntu 24.10 [debian]',
+      alpine319: 'alpine 3.19.1 []',
+      rhel94: 'rhel 9.4 [fedora]',
+      centos7: 'centos 7 [rhel fedora]',
+      rocky93: 'rocky 9.3 [rhel centos fedora]',
+      alma810: 'almalinux 8.10 [rhel centos fedora]',
+      sles155: 'sles 15.5 [suse]',
+      sles125: 'sles 12.5 []',
+      sleMicro55: 'sle-micro 5.5 [suse]',
+      leap155: 'opensuse-leap 15.5 [suse opensuse]',
+      leapMicro55: 'opensuse-leap-micro 5.5 [suse opensuse opensuse-leap]',
+      tumbleweed: 'opensuse-tumbleweed 20240328 [opensuse suse]',
+      wolfi: 'wolfi 20230201 []',
+      chainguard: 'chainguard 20230214 []',
+      mageia9: 'mageia 9 [mandriva fedora]',
+    });
+  });
+});
+
 describe('distro images meet their own release in OSV', () => {
   it.each(CASES)('%s', (image, matching, other) => {
     const target = targetOf(image);
