@@ -86,7 +86,8 @@ function parseUbuntuSuffix(suffix: string): Pick<OsvEcosystem, 'release' | 'lts'
  */
 function redHatRelease(cpe: string): string {
   if (cpe.length > MAX_PRODUCT_CHARS) return cpe;
-  const mainline = /^enterprise_linux:(\d+)(?:\.\d+)?(?:::?[a-z0-9_]*)*$/i.exec(cpe);
+  // Each `:`/`::` part needs a name after it, so the pattern cannot split a run of colons two ways (no backtracking blow-up).
+  const mainline = /^enterprise_linux:(\d+)(?:\.\d+)?(?:::?[a-z0-9_]+)*$/i.exec(cpe);
   return mainline ? mainline[1]! : cpe;
 }
 

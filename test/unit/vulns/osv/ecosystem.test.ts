@@ -70,4 +70,11 @@ describe('parseEcosystem', () => {
     expect(parseEcosystem(`SUSE:${long}`).release).toBe(long);
     expect(parseEcosystem(`Red Hat:enterprise_linux:9${'::a'.repeat(100)}`).release).toBe(`enterprise_linux:9${'::a'.repeat(100)}`);
   });
+
+  // A pattern that could split these two ways per colon would not finish within the test's timeout.
+  it('parses suffixes built to make the patterns backtrack', () => {
+    for (const raw of [`Red Hat:enterprise_linux:9${':'.repeat(180)}!`, `Red Hat:enterprise_linux:9${'::a'.repeat(60)}!`, `SUSE:Linux Enterprise ${'1 '.repeat(85)}!`, `openSUSE:Leap ${'1.'.repeat(90)}`]) {
+      expect(parseEcosystem(raw).release).toBe(raw.slice(raw.indexOf(':') + 1));
+    }
+  });
 });
