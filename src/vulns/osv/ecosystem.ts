@@ -103,7 +103,8 @@ function suseRelease(product: string): string {
   if (product.length > MAX_PRODUCT_CHARS) return product;
   const micro = /^Linux (?:Enterprise )?Micro (\d+(?:\.\d+)?)$/i.exec(product);
   if (micro) return `micro-${micro[1]}`;
-  const sle = /^Linux Enterprise .*?\b(\d+)(?: SP(\d+))?(?:[- ][A-Z][A-Z-]*)?$/.exec(product);
+  // The release is a word of its own (`15 SP5`); a product's own version (`Manager Server 4.3`) is not one.
+  const sle = /^Linux Enterprise .*? (\d+)(?: SP(\d+))?(?:[- ][A-Z][A-Z-]*)?$/.exec(product);
   if (sle) return sle[2] === undefined ? sle[1]! : `${sle[1]}.${sle[2]}`;
   return product;
 }

@@ -44,6 +44,8 @@ describe('parseEcosystem', () => {
     ['SUSE:Linux Enterprise Micro 5.5', { ecosystem: 'SUSE', release: 'micro-5.5' }],
     ['SUSE:Linux Micro 6.0', { ecosystem: 'SUSE', release: 'micro-6.0' }],
     ['SUSE:Enterprise Storage 7.1', { ecosystem: 'SUSE', release: 'Enterprise Storage 7.1' }],
+    ['SUSE:Linux Enterprise Module for SUSE Manager Server 4.3', { ecosystem: 'SUSE', release: 'Linux Enterprise Module for SUSE Manager Server 4.3' }],
+    ['SUSE:Linux Enterprise Module for Python 3 15 SP5', { ecosystem: 'SUSE', release: '15.5' }],
     ['openSUSE:Leap 15.5', { ecosystem: 'openSUSE', release: 'leap-15.5' }],
     ['openSUSE:Leap 15.6 NonFree', { ecosystem: 'openSUSE', release: 'leap-15.6' }],
     ['openSUSE:Leap Micro 5.5', { ecosystem: 'openSUSE', release: 'leap-micro-5.5' }],
