@@ -41,23 +41,51 @@ export interface MatchablePackage {
 
 const OS_TYPES = new Set(['dpkg', 'apk', 'rpm']);
 
-/** OSV's names for distributions (os-release ID -> lower-cased OSV ecosystem). */
+/** OSV's names for distributions (os-release ID, or an ID_LIKE entry -> lower-cased OSV ecosystem). */
 const DISTRO_ECOSYSTEMS: Record<string, string> = {
   debian: 'debian',
   ubuntu: 'ubuntu',
   alpine: 'alpine',
   wolfi: 'wolfi',
+  chainguard: 'chainguard',
   rhel: 'red hat',
   rocky: 'rocky linux',
   almalinux: 'almalinux',
+  sles: 'suse',
+  sles_sap: 'suse',
+  sled: 'suse',
+  'sle-micro': 'suse',
+  'sl-micro': 'suse',
+  opensuse: 'opensuse',
+  'opensuse-leap': 'opensuse',
+  'opensuse-leap-micro': 'opensuse',
+  'opensuse-tumbleweed': 'opensuse',
+  mageia: 'mageia',
 };
 
-/** The release as advisories name it: Debian and RHEL-family by major version, Alpine by major.minor. */
-function releaseOf(distro: DistroInfo): string {
+/**
+ * The release as advisories name it (osv/ecosystem.ts gives the feed's side): Debian, RHEL-family and Mageia by
+ * major version, Alpine by major.minor, Ubuntu as YY.MM, SLE by VERSION_ID (`15.5` is 15 SP5), openSUSE by line
+ * (`leap-15.5`, `tumbleweed`); none for the rolling Wolfi and Chainguard, whose records carry no release.
+ */
+function releaseOf(distro: DistroInfo, ecosystem: string): string | undefined {
   const parts = distro.version.split('.');
-  if (distro.name === 'alpine') return parts.slice(0, 2).join('.');
-  if (distro.name === 'ubuntu') return distro.version;
-  return parts[0];
+  switch (ecosystem) {
+    case 'wolfi':
+    case 'chainguard':
+      return undefined;
+    case 'alpine':
+      return parts.slice(0, 2).join('.');
+    case 'ubuntu':
+      return distro.version;
+    case 'suse':
+      return distro.name === 'sle-micro' || distro.name === 'sl-micro' ? `micro-${distro.version}` : parts.slice(0, 2).join('.');
+    case 'opensuse':
+      if (distro.name === 'opensuse-tumbleweed') return 'tumbleweed';
+      return `${distro.name === 'opensuse-leap-micro' ? 'leap-micro' : 'leap'}-${parts.slice(0, 2).join('.')}`;
+    default:
+      return parts[0];
+  }
 }
 
 function distroTarget(pkg: MatchablePackage, distro: DistroInfo | undefined, comparator: VersionComparator): LookupTarget | undefined {
@@ -65,7 +93,8 @@ function distroTarget(pkg: MatchablePackage, distro: DistroInfo | undefined, com
   const ecosystem = DISTRO_ECOSYSTEMS[distro.name] ?? DISTRO_ECOSYSTEMS[distro.like.find((l) => DISTRO_ECOSYSTEMS[l]) ?? ''];
   if (!ecosystem) return undefined;
   const names = [...new Set([pkg.name, pkg.origin].filter((n): n is string => !!n))];
-  return { ecosystem, release: releaseOf(distro), names, comparator };
+  const release = releaseOf(distro, ecosystem);
+  return { ecosystem, ...(release !== undefined ? { release } : {}), names, comparator };
 }
 
 function languageTarget(ecosystem: string, name: string, comparator: VersionComparator): LookupTarget {
@@ -105,9 +134,13 @@ const ECOSYSTEM_COMPARATORS: Record<string, VersionComparator> = {
   ubuntu: dpkgComparator,
   alpine: apkComparator,
   wolfi: apkComparator,
+  chainguard: apkComparator,
   'red hat': rpmComparator,
   'rocky linux': rpmComparator,
   almalinux: rpmComparator,
+  suse: rpmComparator,
+  opensuse: rpmComparator,
+  mageia: rpmComparator,
   pypi: pep440Comparator,
   npm: semverComparator,
   'crates.io': semverComparator,

@@ -9,6 +9,7 @@ import type { DistroInfo } from '../images/model.js';
 import { lookupTarget, type LookupTarget, type MatchablePackage } from './ecosystems.js';
 import { matchedByOf, suppressionOf, type MatchedBy, type SuppressedCandidate } from './match-explain.js';
 import { isAffected } from './osv/ranges.js';
+import { sameModularity } from './rpm-modules.js';
 import type { VersionComparator } from './versions/comparator.js';
 import type { OsvAffected } from './osv/types.js';
 
@@ -170,6 +171,7 @@ function matchOne(
       const affected = parsedEntry(row);
       // Advisories filed under the source package carry source versions (they differ for binNMUs and some renames).
       const version = name !== pkg.name && name === pkg.origin && pkg.sourceVersion ? pkg.sourceVersion : pkg.version;
+      if (!sameModularity(target.ecosystem, version, affected)) continue;
       const verdict = isAffected(version, affected, target.comparator);
       if (!verdict.affected) continue;
       const suppression = suppressionOf({ pkg, affected, matchedName: row.package_name });

@@ -32,9 +32,10 @@ export function decodeRecord(stored: Buffer | Uint8Array): OsvRecord {
 const GROUP_PREFIX: Record<string, string> = {
   'red hat': 'rhel',
   'rocky linux': 'rocky',
+  suse: 'sles',
 };
 
-/** The feed group an affected entry belongs to: `debian:12`, `alpine:3.18`, `rhel:9`, or the language ecosystem (`pypi`). */
+/** The feed group an affected entry belongs to: `debian:12`, `alpine:3.18`, `rhel:9`, `sles:15.5`, `wolfi`, or the language ecosystem (`pypi`). */
 export function feedGroupName(ecosystem: string, release: string | null | undefined): string {
   const base = GROUP_PREFIX[ecosystem] ?? ecosystem.replace(/\s+/g, '-');
   return release ? `${base}:${release}` : base;

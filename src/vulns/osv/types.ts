@@ -43,7 +43,9 @@ export interface OsvEcosystem {
   ecosystem: string;
   /**
    * The distribution release the advisory is scoped to: `12`, `3.18` (Alpine's required `v` removed, matching
-   * os-release VERSION_ID and feed group names such as `alpine:3.18`), `22.04`, or a Red Hat CPE suffix.
+   * os-release VERSION_ID and feed group names such as `alpine:3.18`), `22.04`, `9` for the mainline RHEL streams,
+   * `15.5` for SLE 15 SP5 products, `leap-15.5` for openSUSE Leap; streams no image can be known to follow keep
+   * their suffix as written (`rhel_aus:8.4::appstream`, `22.04:FIPS-updates`). See ecosystem.ts.
    */
   release?: string;
   /** Ubuntu's `:LTS` marker. */
