@@ -99,7 +99,7 @@ const found = (m: { vulnId: string; group: string }[]) => m.map((x) => `${x.vuln
 describe('Red Hat product streams', () => {
   it('matches an RHEL 9 package against every RHEL 9 repository stream, not EUS, not RHEL 8', async () => {
     const nodejs = await matchPackage(db, { type: 'rpm', name: 'nodejs', version: '1:16.20.2-3.el9', origin: 'nodejs' }, RHEL_9);
-    expect(nodejs).toEqual([{ vulnId: 'RHSA-2099:0101', feed: 'osv', group: 'rhel:9', matchedName: 'nodejs', fixState: 'fixed', fixedIn: ['1:16.20.2-4.el9_4'] }]);
+    expect(nodejs).toEqual([{ vulnId: 'RHSA-2099:0101', feed: 'osv', group: 'rhel:9', matchedName: 'nodejs', matchedBy: 'package', fixState: 'fixed', fixedIn: ['1:16.20.2-4.el9_4'] }]);
     const libs = await matchPackage(db, { type: 'rpm', name: 'openssl-libs', version: '1:3.0.7-27.el9', origin: 'openssl' }, RHEL_9);
     expect(found(libs)).toEqual(['RHSA-2099:0102 rhel:9']);
     expect(await matchPackage(db, { type: 'rpm', name: 'openssl-libs', version: '1:3.0.7-28.el9_4', origin: 'openssl' }, RHEL_9)).toEqual([]);
