@@ -567,6 +567,7 @@ function buildItems(records: GenRecord[], enrichment: Enrichment, detectedAt: st
             purl: pkg.purl,
             fixState: rec.fixState,
             fixedIn: rec.fixedIn,
+            confidence: 'high',
             detectedAt,
             fixObservedAt: rec.fixState === 'fixed' ? detectedAt : null,
           },

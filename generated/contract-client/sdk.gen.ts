@@ -1652,7 +1652,9 @@ export const getImageVulnerabilityTypes = <ThrowOnError extends boolean = false>
  * The vulnerabilities matched to the image's packages: `os` for distribution packages (dpkg, rpm, apk),
  * `non-os` for language packages, `all` for both. Findings are kept current as feeds change, without
  * re-analysis; `detected_at` is when Vigil first matched a finding and `fix_observed_at` when it first saw
- * a fix for it. `vendor_only` (default true) leaves out vulnerabilities the distribution will not fix.
+ * a fix for it. `vendor_only` (default true) leaves out vulnerabilities the distribution will not fix;
+ * `confidence` (a Vigil extension) keeps only findings of that confidence. Go findings from advisories that
+ * name affected symbols are listed only when the binary holds one of those symbols.
  * 409 while the image is not analyzed yet.
  *
  */

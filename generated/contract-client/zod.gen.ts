@@ -1014,7 +1014,8 @@ export const zPackageVulnerability = z.object({
     epss: z.array(zPackageEpss),
     aliases: z.array(z.string()).optional(),
     annotation_status: zVulnAnnotationStatus.optional(),
-    annotation_uuid: z.uuid().optional()
+    annotation_uuid: z.uuid().optional(),
+    confidence: z.enum(['high', 'low']).optional()
 });
 
 export const zImagePackageVulnerability = zPackageVulnerability.and(z.object({
@@ -3320,7 +3321,8 @@ export const zGetImageVulnerabilitiesByDigestPath = z.object({
 export const zGetImageVulnerabilitiesByDigestQuery = z.object({
     force_refresh: z.boolean().optional().default(false),
     include_vuln_description: z.boolean().optional().default(false),
-    vendor_only: z.boolean().optional().default(true)
+    vendor_only: z.boolean().optional().default(true),
+    confidence: z.enum(['high', 'low']).optional()
 });
 
 /**

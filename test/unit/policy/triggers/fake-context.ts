@@ -113,6 +113,7 @@ export function finding(overrides: Partial<PackageVulnerabilityItem> = {}): Pack
     is_kev: false,
     epss: [],
     aliases: [],
+    confidence: 'high',
   };
   return { ...base, ...overrides };
 }
