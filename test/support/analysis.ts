@@ -2,6 +2,8 @@
 import type { JobFinished } from '../../src/jobs/worker.js';
 import { findImage } from '../../src/images/store.js';
 import type { TestServer } from './server.js';
+import { raw } from './http.js';
+import { buildImage, dockerArchiveTar, type FileSpec } from './image-builder.js';
 
 const FINAL = new Set(['analyzed', 'analysis_failed']);
 
@@ -31,4 +33,18 @@ export async function waitForAnalysis(server: TestServer, accountName: string, d
     worker.on('finished', onFinished);
     void check();
   });
+}
+
+/** Uploads an image built from `layers` as a `docker save` archive tagged `tag`, and waits for its analysis. */
+export async function uploadAnalyzedArchive(server: TestServer, layers: FileSpec[][], tag: string): Promise<string> {
+  const image = await buildImage({ layers });
+  const res = await raw(server.url, 'POST', '/v2/images/archives', {
+    headers: { 'content-type': 'application/x-tar' },
+    body: await dockerArchiveTar(image, { repoTags: [tag] }),
+  });
+  if (res.status !== 200) throw new Error(`archive upload answered ${res.status}: ${JSON.stringify(res.json)}`);
+  const digest = res.json.image_digest as string;
+  const status = await waitForAnalysis(server, 'admin', digest);
+  if (status !== 'analyzed') throw new Error(`analysis of ${tag} ended ${status}`);
+  return digest;
 }
