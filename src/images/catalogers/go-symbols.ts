@@ -19,22 +19,30 @@ export interface GoSymbolIndex {
   packages: Record<string, string[] | null>;
 }
 
-export const MAX_SYMBOL_BYTES = 1024 * 1024;
+export const MAX_SYMBOL_BYTES = 2 * 1024 * 1024;
 export const MAX_PACKAGES = 20_000;
 /** A stored index never inflates beyond this (decoding untrusted or corrupt rows must stay bounded too). */
 const MAX_STORED_BYTES = 4 * MAX_SYMBOL_BYTES;
 
 /** `a[b[c]]d` -> `ad`: type arguments of generic functions and methods. */
 function withoutTypeArguments(name: string): string {
-  if (!name.includes('[')) return name;
-  let depth = 0;
+  let open = name.indexOf('[');
+  if (open < 0) return name;
   let out = '';
-  for (const ch of name) {
-    if (ch === '[') depth++;
-    else if (ch === ']') depth = Math.max(0, depth - 1);
-    else if (depth === 0) out += ch;
+  let from = 0;
+  while (open >= 0) {
+    out += name.slice(from, open);
+    let depth = 0;
+    let i = open;
+    for (; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c === 0x5b) depth++;
+      else if (c === 0x5d && --depth === 0) break;
+    }
+    from = i + 1;
+    open = name.indexOf('[', from);
   }
-  return out;
+  return from < name.length ? out + name.slice(from) : out;
 }
 
 /** The linker escapes `.`, `%` and control characters of an import path's last element as %xx. */
@@ -44,6 +52,12 @@ function unescapePath(path: string): string {
 
 /** Trailing name parts the compiler adds to a function for its closures and wrappers. */
 const GENERATED_PART = /^(func\d+|gowrap\d+|deferwrap\d+|\d+)$/;
+
+/** Whether a name part may be compiler-generated: it ends in a digit (checked before the regular expression). */
+function generatedPart(part: string): boolean {
+  const last = part.charCodeAt(part.length - 1);
+  return last >= 0x30 && last <= 0x39 && GENERATED_PART.test(part);
+}
 
 /**
  * A pclntab function name split into import path and symbol in vulndb's spelling:
@@ -57,13 +71,10 @@ export function splitGoFunctionName(raw: string): { pkg: string; symbol: string 
   if (dot <= 0 || dot === name.length - 1) return undefined;
   const pkg = unescapePath(name.slice(0, dot));
   if (pkg.includes(':') || pkg === 'go') return undefined;
-  const parts = name
-    .slice(dot + 1)
-    .replace(/-fm$/, '')
-    .replace(/\(\*([^)]*)\)/g, '$1')
-    .split('.');
-  while (parts.length > 1 && GENERATED_PART.test(parts[parts.length - 1]!)) parts.pop();
-  const symbol = parts.join('.');
+  let symbol = name.slice(dot + 1);
+  if (symbol.endsWith('-fm')) symbol = symbol.slice(0, -3);
+  if (symbol.includes('(')) symbol = symbol.replace(/\(\*([^)]*)\)/g, '$1');
+  for (let cut = symbol.lastIndexOf('.'); cut > 0 && generatedPart(symbol.slice(cut + 1)); cut = symbol.lastIndexOf('.')) symbol = symbol.slice(0, cut);
   return symbol ? { pkg, symbol } : undefined;
 }
 
