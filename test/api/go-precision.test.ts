@@ -127,4 +127,13 @@ describe.skipIf(!GO)('Go advisories: confidence and symbol reachability', () => 
     expect(actions(withoutSymbol)).toEqual(['GO-2099-0002 warn vulns-above-medium-low-confidence']);
     expect(withoutSymbol.final_action).toBe('warn');
   });
+
+  it('raises the confidence when the feed marks the record reviewed, through the re-match after the sync', async () => {
+    const reviewed = FEED.map((r) => (r.id === 'GO-2099-0002' ? { ...r, database_specific: { ...r.database_specific, review_status: 'REVIEWED' } } : r));
+    writeRecords(join(work, 'osv'), Object.fromEntries(reviewed.map((r) => [r.id, r])));
+    const synced = await raw(server.url, 'POST', '/v2/system/feeds?wait=true');
+    expect(synced.json.status).toBe('done');
+    expect(await vulns(withoutDigest)).toEqual(['GO-2099-0002 example.com/vulnlib high']);
+    expect(await vulns(withDigest)).toEqual(['GO-2099-0001 example.com/vulnlib high', 'GO-2099-0002 example.com/vulnlib high']);
+  });
 });
