@@ -997,7 +997,8 @@ export interface paths {
          *     `owned-by-os-package` (a language package the OS package manager installed is matched through its owning
          *     OS package, so its language feed's advisories are left out; they are looked up here to be counted) and
          *     `binary-not-affected` (the advisory is filed under the package's source package and lists the binaries
-         *     it affects, and this one is not among them). 409 while the image is not analyzed.
+         *     it affects, and this one is not among them) and `not-reachable` (a Go advisory names the affected packages
+         *     and symbols, and the binary's symbol table holds none of them). 409 while the image is not analyzed.
          */
         get: operations["get_image_vulnerability_matching_debug"];
         put?: never;
@@ -1023,7 +1024,9 @@ export interface paths {
          * @description The vulnerabilities matched to the image's packages: `os` for distribution packages (dpkg, rpm, apk),
          *     `non-os` for language packages, `all` for both. Findings are kept current as feeds change, without
          *     re-analysis; `detected_at` is when Vigil first matched a finding and `fix_observed_at` when it first saw
-         *     a fix for it. `vendor_only` (default true) leaves out vulnerabilities the distribution will not fix.
+         *     a fix for it. `vendor_only` (default true) leaves out vulnerabilities the distribution will not fix;
+         *     `confidence` (a Vigil extension) keeps only findings of that confidence. Go findings from advisories that
+         *     name affected symbols are listed only when the binary holds one of those symbols.
          *     409 while the image is not analyzed yet.
          */
         get: operations["get_image_vulnerabilities_by_digest"];
@@ -4859,6 +4862,13 @@ export interface components {
             annotation_status?: components["schemas"]["VulnAnnotationStatus"];
             /** Format: uuid */
             annotation_uuid?: string;
+            /**
+             * @description Vigil extension: how much the match can be trusted. `low` when the advisory's publisher has not reviewed
+             *     it (Go vulndb's `review_status: UNREVIEWED`); `high` otherwise. The default policy only warns on `low`
+             *     findings, and the vulnerabilities gate's `package` trigger can select by it.
+             * @enum {string}
+             */
+            confidence?: "high" | "low";
             /** @description Present with include_vuln_description=true. */
             description?: string;
             /** Format: date-time */
@@ -8115,6 +8125,8 @@ export interface operations {
     get_image_vulnerabilities_by_digest: {
         parameters: {
             query?: {
+                /** @description Vigil extension. Only findings of this confidence (see PackageVulnerability.confidence); all when absent. */
+                confidence?: "high" | "low";
                 /** @description Match the image against the current feed data now instead of answering stored findings. */
                 force_refresh?: boolean;
                 include_vuln_description?: boolean;

@@ -568,6 +568,7 @@ function buildItems(records: GenRecord[], enrichment: Enrichment, detectedAt: st
             fixState: rec.fixState,
             fixedIn: rec.fixedIn,
             matchedBy: spec.kind === 'dpkg' && rec.unit!.feedName !== pkg.name ? 'source-package' : 'package',
+            confidence: 'high',
             detectedAt,
             fixObservedAt: rec.fixState === 'fixed' ? detectedAt : null,
           },

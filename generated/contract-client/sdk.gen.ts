@@ -1652,7 +1652,9 @@ export const getImageVulnerabilityTypes = <ThrowOnError extends boolean = false>
  * The vulnerabilities matched to the image's packages: `os` for distribution packages (dpkg, rpm, apk),
  * `non-os` for language packages, `all` for both. Findings are kept current as feeds change, without
  * re-analysis; `detected_at` is when Vigil first matched a finding and `fix_observed_at` when it first saw
- * a fix for it. `vendor_only` (default true) leaves out vulnerabilities the distribution will not fix.
+ * a fix for it. `vendor_only` (default true) leaves out vulnerabilities the distribution will not fix;
+ * `confidence` (a Vigil extension) keeps only findings of that confidence. Go findings from advisories that
+ * name affected symbols are listed only when the binary holds one of those symbols.
  * 409 while the image is not analyzed yet.
  *
  */
@@ -1720,7 +1722,8 @@ export const getImageVulnerabilitiesByDigestCyclonedxXml = <ThrowOnError extends
  * `owned-by-os-package` (a language package the OS package manager installed is matched through its owning
  * OS package, so its language feed's advisories are left out; they are looked up here to be counted) and
  * `binary-not-affected` (the advisory is filed under the package's source package and lists the binaries
- * it affects, and this one is not among them). 409 while the image is not analyzed.
+ * it affects, and this one is not among them) and `not-reachable` (a Go advisory names the affected packages
+ * and symbols, and the binary's symbol table holds none of them). 409 while the image is not analyzed.
  *
  */
 export const getImageVulnerabilityMatchingDebug = <ThrowOnError extends boolean = false>(options: Options<GetImageVulnerabilityMatchingDebugData, ThrowOnError>) => (options.client ?? client).get<GetImageVulnerabilityMatchingDebugResponses, GetImageVulnerabilityMatchingDebugErrors, ThrowOnError>({

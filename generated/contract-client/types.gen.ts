@@ -1219,6 +1219,13 @@ export type PackageVulnerability = {
      *
      */
     matched_by?: 'package' | 'source-package';
+    /**
+     * Vigil extension: how much the match can be trusted. `low` when the advisory's publisher has not reviewed
+     * it (Go vulndb's `review_status: UNREVIEWED`); `high` otherwise. The default policy only warns on `low`
+     * findings, and the vulnerabilities gate's `package` trigger can select by it.
+     *
+     */
+    confidence?: 'high' | 'low';
 };
 
 export type ImagePackageVulnerability = PackageVulnerability & {
@@ -7825,6 +7832,10 @@ export type GetImageVulnerabilitiesByDigestData = {
         force_refresh?: boolean;
         include_vuln_description?: boolean;
         vendor_only?: boolean;
+        /**
+         * Vigil extension. Only findings of this confidence (see PackageVulnerability.confidence); all when absent.
+         */
+        confidence?: 'high' | 'low';
     };
     url: '/images/{image_digest}/vuln/{vuln_type}';
 };

@@ -1015,7 +1015,8 @@ export const zPackageVulnerability = z.object({
     aliases: z.array(z.string()).optional(),
     annotation_status: zVulnAnnotationStatus.optional(),
     annotation_uuid: z.uuid().optional(),
-    matched_by: z.enum(['package', 'source-package']).optional()
+    matched_by: z.enum(['package', 'source-package']).optional(),
+    confidence: z.enum(['high', 'low']).optional()
 });
 
 export const zImagePackageVulnerability = zPackageVulnerability.and(z.object({
@@ -3355,7 +3356,8 @@ export const zGetImageVulnerabilitiesByDigestPath = z.object({
 export const zGetImageVulnerabilitiesByDigestQuery = z.object({
     force_refresh: z.boolean().optional().default(false),
     include_vuln_description: z.boolean().optional().default(false),
-    vendor_only: z.boolean().optional().default(true)
+    vendor_only: z.boolean().optional().default(true),
+    confidence: z.enum(['high', 'low']).optional()
 });
 
 /**

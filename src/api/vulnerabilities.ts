@@ -100,6 +100,7 @@ export const vulnerabilityHandlers: HandlerGroup<VulnOps> = {
       vulnType: params.vuln_type,
       vendorOnly: query.vendor_only ?? true,
       includeDescription: query.include_vuln_description ?? false,
+      ...(query.confidence ? { confidence: query.confidence } : {}),
     });
     return { status: 200, body: { image_digest: image.image_digest, vulnerability_type: params.vuln_type, vulnerabilities } };
   },

@@ -1,3 +1,5 @@
+import type { GoSymbolIndex } from './catalogers/go-symbols.js';
+
 /**
  * The shared vocabulary of image analysis: what a layer walk yields, what catalogers consume and produce.
  * Nothing here knows about HTTP or the database.
@@ -39,6 +41,11 @@ export interface CatalogedPackage {
    * ownership keys (ownership.ts#ownershipKey). Not stored.
    */
   ownedPaths?: string[];
+  /**
+   * Go module packages only: the functions the binary holds under the module (images/catalogers/go-symbols.ts),
+   * for checking an advisory's affected symbols. Stored in its own column, not in metadata.
+   */
+  goSymbols?: GoSymbolIndex;
 }
 
 /** The OS package that installed a language package. */

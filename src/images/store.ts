@@ -11,6 +11,7 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
 import { recordEvent, type NewEvent } from '../events/events.js';
 import { writeFileList } from './file-list.js';
+import { decodeGoSymbols, encodeGoSymbols, type GoSymbolIndex } from './catalogers/go-symbols.js';
 import type { CatalogedPackage, FileRecord, PackageOwner } from './model.js';
 
 export type AnalysisStatus = 'not_analyzed' | 'analyzing' | 'analyzed' | 'analysis_failed';
@@ -268,7 +269,7 @@ export async function saveAnalysis(
     const image = await trx<ImageRecord>('images').where(scope).first('analysis_status');
     if (!image || image.analysis_status !== 'analyzing') return false;
     await trx('image_packages').where(scope).delete();
-    const rows = result.packages.map(packageRowOf).map((p) => ({
+    const rows = result.packages.map(packageRowOf).map((p, i) => ({
       ...scope,
       ...p,
       licenses: JSON.stringify(p.licenses),
@@ -276,7 +277,10 @@ export async function saveAnalysis(
       cpes: JSON.stringify(p.cpes),
       metadata: JSON.stringify(p.metadata),
       owner: p.owner ? JSON.stringify(p.owner) : null,
+      // Beside the row, not in metadata: only reachability checks read it (vulns/go-reachability.ts).
+      go_symbols: goSymbolsColumn(result.packages[i]!),
     }));
+
     for (let i = 0; i < rows.length; i += 200) await trx('image_packages').insert(rows.slice(i, i + 200));
     await trx('image_documents').where(scope).delete();
     for (const [kind, value] of Object.entries(result.documents))
@@ -302,6 +306,25 @@ export async function saveAnalysis(
     if (event) await recordEvent(trx, event);
     return true;
   });
+}
+
+function goSymbolsColumn(p: CatalogedPackage): Buffer | null {
+  return p.goSymbols ? encodeGoSymbols(p.goSymbols) : null;
+}
+
+/** A Go package's stored symbol index (catalogers/go-symbols.ts), or undefined when it has none. */
+export async function readGoSymbols(
+  db: Db,
+  accountName: string,
+  digest: string,
+  pkg: { name: string; version: string; path: string | null },
+): Promise<GoSymbolIndex | undefined> {
+  const rows: { locations: string; go_symbols: Buffer | null }[] = await db('image_packages')
+    .where({ account_name: accountName, image_digest: digest, type: 'go', name: pkg.name, version: pkg.version })
+    .whereNotNull('go_symbols')
+    .select('locations', 'go_symbols');
+  const row = rows.find((r) => ((JSON.parse(r.locations) as string[])[0] ?? null) === pkg.path);
+  return row ? decodeGoSymbols(row.go_symbols) : undefined;
 }
 
 export async function readDocument<T = unknown>(db: Db, accountName: string, digest: string, kind: DocumentKind): Promise<T | undefined> {

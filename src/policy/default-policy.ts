@@ -1,6 +1,7 @@
 /**
  * The policy every account starts with, active: vulnerabilities above medium stop an image, medium ones warn,
  * stale feed data warns, an exposed port 22 stops, and a missing HEALTHCHECK warns. Applies to every image.
+ * Low-confidence findings (advisories not reviewed by their publisher) only ever warn.
  */
 import type { PolicyDocument } from './document.js';
 
@@ -10,7 +11,8 @@ export function defaultPolicy(): PolicyDocument {
   return {
     id: DEFAULT_POLICY_ID,
     name: 'Default policy',
-    description: 'Stops images with vulnerabilities above medium severity or SSH exposed; warns on medium ones, stale feed data and no HEALTHCHECK.',
+    description:
+      'Stops images with vulnerabilities above medium severity or SSH exposed; warns on medium ones, on unreviewed (low-confidence) ones above medium, stale feed data and no HEALTHCHECK.',
     version: '2',
     rule_sets: [
       {
@@ -19,7 +21,8 @@ export function defaultPolicy(): PolicyDocument {
         version: '2',
         artifact_type: 'image',
         rules: [
-          { id: 'vulns-above-medium', gate: 'vulnerabilities', trigger: 'package', action: 'STOP', params: [{ name: 'package_type', value: 'all' }, { name: 'severity_comparison', value: '>' }, { name: 'severity', value: 'medium' }] },
+          { id: 'vulns-above-medium', gate: 'vulnerabilities', trigger: 'package', action: 'STOP', params: [{ name: 'package_type', value: 'all' }, { name: 'severity_comparison', value: '>' }, { name: 'severity', value: 'medium' }, { name: 'confidence', value: 'high' }] },
+          { id: 'vulns-above-medium-low-confidence', gate: 'vulnerabilities', trigger: 'package', action: 'WARN', params: [{ name: 'package_type', value: 'all' }, { name: 'severity_comparison', value: '>' }, { name: 'severity', value: 'medium' }, { name: 'confidence', value: 'low' }] },
           { id: 'vulns-medium', gate: 'vulnerabilities', trigger: 'package', action: 'WARN', params: [{ name: 'package_type', value: 'all' }, { name: 'severity_comparison', value: '=' }, { name: 'severity', value: 'medium' }] },
           { id: 'stale-feeds', gate: 'vulnerabilities', trigger: 'stale_feed_data', action: 'WARN', params: [{ name: 'max_days_since_sync', value: '2' }] },
           { id: 'ssh-exposed', gate: 'dockerfile', trigger: 'exposed_ports', action: 'STOP', params: [{ name: 'ports', value: '22' }, { name: 'type', value: 'blacklist' }] },

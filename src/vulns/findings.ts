@@ -11,6 +11,8 @@ import { lookupTarget, type MatchablePackage } from './ecosystems.js';
 import type { MatchedBy } from './match-explain.js';
 import { loadExclusions, matchPackages, type FixState, type MatchExclusions, type PackageMatch } from './match-package.js';
 import { matchKeyId } from './records.js';
+import { refineGoMatches, type Confidence, type ConfidentMatch } from './go-reachability.js';
+import { readGoSymbols } from '../images/store.js';
 import { appendAll } from '../util/arrays.js';
 
 /** A package as stored for an image, with what matching and findings need. */
@@ -33,6 +35,8 @@ export interface FindingRow {
   matched_by: MatchedBy;
   fix_state: FixState;
   fixed_in: string;
+  /** `low` for findings from advisories their publisher has not reviewed (go-reachability.ts). */
+  confidence: Confidence;
   detected_at: string;
   fix_observed_at: string | null;
   last_updated: string;
@@ -80,7 +84,7 @@ export interface RefreshOptions {
 }
 
 /** What a diff compares (and what a removal reports). */
-const FINDING_COLUMNS = ['finding_key', 'vuln_id', 'feed', 'feed_group', 'package_type', 'package_name', 'package_version', 'package_path', 'matched_name', 'matched_by', 'fix_state', 'fixed_in', 'fix_observed_at'];
+const FINDING_COLUMNS = ['finding_key', 'vuln_id', 'feed', 'feed_group', 'package_type', 'package_name', 'package_version', 'package_path', 'matched_name', 'matched_by', 'fix_state', 'fixed_in', 'fix_observed_at', 'confidence'];
 
 function packageIdentity(p: { type: string; name: string; version: string; path: string | null }): string {
   return `${p.type}\u0000${p.name}\u0000${p.version}\u0000${p.path ?? ''}`;
@@ -170,10 +174,14 @@ async function matchWithCache(db: Db, packages: ImagePackage[], distro: DistroIn
   return packages.map((p) => cache.get(cacheKey(distro, p))!);
 }
 
-/** The findings an image's packages should have now, keyed by finding key. */
-async function desiredFindings(db: Db, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache) {
-  const matches = await matchWithCache(db, packages, distro, exclusions, cache);
-  const desired = new Map<string, { pkg: ImagePackage; match: PackageMatch }>();
+/**
+ * The findings an image's packages should have now, keyed by finding key. Go matches pass the reachability and
+ * confidence step after the shared cache: what it decides depends on the image's binary, not only the package.
+ */
+async function desiredFindings(db: Db, scope: { account_name: string; image_digest: string }, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache) {
+  const raw = await matchWithCache(db, packages, distro, exclusions, cache);
+  const { matches } = await refineGoMatches(db, packages, raw, (pkg) => readGoSymbols(db, scope.account_name, scope.image_digest, pkg as ImagePackage));
+  const desired = new Map<string, { pkg: ImagePackage; match: ConfidentMatch }>();
   packages.forEach((pkg, i) => {
     for (const match of matches[i]!) desired.set(findingKey(match.vulnId, pkg), { pkg, match });
   });
@@ -197,9 +205,9 @@ export async function refreshImageFindings(db: Db, accountName: string, digest: 
   const fresh = options.packages !== undefined && options.packagesAsOf === image.analyzed_at;
   let packages = fresh ? options.packages! : await loadImagePackages(db, accountName, digest, options.onlyKeys ? options.candidateNames : undefined);
   if (options.onlyKeys) packages = packages.filter((p) => packageHitsKeys(p, distro, options.onlyKeys!));
-  const desired = await desiredFindings(db, packages, distro, exclusions, options.cache);
-
   const scope = { account_name: accountName, image_digest: digest };
+  const desired = await desiredFindings(db, scope, packages, distro, exclusions, options.cache);
+
   let existing: FindingRow[];
   if (options.onlyKeys) {
     const inScope = new Set(packages.map(packageIdentity));
@@ -216,7 +224,7 @@ async function writeDiff(
   db: Db,
   scope: { account_name: string; image_digest: string },
   existing: FindingRow[],
-  desired: Map<string, { pkg: ImagePackage; match: PackageMatch }>,
+  desired: Map<string, { pkg: ImagePackage; match: ConfidentMatch }>,
   now: string,
 ): Promise<FindingsDiff> {
   const diff: FindingsDiff = { added: [], updated: [], removed: [] };
@@ -236,6 +244,7 @@ async function writeDiff(
       matched_by: match.matchedBy,
       fix_state: match.fixState,
       fixed_in: JSON.stringify(match.fixedIn),
+      confidence: match.confidence,
     };
     const before = byKey.get(key);
     if (!before) {
@@ -245,9 +254,12 @@ async function writeDiff(
       const fixObserved = before.fix_observed_at ?? (row.fix_state === 'fixed' ? now : null);
       await db('image_vulnerabilities').where({ ...scope, finding_key: key }).update({ ...row, fix_observed_at: fixObserved, last_updated: now });
       diff.updated.push(changeOf(row));
-    } else if (before.matched_by !== row.matched_by || before.matched_name !== row.matched_name) {
-      // How it matched is an explanation, not a change a vuln_update subscriber is told about.
-      await db('image_vulnerabilities').where({ ...scope, finding_key: key }).update({ matched_name: row.matched_name, matched_by: row.matched_by });
+    } else if (before.matched_by !== row.matched_by || before.matched_name !== row.matched_name || before.confidence !== row.confidence) {
+      // How it matched, and a record reviewed since (or un-reviewed), explain a finding: neither is a change
+      // upstream's vuln_update notification can express, so subscribers are not told.
+      await db('image_vulnerabilities')
+        .where({ ...scope, finding_key: key })
+        .update({ matched_name: row.matched_name, matched_by: row.matched_by, confidence: row.confidence, last_updated: now });
     }
   }
   const gone = existing.filter((f) => !desired.has(f.finding_key));

@@ -8,6 +8,7 @@ import { applicableAnnotation, listAnnotations, type AnnotationRecord } from './
 import { storedFindings, type FindingRow } from './findings.js';
 import type { MatchedBy } from './match-explain.js';
 import type { FixState } from './match-package.js';
+import type { Confidence } from './go-reachability.js';
 import { detailsKey, epssOf, isKev, loadEnrichment, loadVulnerabilityDetails, type Enrichment, type VulnerabilityDetails } from './vuln-details.js';
 
 export type VulnType = 'os' | 'non-os' | 'all';
@@ -33,6 +34,7 @@ export interface MatchedVulnerability {
   fixState: FixState;
   fixedIn: string[];
   matchedBy: MatchedBy;
+  confidence: Confidence;
   detectedAt?: string;
   fixObservedAt?: string | null;
 }
@@ -54,6 +56,7 @@ export function fromFinding(f: FindingRow): MatchedVulnerability {
     fixState: f.fix_state,
     fixedIn: JSON.parse(f.fixed_in) as string[],
     matchedBy: f.matched_by,
+    confidence: f.confidence,
     detectedAt: f.detected_at,
     fixObservedAt: f.fix_observed_at,
   };
@@ -91,6 +94,7 @@ export function packageVulnerability(
     epss: epssOf(details, enrichment),
     aliases: details?.aliases ?? [],
     matched_by: m.matchedBy,
+    confidence: m.confidence,
     ...(annotation ? { annotation_status: annotation.status, annotation_uuid: annotation.uuid } : {}),
   };
 }
@@ -110,16 +114,20 @@ export async function describeMatches(db: Db, matches: MatchedVulnerability[], o
   });
 }
 
-/** The image's stored findings of a type; `vendorOnly` leaves out what the distribution will not fix. */
+/**
+ * The image's stored findings of a type; `vendorOnly` leaves out what the distribution will not fix, `confidence`
+ * keeps only findings of that confidence.
+ */
 export async function imageVulnerabilities(
   db: Db,
   accountName: string,
   digest: string,
-  options: ReportOptions & { vulnType: VulnType; vendorOnly: boolean },
+  options: ReportOptions & { vulnType: VulnType; vendorOnly: boolean; confidence?: Confidence },
 ): Promise<PackageVulnerabilityItem[]> {
   const findings = (await storedFindings(db, accountName, digest))
     .filter((f) => ofVulnType(f.package_type, options.vulnType))
-    .filter((f) => !(options.vendorOnly && f.fix_state === 'wont-fix'));
+    .filter((f) => !(options.vendorOnly && f.fix_state === 'wont-fix'))
+    .filter((f) => options.confidence === undefined || f.confidence === options.confidence);
   const annotations = await listAnnotations(db, accountName, digest);
   return describeMatches(db, findings.map(fromFinding), options, annotations);
 }

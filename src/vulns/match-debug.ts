@@ -8,6 +8,8 @@ import { distroOf, loadImagePackages, type ImagePackage } from './findings.js';
 import { OWNED_BY_OS_PACKAGE, suppressionReasons, type MatchedBy, type SuppressedCandidate, type SuppressionReason } from './match-explain.js';
 import { loadExclusions, matchPackages, type PackageMatch } from './match-package.js';
 import { OS_PACKAGE_TYPES } from './image-report.js';
+import { NOT_REACHABLE, refineGoMatches } from './go-reachability.js';
+import { readGoSymbols } from '../images/store.js';
 
 export interface MatchDebugEntry {
   vuln: string;
@@ -62,13 +64,20 @@ export async function imageMatchDebug(db: Db, accountName: string, digest: strin
   const exclusions = await loadExclusions(db);
 
   const suppressedLists: SuppressedCandidate[][] = [];
-  const matchLists = await matchPackages(db, packages, distro, exclusions, suppressedLists);
+  const candidates = await matchPackages(db, packages, distro, exclusions, suppressedLists);
+  // The Go step after matching, as findings.ts runs it: matches whose named symbols the binary lacks drop out.
+  const refined = await refineGoMatches(db, packages, candidates, (pkg) => readGoSymbols(db, accountName, digest, pkg as ImagePackage));
   const matches: MatchDebugEntry[] = [];
   const suppressed: MatchDebugEntry[] = [];
   packages.forEach((p, i) => {
-    for (const m of matchLists[i]!) matches.push(matchEntry(p, m));
+    for (const m of refined.matches[i]!) matches.push(matchEntry(p, m));
     for (const s of suppressedLists[i]!) suppressed.push(suppressedEntry(p, s));
   });
+  for (const s of refined.suppressed) {
+    const m = candidates[s.packageIndex]!.find((c) => c.vulnId === s.vulnId && c.feed === s.feed)!;
+    const detail = 'none of the packages and symbols the advisory names is in the binary';
+    suppressed.push(suppressedEntry(packages[s.packageIndex]!, { vulnId: m.vulnId, feed: m.feed, group: m.group, matchedName: m.matchedName, reason: NOT_REACHABLE.reason, detail }));
+  }
 
   // Owned language packages are not looked up in their feed at all; look them up here, as if nobody owned them.
   const owned = packages.filter((p) => p.owner && !OS_PACKAGE_TYPES.has(p.type));

@@ -8,6 +8,7 @@ import type { Db } from '../db/index.js';
 import { readSbomPackages, type SbomReadResult } from '../images/sbom/index.js';
 import { describeMatches, type MatchedVulnerability, type PackageVulnerabilityItem } from './image-report.js';
 import { matchPackages } from './match-package.js';
+import { refineGoMatches } from './go-reachability.js';
 
 export interface SbomScanResult {
   sbom_id: string;
@@ -23,7 +24,8 @@ export function sbomId(document: unknown): string {
 /** The findings of packages already read from an SBOM; `vendorOnly` leaves out what the distribution will not fix. */
 export async function scanSbomPackages(db: Db, read: SbomReadResult, options: { includeDescription: boolean; vendorOnly: boolean }): Promise<PackageVulnerabilityItem[]> {
   const packages = read.packages;
-  const matches = await matchPackages(db, packages, read.distro);
+  // An SBOM carries no symbol table: Go findings get their confidence, reachability stays unknown.
+  const { matches } = await refineGoMatches(db, packages, await matchPackages(db, packages, read.distro), async () => undefined);
   const found: MatchedVulnerability[] = [];
   packages.forEach((p, i) => {
     for (const m of matches[i]!) {
@@ -40,6 +42,7 @@ export async function scanSbomPackages(db: Db, read: SbomReadResult, options: { 
         fixState: m.fixState,
         fixedIn: m.fixedIn,
         matchedBy: m.matchedBy,
+        confidence: m.confidence,
       });
     }
   });

@@ -20,6 +20,7 @@ import * as m018 from './018_deployment_history.js';
 import * as m019 from './019_package_owner.js';
 import * as m020 from './020_finding_matched_by.js';
 import * as m021 from './021_distro_release_keys.js';
+import * as m022 from './022_go_precision.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '019_package_owner': m019,
   '020_finding_matched_by': m020,
   '021_distro_release_keys': m021,
+  '022_go_precision': m022,
 };

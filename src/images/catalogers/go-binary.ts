@@ -11,11 +11,17 @@
  * Packages: the main module (version `(devel)` when built from a working tree), every dependency (a replacement
  * by another module version is reported as that module; a local-directory replacement keeps the required path
  * and version and is flagged in metadata), and the Go standard library as `stdlib` at the toolchain version.
+ *
+ * Symbols: each module package carries `goSymbols`, the functions of its packages found in the binary's pclntab
+ * (go-symbols.ts), stored beside the package for reachability checks; not metadata, so listings and SBOMs stay
+ * as they were.
  */
 import type { CatalogedPackage, Cataloger } from '../model.js';
 import { cpe23, purl } from '../identifiers.js';
 import { readGoBuildInfo, type GoBuildInfo } from './go-buildinfo.js';
 import type { GoModule } from './go-modinfo.js';
+import { readGoFunctionNames } from './go-pclntab.js';
+import { goSymbolIndexes, STDLIB_MODULE, type GoSymbolIndex } from './go-symbols.js';
 
 const BINARY_DIRS = ['/bin/', '/sbin/', '/usr/bin/', '/usr/sbin/', '/usr/local/bin/', '/usr/local/sbin/', '/go/bin/', '/root/go/bin/'];
 const APPLICATION_DIRS = ['/opt/', '/app/'];
@@ -45,11 +51,12 @@ export const goBinaryCataloger: Cataloger = {
   matches: isGoBinaryCandidate,
   parse(path: string, content: Buffer): CatalogedPackage[] {
     const info = readGoBuildInfo(content);
-    return info ? goPackages(path, info) : [];
+    return info ? goPackages(path, info, readGoFunctionNames(content)) : [];
   },
 };
 
-export function goPackages(path: string, info: GoBuildInfo): CatalogedPackage[] {
+/** `functionNames` (from the pclntab) give each package its symbol index; without them reachability is unknown. */
+export function goPackages(path: string, info: GoBuildInfo, functionNames?: readonly string[]): CatalogedPackage[] {
   const common = {
     goVersion: info.goVersion,
     ...(info.main ? { mainModule: info.main.path } : {}),
@@ -71,7 +78,19 @@ export function goPackages(path: string, info: GoBuildInfo): CatalogedPackage[] 
   for (const dep of info.deps) packages.push(goModulePackage(path, dep, common));
   const stdlib = stdlibPackage(path, info, common);
   if (stdlib) packages.push(stdlib);
+  if (functionNames) attachSymbols(packages, info, functionNames);
   return packages;
+}
+
+/** Symbols are indexed by the module path as imported: a replacement changes where code comes from, not its import paths. */
+function attachSymbols(packages: CatalogedPackage[], info: GoBuildInfo, functionNames: readonly string[]): void {
+  const modules = [...(info.main ? [info.main] : []), ...info.deps];
+  const indexes = goSymbolIndexes(functionNames, modules.map((m) => m.path));
+  const byPackage: (GoSymbolIndex | undefined)[] = [...modules.map((m) => indexes.get(m.path)), indexes.get(STDLIB_MODULE)];
+  packages.forEach((p, i) => {
+    const index = byPackage[i];
+    if (index) p.goSymbols = index;
+  });
 }
 
 /** A replacement is a local directory (not a module version) when its path is a file path. */

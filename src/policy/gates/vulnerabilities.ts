@@ -110,6 +110,8 @@ interface PackageRule {
   epssOp: string;
   epssScore: number | undefined;
   epssPercentile: number | undefined;
+  /** `all`, or only findings of this confidence (vulns/go-reachability.ts). */
+  confidence: string;
 }
 
 function packageRule(params: TriggerParams, now: Date): PackageRule {
@@ -139,6 +141,7 @@ function packageRule(params: TriggerParams, now: Date): PackageRule {
     epssOp: params.epss_score_comparison ?? '>=',
     epssScore: numberParam(params, 'epss_score'),
     epssPercentile: numberParam(params, 'epss_percentile'),
+    confidence: params.confidence ?? 'all',
   };
 }
 
@@ -190,6 +193,8 @@ function packageRuleMatches(item: PackageVulnerabilityItem, rule: PackageRule): 
   if (rule.kev !== undefined && rule.kev !== item.is_kev) return false;
   if (rule.epssScore !== undefined && !compareNumbers(rule.epssOp, maxEpss(item, 'epss'), rule.epssScore)) return false;
   if (rule.epssPercentile !== undefined && !compareNumbers(rule.epssOp, maxEpss(item, 'percentile'), rule.epssPercentile)) return false;
+  // A finding without the field (an older stored evaluation input) counts as high.
+  if (rule.confidence !== 'all' && rule.confidence !== (item.confidence ?? 'high')) return false;
   return true;
 }
 
@@ -416,6 +421,14 @@ export const vulnerabilitiesGate: GateDefinition = {
           description: "EPSS percentile (0-1) the vulnerability's percentile is compared with.",
           required: false,
           validator: floatString,
+        },
+        {
+          name: 'confidence',
+          description:
+            'Which findings to consider by confidence: all (the default), high, or low (from advisories their publisher has not reviewed, such as unreviewed Go advisories).',
+          required: false,
+          example: 'high',
+          validator: enumString(['all', 'high', 'low']),
         },
       ],
       evaluate: evaluatePackage,

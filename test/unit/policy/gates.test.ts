@@ -151,6 +151,7 @@ describe('gate definitions', () => {
         'epss_score_comparison',
         'epss_score',
         'epss_percentile',
+        'confidence',
       ].sort(),
     );
   });

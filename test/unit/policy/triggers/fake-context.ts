@@ -114,6 +114,7 @@ export function finding(overrides: Partial<PackageVulnerabilityItem> = {}): Pack
     epss: [],
     aliases: [],
     matched_by: 'package',
+    confidence: 'high',
   };
   return { ...base, ...overrides };
 }

@@ -277,6 +277,24 @@ describe('vulnerabilities/package: EPSS', () => {
   });
 });
 
+describe('vulnerabilities/package: confidence (Vigil addition)', () => {
+  const findings = [finding({ vuln: 'REVIEWED', confidence: 'high' }), finding({ vuln: 'UNREVIEWED', confidence: 'low' })];
+
+  it('takes every finding by default and with all', async () => {
+    expect(await firedIds(findings, {})).toEqual(['REVIEWED', 'UNREVIEWED']);
+    expect(await firedIds(findings, { confidence: 'all' })).toEqual(['REVIEWED', 'UNREVIEWED']);
+  });
+  it('high and low select by the finding\'s confidence', async () => {
+    expect(await firedIds(findings, { confidence: 'high' })).toEqual(['REVIEWED']);
+    expect(await firedIds(findings, { confidence: 'low' })).toEqual(['UNREVIEWED']);
+  });
+  it('is validated as an enum', () => {
+    const param = vulnerabilitiesGate.triggers.find((t) => t.name === 'package')!.params.find((p) => p.name === 'confidence')!;
+    expect(param.validator.check('low')).toBeUndefined();
+    expect(param.validator.check('medium')).toMatch(/must be one of all, high, low/);
+  });
+});
+
 describe('vulnerabilities/package: trigger ids and messages', () => {
   async function one(item: PackageVulnerabilityItem) {
     const fired = await fire('package', { vulnerabilities: [item] }, { package_type: 'all' });
