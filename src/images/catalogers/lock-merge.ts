@@ -10,11 +10,13 @@ export function mergeLockedIntoInstalled(
   isLockLocation: (path: string) => boolean,
   key: (p: CatalogedPackage) => string,
 ): CatalogedPackage[] {
+  // Decided before merging: a merge adds a lock file to an installed package's locations.
+  const fromLock = new Set(packages.filter((p) => p.locations.some(isLockLocation)));
   const installed = new Map<string, CatalogedPackage>();
-  for (const p of packages) if (!p.locations.some(isLockLocation)) installed.set(key(p), p);
+  for (const p of packages) if (!fromLock.has(p)) installed.set(key(p), p);
   const kept: CatalogedPackage[] = [];
   for (const p of packages) {
-    const twin = p.locations.some(isLockLocation) ? installed.get(key(p)) : undefined;
+    const twin = fromLock.has(p) ? installed.get(key(p)) : undefined;
     if (!twin) kept.push(p);
     else for (const location of p.locations) if (!twin.locations.includes(location)) twin.locations.push(location);
   }
