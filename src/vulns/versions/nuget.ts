@@ -10,6 +10,7 @@
  */
 import type { VersionComparator } from './comparator.js';
 import { compareCodeUnits, compareDigitStrings, compareParsedOrInvalidFirst } from './compare-primitives.js';
+import { comparePrerelease } from './semver-precedence.js';
 
 interface NuGetVersion {
   /** Four digit strings. */
@@ -27,14 +28,8 @@ export function parseNuGetVersion(version: string): NuGetVersion | null {
   return { numbers: [m[1]!, m[2] ?? '0', m[3] ?? '0', m[4] ?? '0'], labels: m[5] === undefined ? [] : m[5].split('.') };
 }
 
-const NUMERIC = /^[0-9]+$/;
-
-function compareLabel(a: string, b: string): number {
-  const aNumeric = NUMERIC.test(a);
-  const bNumeric = NUMERIC.test(b);
-  if (aNumeric && bNumeric) return compareDigitStrings(a, b);
-  if (aNumeric !== bNumeric) return aNumeric ? -1 : 1;
-  // Ordinal ignoring case, as StringComparer.OrdinalIgnoreCase compares (upper-cased code units).
+/** Ordinal ignoring case, as StringComparer.OrdinalIgnoreCase compares (upper-cased code units). */
+function compareIgnoringCase(a: string, b: string): number {
   return compareCodeUnits(a.toUpperCase(), b.toUpperCase());
 }
 
@@ -43,13 +38,7 @@ function compareParsed(a: NuGetVersion, b: NuGetVersion): number {
     const c = compareDigitStrings(a.numbers[i]!, b.numbers[i]!);
     if (c !== 0) return c;
   }
-  if (a.labels.length === 0 || b.labels.length === 0) return a.labels.length === b.labels.length ? 0 : a.labels.length === 0 ? 1 : -1;
-  const shared = Math.min(a.labels.length, b.labels.length);
-  for (let i = 0; i < shared; i++) {
-    const c = compareLabel(a.labels[i]!, b.labels[i]!);
-    if (c !== 0) return c;
-  }
-  return a.labels.length - b.labels.length;
+  return comparePrerelease(a.labels, b.labels, compareIgnoringCase);
 }
 
 export function compareNuGetVersions(a: string, b: string): number {
