@@ -101,7 +101,8 @@ export function lookupTarget(pkg: MatchablePackage, distro: DistroInfo | undefin
     case 'nuget':
       return languageTarget('nuget', pkg.name, nugetComparator);
     case 'composer':
-      return languageTarget('packagist', pkg.name, composerComparator);
+      // A branch install (`dev-main`) names no release: every range would call it older than any version.
+      return composerComparator.isValid(pkg.version) ? languageTarget('packagist', pkg.name, composerComparator) : undefined;
     default:
       return undefined;
   }

@@ -86,8 +86,8 @@ function purlFor(type: PackageType, name: string, version: string, origin: strin
       case 'nuget':
         return buildPurl('nuget', undefined, name, version);
       case 'composer': {
-        const [vendor, project] = name.toLowerCase().split('/', 2);
-        return project ? buildPurl('composer', vendor, project, version) : buildPurl('composer', undefined, name.toLowerCase(), version);
+        const [vendor, project] = name.split('/', 2);
+        return project ? buildPurl('composer', vendor, project, version) : buildPurl('composer', undefined, name, version);
       }
     }
   } catch {
@@ -135,7 +135,9 @@ export function toCatalogedPackage(facts: PackageFacts, distro: DistroInfo | und
     );
     return undefined;
   }
-  const name = withGroup(type, facts.name, facts.group);
+  const grouped = withGroup(type, facts.name, facts.group);
+  // Composer names are lower-case (Composer lower-cases them on install), as the cataloger lists them.
+  const name = type === 'composer' ? grouped.toLowerCase() : grouped;
   const fromPurl = originFromPurl(type, parsed, name);
   const origin = facts.origin || (type === 'java' ? facts.group : undefined) || fromPurl.origin;
   const sourceVersion = facts.sourceVersion || (facts.origin ? undefined : fromPurl.sourceVersion);

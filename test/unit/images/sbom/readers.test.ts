@@ -450,13 +450,14 @@ describe('readSbomPackages: malformed documents', () => {
 });
 
 describe('readSbomPackages: Rust, .NET and PHP packages', () => {
-  it("reads syft's rust-crate, dotnet and php-composer artifacts", () => {
+  it("reads syft's rust-crate, dotnet and php-composer artifacts, Composer names lower-cased", () => {
     const artifact = (name: string, version: string, type: string, purl: string) => ({ id: name, name, version, type, foundBy: `${type}-cataloger`, locations: [], licenses: [], language: '', cpes: [], purl });
     const result = readSbomPackages({
       artifacts: [
         artifact('hyper', '0.14.10', 'rust-crate', 'pkg:cargo/hyper@0.14.10'),
         artifact('Newtonsoft.Json', '13.0.1', 'dotnet', 'pkg:nuget/Newtonsoft.Json@13.0.1'),
-        artifact('guzzlehttp/psr7', '2.4.1', 'php-composer', 'pkg:composer/guzzlehttp/psr7@2.4.1'),
+        // An older registry's capitals: Composer itself lower-cases names.
+        artifact('GuzzleHttp/Psr7', '2.4.1', 'php-composer', 'pkg:composer/guzzlehttp/psr7@2.4.1'),
       ],
       source: { type: 'image', metadata: { userInput: 'shop:1' } },
       distro: {},
