@@ -634,7 +634,7 @@ export interface paths {
             header?: never;
             path: {
                 /** @description os covers dpkg, apk and rpm packages; java and files have their own routes. */
-                content_type: "os" | "npm" | "gem" | "python" | "go";
+                content_type: "os" | "npm" | "gem" | "python" | "go" | "rust" | "nuget" | "composer";
                 image_digest: components["parameters"]["ImageDigest"];
             };
             cookie?: never;
@@ -4838,7 +4838,7 @@ export interface components {
             purl: string;
             /** @description Installed size in bytes, when the package database records it. */
             size?: string;
-            /** @description dpkg, apk, rpm, npm, python, gem, java or go. */
+            /** @description dpkg, apk, rpm, npm, python, gem, java, go, rust, nuget or composer. */
             type: string;
             version: string;
         };
@@ -7409,7 +7409,7 @@ export interface operations {
             };
             path: {
                 /** @description os covers dpkg, apk and rpm packages; java and files have their own routes. */
-                content_type: "os" | "npm" | "gem" | "python" | "go";
+                content_type: "os" | "npm" | "gem" | "python" | "go" | "rust" | "nuget" | "composer";
                 image_digest: components["parameters"]["ImageDigest"];
             };
             cookie?: never;
@@ -12321,7 +12321,7 @@ export interface operations {
                 limit?: number;
                 name: string;
                 /** @description In any case (upstream declares a free string). */
-                package_type?: "dpkg" | "apk" | "rpm" | "npm" | "python" | "gem" | "java" | "go";
+                package_type?: "dpkg" | "apk" | "rpm" | "npm" | "python" | "gem" | "java" | "go" | "rust" | "nuget" | "composer";
                 page?: number;
                 version?: string;
             };

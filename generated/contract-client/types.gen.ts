@@ -714,7 +714,7 @@ export type PackageContent = {
      */
     size?: string;
     /**
-     * dpkg, apk, rpm, npm, python, gem, java or go.
+     * dpkg, apk, rpm, npm, python, gem, java, go, rust, nuget or composer.
      */
     type: string;
     /**
@@ -7316,7 +7316,7 @@ export type GetImageContentByTypeData = {
         /**
          * os covers dpkg, apk and rpm packages; java and files have their own routes.
          */
-        content_type: 'os' | 'npm' | 'gem' | 'python' | 'go';
+        content_type: 'os' | 'npm' | 'gem' | 'python' | 'go' | 'rust' | 'nuget' | 'composer';
     };
     query?: never;
     url: '/images/{image_digest}/content/{content_type}';
@@ -8758,7 +8758,7 @@ export type QueryImagesByPackageData = {
         /**
          * In any case (upstream declares a free string).
          */
-        package_type?: 'dpkg' | 'apk' | 'rpm' | 'npm' | 'python' | 'gem' | 'java' | 'go';
+        package_type?: 'dpkg' | 'apk' | 'rpm' | 'npm' | 'python' | 'gem' | 'java' | 'go' | 'rust' | 'nuget' | 'composer';
         version?: string;
         page?: number;
         limit?: number;

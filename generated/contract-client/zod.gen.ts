@@ -3211,7 +3211,10 @@ export const zGetImageContentByTypePath = z.object({
         'npm',
         'gem',
         'python',
-        'go'
+        'go',
+        'rust',
+        'nuget',
+        'composer'
     ])
 });
 
@@ -3627,7 +3630,10 @@ export const zQueryImagesByPackageQuery = z.object({
         'python',
         'gem',
         'java',
-        'go'
+        'go',
+        'rust',
+        'nuget',
+        'composer'
     ]).optional(),
     version: z.string().max(256).optional(),
     page: z.int().gte(1).lte(2147483647).optional().default(1),

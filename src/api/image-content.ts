@@ -38,6 +38,9 @@ const CONTENT_TYPES: Record<string, { display: string; types: string[] }> = {
   python: { display: 'Python Packages', types: ['python'] },
   java: { display: 'Java Packages', types: ['java'] },
   go: { display: 'Go Modules', types: ['go'] },
+  rust: { display: 'Rust Crates', types: ['rust'] },
+  nuget: { display: 'NuGet Packages', types: ['nuget'] },
+  composer: { display: 'PHP Composer Packages', types: ['composer'] },
 };
 
 const METADATA_TYPES = ['manifest', 'docker_history', 'dockerfile'] as const;

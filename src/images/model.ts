@@ -6,7 +6,7 @@ import type { GoSymbolIndex } from './catalogers/go-symbols.js';
  */
 
 /** Package types as the API names them (content types `os` covers dpkg, apk and rpm). */
-export type PackageType = 'dpkg' | 'apk' | 'rpm' | 'npm' | 'python' | 'gem' | 'java' | 'go';
+export type PackageType = 'dpkg' | 'apk' | 'rpm' | 'npm' | 'python' | 'gem' | 'java' | 'go' | 'rust' | 'nuget' | 'composer';
 
 export const OS_PACKAGE_TYPES: readonly PackageType[] = ['dpkg', 'apk', 'rpm'];
 

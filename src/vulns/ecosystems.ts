@@ -6,11 +6,13 @@
 import type { DistroInfo } from '../images/model.js';
 import { normalizePackageName } from './package-names.js';
 import { apkComparator } from './versions/apk.js';
+import { composerComparator } from './versions/composer.js';
 import type { VersionComparator } from './versions/comparator.js';
 import { dpkgComparator } from './versions/dpkg.js';
 import { gemComparator } from './versions/gem.js';
 import { goComparator } from './versions/go.js';
 import { mavenComparator } from './versions/maven.js';
+import { nugetComparator } from './versions/nuget.js';
 import { pep440Comparator } from './versions/pep440.js';
 import { rpmComparator } from './versions/rpm.js';
 import { semverComparator } from './versions/semver.js';
@@ -123,6 +125,13 @@ export function lookupTarget(pkg: MatchablePackage, distro: DistroInfo | undefin
       return pkg.origin ? languageTarget('maven', `${pkg.origin}:${pkg.name}`, mavenComparator) : undefined;
     case 'go':
       return languageTarget('go', pkg.name, goComparator);
+    case 'rust':
+      return languageTarget('crates.io', pkg.name, semverComparator);
+    case 'nuget':
+      return languageTarget('nuget', pkg.name, nugetComparator);
+    case 'composer':
+      // A branch install (`dev-main`) names no release: every range would call it older than any version.
+      return composerComparator.isValid(pkg.version) ? languageTarget('packagist', pkg.name, composerComparator) : undefined;
     default:
       return undefined;
   }
@@ -147,6 +156,8 @@ const ECOSYSTEM_COMPARATORS: Record<string, VersionComparator> = {
   go: goComparator,
   maven: mavenComparator,
   rubygems: gemComparator,
+  nuget: nugetComparator,
+  packagist: composerComparator,
 };
 
 export function comparatorForEcosystem(ecosystem: string): VersionComparator | undefined {

@@ -14,6 +14,7 @@ export function normalizePackageName(ecosystem: string, name: string): string {
     case 'rubygems':
     case 'crates.io':
     case 'nuget':
+    case 'packagist':
       return name.toLowerCase();
     default:
       // Distro package names, Go module paths and Maven group:artifact coordinates are case-sensitive as given.

@@ -50,6 +50,8 @@ const PACKAGE_TYPES: Record<string, string> = {
   maven: 'java',
   rubygems: 'gem',
   'crates.io': 'rust',
+  nuget: 'nuget',
+  packagist: 'composer',
 };
 
 /** Candidate index names: the package as given, lower-cased (npm, gems) and PEP 503-normalised (PyPI). */

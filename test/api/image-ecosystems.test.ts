@@ -8,7 +8,8 @@
  *  2. runtimes: an rpm database written by rpm itself, Python dist-info and egg-info (directory and single-file
  *     forms) in /usr/lib/python3/dist-packages, Ruby gemspecs (including a default gem and a platform gem);
  *  3. app: /app with node_modules (scoped, nested, npm's hidden lockfile) and package-lock.json v3, a war with
- *     jars in WEB-INF/lib at /opt/app, and a Go binary built here at /usr/local/bin;
+ *     jars in WEB-INF/lib at /opt/app, a Go binary built here at /usr/local/bin, and a Rust service's Cargo.lock,
+ *     an ASP.NET app's deps.json and a PHP app's composer.lock under /srv;
  *  4. changes: `npm uninstall left-pad` (a whiteout of its directory and a rewritten lock file) and
  *     `pip install -U requests` (a whiteout of the old dist-info and the new one), so the final view must win.
  *
@@ -40,6 +41,7 @@ import {
   type GoBinaryFixture,
 } from '../support/ecosystem-fixtures.js';
 import { client, json, raw } from '../support/http.js';
+import { CARGO_LOCK, COMPOSER_LOCK, aspNetDepsJson } from '../support/language-fixtures.js';
 import { buildImage, dockerArchiveTar, type BuiltImage, type FileSpec } from '../support/image-builder.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -51,6 +53,9 @@ const DIST_PACKAGES = 'usr/lib/python3/dist-packages';
 const GEM_SPECS = 'usr/lib/ruby/gems/3.1.0/specifications';
 const GO_BINARY_PATH = '/usr/local/bin/vigil-agent';
 const WAR_PATH = '/opt/app/webapp.war';
+const CARGO_LOCK_PATH = '/srv/api/Cargo.lock';
+const DEPS_JSON_PATH = '/srv/web/WebShop.deps.json';
+const COMPOSER_LOCK_PATH = '/srv/php/composer.lock';
 
 let server: TestServer | undefined;
 let registry: TestRegistry | undefined;
@@ -263,6 +268,10 @@ function buildLayers(goBinary: Buffer, rpmSqlite: Buffer): FileSpec[][] {
     { path: WAR_PATH.slice(1), content: war },
     dir('usr/local/bin'),
     { path: GO_BINARY_PATH.slice(1), content: goBinary, mode: 0o755 },
+    dir('srv'),
+    { path: CARGO_LOCK_PATH.slice(1), content: CARGO_LOCK },
+    { path: DEPS_JSON_PATH.slice(1), content: aspNetDepsJson() },
+    { path: COMPOSER_LOCK_PATH.slice(1), content: COMPOSER_LOCK },
   ];
 
   const changes: FileSpec[] = [
@@ -424,10 +433,32 @@ function expectedGo(fixture: GoBinaryFixture): Expected[] {
   ].map((p) => ({ ...p, type: 'go' as const, location: GO_BINARY_PATH }));
 }
 
+/** Third-party crates, NuGet packages and Composer packages (dev ones too) of the lock files and deps.json. */
+const EXPECTED_LANGUAGES: Expected[] = [
+  ...['bytes@1.5.0', 'hyper@0.14.10', 'smallvec@1.11.2', 'tokio@1.35.1'].map((id) => ({ id, type: 'rust' as const, purl: `pkg:cargo/${id}`, location: CARGO_LOCK_PATH, licenses: [] })),
+  ...['Microsoft.Data.SqlClient@5.1.1', 'Microsoft.Identity.Client@4.47.2', 'Newtonsoft.Json@13.0.1', 'System.Text.Encodings.Web@4.7.1'].map((id) => ({
+    id,
+    type: 'nuget' as const,
+    purl: `pkg:nuget/${id}`,
+    location: DEPS_JSON_PATH,
+    licenses: [],
+  })),
+  ...['guzzlehttp/psr7@2.4.1', 'monolog/monolog@3.5.0', 'phpunit/phpunit@10.5.1', 'symfony/http-foundation@v6.4.0'].map((id) => ({
+    id,
+    type: 'composer' as const,
+    purl: `pkg:composer/${id}`,
+    location: COMPOSER_LOCK_PATH,
+    licenses: [id.startsWith('phpunit') ? 'BSD-3-Clause' : 'MIT'],
+  })),
+].map(({ id, ...p }) => ({ package: id.slice(0, id.lastIndexOf('@')), version: id.slice(id.lastIndexOf('@') + 1), ...p }));
+
+const expectedOf = (type: Expected['type']) => EXPECTED_LANGUAGES.filter((p) => p.type === type);
+
 // ---------------------------------------------------------------------------------------------------------------
 // Reading the API
 
-type PackageType = 'os' | 'npm' | 'gem' | 'python' | 'go';
+type PackageType = 'os' | 'npm' | 'gem' | 'python' | 'go' | 'rust' | 'nuget' | 'composer';
+const LANGUAGE_TYPES = ['rust', 'nuget', 'composer'] as const;
 
 const sortKey = (p: { package: string; version: string; location: string }) => `${p.package}\u0000${p.version}\u0000${p.location}`;
 const sorted = <T extends { package: string; version: string; location: string }>(items: T[]): T[] =>
@@ -512,7 +543,7 @@ describe('an image holding every ecosystem, added by tag from a registry', () =>
     expect(data?.image_id).toBe(image.configDigest);
     expect(data?.image_content?.metadata).toMatchObject({ distro: 'debian', distro_version: '12', arch: 'amd64', layer_count: 4 });
     const types = await client(server!.url).GET('/images/{image_digest}/content', { params: { path: { image_digest: digest } } });
-    expect([...(types.data ?? [])].sort()).toEqual(['files', 'gem', 'go', 'java', 'npm', 'os', 'python']);
+    expect([...(types.data ?? [])].sort()).toEqual(['composer', 'files', 'gem', 'go', 'java', 'npm', 'nuget', 'os', 'python', 'rust']);
   });
 
   it('os: dpkg status and distroless status.d (not their .md5sums, not removed packages) and the rpm database, with source packages as origin', async () => {
@@ -549,6 +580,10 @@ describe('an image holding every ecosystem, added by tag from a registry', () =>
     for (const m of modules) expect(m.metadata).toMatchObject({ goVersion: go!.goVersion, mainModule: go!.mainModule, architecture: 'amd64' });
   });
 
+  it('rust, nuget, composer: the crates of a Cargo.lock, the packages of a deps.json and of a composer.lock', async () => {
+    for (const type of LANGUAGE_TYPES) expect(await packagesOf(digest, type), type).toEqual(sortExpected(expectedOf(type)));
+  });
+
   it('files: exactly the final view of the layers; the Go binary with the sha256 of what was built', async () => {
     const files = await filesOf(digest);
     const names = files.map((f) => f.filename);
@@ -572,6 +607,9 @@ describe('an image holding every ecosystem, added by tag from a registry', () =>
       gem: EXPECTED_GEM.length,
       java: EXPECTED_JAVA.length,
       go: 3,
+      rust: expectedOf('rust').length,
+      nuget: expectedOf('nuget').length,
+      composer: expectedOf('composer').length,
       files: finalPaths(layers).size,
     });
   });
@@ -598,7 +636,7 @@ describe('an image holding every ecosystem, added by tag from a registry', () =>
       expect(await packagesOf(archived, 'gem')).toEqual(sortExpected(EXPECTED_GEM));
       expect(await packagesOf(archived, 'go')).toEqual(sortExpected(expectedGo(go!)));
       // Everything else too (cpes, metadata), compared whole with the registry analysis.
-      for (const type of ['os', 'npm', 'python', 'gem', 'go'] as const) expect(await contentOf(archived, type), type).toEqual(await contentOf(digest, type));
+      for (const type of ['os', 'npm', 'python', 'gem', 'go', ...LANGUAGE_TYPES] as const) expect(await contentOf(archived, type), type).toEqual(await contentOf(digest, type));
       expect(await javaOf(archived)).toEqual(await javaOf(digest));
       expect(await filesOf(archived)).toEqual(await filesOf(digest));
       expect(await summaryOf(archived)).toEqual(await summaryOf(digest));

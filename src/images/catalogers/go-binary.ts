@@ -1,12 +1,8 @@
 /**
  * Go binary cataloger: the modules compiled into Go executables, read from their embedded build info.
  *
- * Which files: the walker gives only a path, and reading every file of an image to look for ELF headers would be
- * wasteful, so the rule is by location. Every file under the conventional executable directories (`/bin/`,
- * `/sbin/`, `/usr/bin/`, `/usr/sbin/`, `/usr/local/bin/`, `/usr/local/sbin/`, `/go/bin/`, `/root/go/bin/`) is
- * examined; under the application trees `/opt/` and `/app/`, which also hold scripts, assets and data, files with
- * a well-known non-executable extension are skipped. Binaries elsewhere (e.g. `/usr/libexec/`, `/home/...`) are
- * out of scope. Non-ELF files are rejected from their first bytes, so a wrong guess costs little.
+ * Which files: those `isExecutableCandidate` picks (executable-paths.ts); non-ELF files are rejected from their
+ * first bytes, so a wrong guess costs little.
  *
  * Packages: the main module (version `(devel)` when built from a working tree), every dependency (a replacement
  * by another module version is reported as that module; a local-directory replacement keeps the required path
@@ -18,37 +14,16 @@
  */
 import type { CatalogedPackage, Cataloger } from '../model.js';
 import { cpe23, purl } from '../identifiers.js';
+import { isExecutableCandidate } from './executable-paths.js';
 import { readGoBuildInfo, type GoBuildInfo } from './go-buildinfo.js';
 import type { GoModule } from './go-modinfo.js';
 import { readGoFunctionNames } from './go-pclntab.js';
 import { goSymbolIndexes, STDLIB_MODULE, type GoSymbolIndex } from './go-symbols.js';
 
-const BINARY_DIRS = ['/bin/', '/sbin/', '/usr/bin/', '/usr/sbin/', '/usr/local/bin/', '/usr/local/sbin/', '/go/bin/', '/root/go/bin/'];
-const APPLICATION_DIRS = ['/opt/', '/app/'];
-const NOT_EXECUTABLE = new RegExp(
-  '\\.(' +
-    [
-      'js', 'mjs', 'cjs', 'ts', 'map', 'json', 'yaml', 'yml', 'toml', 'xml', 'ini', 'conf', 'cfg', 'properties', 'env',
-      'txt', 'md', 'rst', 'html', 'htm', 'css', 'scss', 'svg', 'png', 'jpg', 'jpeg', 'gif', 'ico', 'webp', 'woff',
-      'woff2', 'ttf', 'eot', 'otf', 'pdf', 'csv', 'sql', 'lock', 'log', 'pem', 'crt', 'key',
-      'py', 'pyc', 'pyo', 'pyi', 'rb', 'php', 'pl', 'pm', 'java', 'class', 'jar', 'war', 'ear', 'go', 'mod', 'sum',
-      'c', 'h', 'cc', 'hpp', 'rs', 'sh', 'bash', 'ps1', 'bat',
-      'gz', 'tgz', 'zip', 'tar', 'bz2', 'xz', 'zst', '7z', 'whl', 'egg', 'gem', 'deb', 'rpm', 'apk',
-      'a', 'o', 'pak', 'dat', 'db', 'sqlite', 'mo', 'po', 'gmo', 'tmpl', 'tpl',
-    ].join('|') +
-    ')$',
-  'i',
-);
-
-export function isGoBinaryCandidate(path: string): boolean {
-  if (BINARY_DIRS.some((d) => path.startsWith(d))) return true;
-  return APPLICATION_DIRS.some((d) => path.startsWith(d)) && !NOT_EXECUTABLE.test(path) && !path.includes('/node_modules/');
-}
-
 export const goBinaryCataloger: Cataloger = {
   name: 'go-binary',
   maxFileBytes: 512 * 1024 * 1024,
-  matches: isGoBinaryCandidate,
+  matches: isExecutableCandidate,
   parse(path: string, content: Buffer): CatalogedPackage[] {
     const info = readGoBuildInfo(content);
     return info ? goPackages(path, info, readGoFunctionNames(content)) : [];

@@ -1,6 +1,8 @@
 /** Every cataloger, one per ecosystem, in the order their packages are listed. */
 import type { Cataloger } from '../model.js';
 import { apkCataloger } from './apk.js';
+import { composerCataloger } from './composer.js';
+import { dotnetCataloger } from './dotnet.js';
 import { dpkgCataloger } from './dpkg.js';
 import { gemCataloger } from './gem.js';
 import { goBinaryCataloger } from './go-binary.js';
@@ -8,6 +10,7 @@ import { javaCataloger } from './java.js';
 import { npmCataloger } from './npm.js';
 import { pythonCataloger } from './python.js';
 import { rpmCataloger } from './rpm.js';
+import { rustBinaryCataloger, rustCargoLockCataloger } from './rust.js';
 
 export const ALL_CATALOGERS: readonly Cataloger[] = [
   dpkgCataloger,
@@ -18,4 +21,8 @@ export const ALL_CATALOGERS: readonly Cataloger[] = [
   gemCataloger,
   javaCataloger,
   goBinaryCataloger,
+  rustCargoLockCataloger,
+  rustBinaryCataloger,
+  dotnetCataloger,
+  composerCataloger,
 ];

@@ -4,6 +4,7 @@
  */
 import type { CatalogedPackage, Cataloger } from '../model.js';
 import { parseJsonObject, stringField, withoutUndefined } from './json-object.js';
+import { mergeLockedIntoInstalled } from './lock-merge.js';
 import { parsePackageLock } from './npm-lockfile.js';
 import { isNpmPackageName, npmLicenses, npmPackage, npmPerson, npmRepository } from './npm-package.js';
 
@@ -62,15 +63,5 @@ export const npmCataloger: Cataloger = {
    * A project's lock file lists what its node_modules holds: a lock entry for a package also found installed
    * adds its lock file to that package's locations instead of counting it twice. Lock-only entries stay.
    */
-  finalize(packages) {
-    const installed = new Map<string, CatalogedPackage>();
-    for (const p of packages) if (!p.locations.some(isProjectPackageLock)) installed.set(`${p.name}@${p.version}`, p);
-    const kept: CatalogedPackage[] = [];
-    for (const p of packages) {
-      const twin = p.locations.some(isProjectPackageLock) ? installed.get(`${p.name}@${p.version}`) : undefined;
-      if (!twin) kept.push(p);
-      else for (const location of p.locations) if (!twin.locations.includes(location)) twin.locations.push(location);
-    }
-    return kept;
-  },
+  finalize: (packages) => mergeLockedIntoInstalled(packages, isProjectPackageLock, (p) => `${p.name}@${p.version}`),
 };

@@ -21,6 +21,9 @@ const NAMES: Record<PackageType, TypeNames> = {
   gem: { syft: 'gem', purl: 'gem', language: 'ruby', foundBy: 'gem' },
   java: { syft: 'java-archive', purl: 'maven', language: 'java', foundBy: 'java' },
   go: { syft: 'go-module', purl: 'golang', language: 'go', foundBy: 'go-binary' },
+  rust: { syft: 'rust-crate', purl: 'cargo', language: 'rust', foundBy: 'rust' },
+  nuget: { syft: 'dotnet', purl: 'nuget', language: 'dotnet', foundBy: 'dotnet-deps' },
+  composer: { syft: 'php-composer', purl: 'composer', language: 'php', foundBy: 'php-composer' },
 };
 
 function isPackageType(type: string): type is PackageType {

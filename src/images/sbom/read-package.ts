@@ -18,7 +18,7 @@ export interface PackageFacts {
   name: string;
   /**
    * A namespace the document keeps apart from the name (CycloneDX `group`): Maven's group is Vigil's origin, while
-   * npm scopes and Go module paths belong in the name (cyclonedx-npm and cdxgen split them off).
+   * npm scopes, Go module paths and Composer vendors belong in the name (cyclonedx-npm and cdxgen split them off).
    */
   group?: string;
   version: string;
@@ -81,6 +81,14 @@ function purlFor(type: PackageType, name: string, version: string, origin: strin
         const moduleVersion = version === '(devel)' ? undefined : version;
         return buildPurl('golang', slash > 0 ? name.slice(0, slash) : undefined, slash > 0 ? name.slice(slash + 1) : name, moduleVersion);
       }
+      case 'rust':
+        return buildPurl('cargo', undefined, name, version);
+      case 'nuget':
+        return buildPurl('nuget', undefined, name, version);
+      case 'composer': {
+        const [vendor, project] = name.split('/', 2);
+        return project ? buildPurl('composer', vendor, project, version) : buildPurl('composer', undefined, name, version);
+      }
     }
   } catch {
     return ''; // a name purl cannot hold: the package is still worth importing
@@ -105,7 +113,7 @@ function originFromPurl(type: PackageType, purl: PackageURL | undefined, name: s
 }
 
 function withGroup(type: PackageType, name: string, group: string | undefined): string {
-  if (!group || !(type === 'npm' || type === 'go') || name.startsWith(`${group}/`)) return name;
+  if (!group || !(type === 'npm' || type === 'go' || type === 'composer') || name.startsWith(`${group}/`)) return name;
   return `${group}/${name}`;
 }
 
@@ -127,7 +135,9 @@ export function toCatalogedPackage(facts: PackageFacts, distro: DistroInfo | und
     );
     return undefined;
   }
-  const name = withGroup(type, facts.name, facts.group);
+  const grouped = withGroup(type, facts.name, facts.group);
+  // Composer names are lower-case (Composer lower-cases them on install), as the cataloger lists them.
+  const name = type === 'composer' ? grouped.toLowerCase() : grouped;
   const fromPurl = originFromPurl(type, parsed, name);
   const origin = facts.origin || (type === 'java' ? facts.group : undefined) || fromPurl.origin;
   const sourceVersion = facts.sourceVersion || (facts.origin ? undefined : fromPurl.sourceVersion);

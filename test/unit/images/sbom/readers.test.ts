@@ -293,9 +293,9 @@ describe('readSbomPackages: CycloneDX 1.4', () => {
       'java:jackson-databind@2.15.2',
       'npm:@babel/core@7.24.0',
       'npm:storefront@2.4.0',
+      'rust:smallvec@1.11.0',
     ]);
     expect(result.warnings).toEqual([
-      "components[1].components[1].components[0]: skipped 'smallvec': unsupported package type 'cargo'",
       "components[5]: skipped 'mystery': neither a purl nor a package type says which ecosystem it is from",
     ]);
   });
@@ -445,6 +445,43 @@ describe('readSbomPackages: malformed documents', () => {
       "components[0]: ignored the invalid purl 'not a purl' of 'left-pad'",
       "components[1]: ignored the invalid purl 'junk' of 'junk'",
       "components[1]: skipped 'junk': neither a purl nor a package type says which ecosystem it is from",
+    ]);
+  });
+});
+
+describe('readSbomPackages: Rust, .NET and PHP packages', () => {
+  it("reads syft's rust-crate, dotnet and php-composer artifacts, Composer names lower-cased", () => {
+    const artifact = (name: string, version: string, type: string, purl: string) => ({ id: name, name, version, type, foundBy: `${type}-cataloger`, locations: [], licenses: [], language: '', cpes: [], purl });
+    const result = readSbomPackages({
+      artifacts: [
+        artifact('hyper', '0.14.10', 'rust-crate', 'pkg:cargo/hyper@0.14.10'),
+        artifact('Newtonsoft.Json', '13.0.1', 'dotnet', 'pkg:nuget/Newtonsoft.Json@13.0.1'),
+        // An older registry's capitals: Composer itself lower-cases names.
+        artifact('GuzzleHttp/Psr7', '2.4.1', 'php-composer', 'pkg:composer/guzzlehttp/psr7@2.4.1'),
+      ],
+      source: { type: 'image', metadata: { userInput: 'shop:1' } },
+      distro: {},
+      descriptor: { name: 'syft', version: '1.18.1' },
+      schema: { version: '16.0.18', url: 'https://raw.githubusercontent.com/anchore/syft/main/schema/json/schema-16.0.18.json' },
+    });
+    expect(result.packages.map((p) => `${p.type}:${p.name}@${p.version}`)).toEqual(['rust:hyper@0.14.10', 'nuget:Newtonsoft.Json@13.0.1', 'composer:guzzlehttp/psr7@2.4.1']);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('joins a CycloneDX group to the Composer name and builds the purls a document left out', () => {
+    const result = readSbomPackages({
+      bomFormat: 'CycloneDX',
+      specVersion: '1.5',
+      components: [
+        { type: 'library', group: 'symfony', name: 'http-foundation', version: 'v6.4.0', purl: 'pkg:composer/symfony/http-foundation@v6.4.0' },
+        { type: 'library', name: 'Microsoft.Data.SqlClient', version: '5.1.1', properties: [{ name: 'syft:package:type', value: 'dotnet' }] },
+        { type: 'library', name: 'tokio', version: '1.35.1', properties: [{ name: 'syft:package:type', value: 'rust-crate' }] },
+      ],
+    });
+    expect(result.packages.map((p) => `${p.type}:${p.name}@${p.version} ${p.purl}`)).toEqual([
+      'composer:symfony/http-foundation@v6.4.0 pkg:composer/symfony/http-foundation@v6.4.0',
+      'nuget:Microsoft.Data.SqlClient@5.1.1 pkg:nuget/Microsoft.Data.SqlClient@5.1.1',
+      'rust:tokio@1.35.1 pkg:cargo/tokio@1.35.1',
     ]);
   });
 });
