@@ -52,6 +52,15 @@ const DISTRO_ECOSYSTEMS: Record<string, string> = {
   almalinux: 'almalinux',
 };
 
+/** Language ecosystems lookupTarget looks packages up in (lower-cased OSV names), by package type. */
+const LANGUAGE_ECOSYSTEMS = { npm: 'npm', python: 'pypi', gem: 'rubygems', java: 'maven', go: 'go' } as const;
+
+/**
+ * Every OSV ecosystem (lower-cased) a cataloged package can be looked up in: the distributions and the language
+ * ecosystems above. The default feed set (sources/default-feeds.ts) downloads an export for each.
+ */
+export const MATCHED_ECOSYSTEMS: readonly string[] = [...new Set([...Object.values(DISTRO_ECOSYSTEMS), ...Object.values(LANGUAGE_ECOSYSTEMS)])];
+
 /** The release as advisories name it: Debian and RHEL-family by major version, Alpine by major.minor. */
 function releaseOf(distro: DistroInfo): string {
   const parts = distro.version.split('.');
@@ -84,16 +93,16 @@ export function lookupTarget(pkg: MatchablePackage, distro: DistroInfo | undefin
     case 'rpm':
       return distroTarget(pkg, distro, rpmComparator);
     case 'npm':
-      return languageTarget('npm', pkg.name, semverComparator);
+      return languageTarget(LANGUAGE_ECOSYSTEMS.npm, pkg.name, semverComparator);
     case 'python':
-      return languageTarget('pypi', pkg.name, pep440Comparator);
+      return languageTarget(LANGUAGE_ECOSYSTEMS.python, pkg.name, pep440Comparator);
     case 'gem':
-      return languageTarget('rubygems', pkg.name, gemComparator);
+      return languageTarget(LANGUAGE_ECOSYSTEMS.gem, pkg.name, gemComparator);
     case 'java':
       // Maven advisories name group:artifact; without a group the artifact alone cannot be matched precisely.
-      return pkg.origin ? languageTarget('maven', `${pkg.origin}:${pkg.name}`, mavenComparator) : undefined;
+      return pkg.origin ? languageTarget(LANGUAGE_ECOSYSTEMS.java, `${pkg.origin}:${pkg.name}`, mavenComparator) : undefined;
     case 'go':
-      return languageTarget('go', pkg.name, goComparator);
+      return languageTarget(LANGUAGE_ECOSYSTEMS.go, pkg.name, goComparator);
     default:
       return undefined;
   }
