@@ -13,11 +13,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForAnalysis } from '../support/analysis.js';
 import { DEBIAN_OS_RELEASE, DPKG_STATUS } from '../support/ecosystem-fixtures.js';
+import { gql, refreshReports } from '../support/graphql.js';
 import { raw } from '../support/http.js';
 import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { osvRecord, writeRecords } from '../vulns/fixture-feed.js';
-import { CRITICAL_31, HIGH_31, HIGH_V2, LOW_V2, nvdFeed, nvdFeedGz, sampleCves } from '../vulns/fixture-nvd.js';
+import { CRITICAL_31, HIGH_31, HIGH_V2, LOW_V2, nvdFeed, nvdFeedGz, sampleCves, v31 } from '../vulns/fixture-nvd.js';
 
 let server: TestServer;
 let mirror: Server;
@@ -142,5 +143,25 @@ describe('NVD enrichment', () => {
       writeFileSync(localNvd, whole);
     }
     expect((await syncNow()).feeds.find((f) => f.feed === 'nvd-local')).toMatchObject({ status: 'ok' });
+  });
+
+  it('brings NVD ratings into the reports, also to records they already showed without one', async () => {
+    const severities = async () => {
+      await refreshReports(server);
+      const res = await gql(server, '{ imagesByVulnerability(limit: 100) { results { vulnerabilityId severity } } }');
+      expect(res.errors).toBeUndefined();
+      return Object.fromEntries((res.data.imagesByVulnerability.results as { vulnerabilityId: string; severity: string }[]).map((r) => [r.vulnerabilityId, r.severity]));
+    };
+    expect(await severities()).toEqual({ 'DEBIAN-CVE-2099-1001': 'Critical', 'DEBIAN-CVE-2099-1002': 'Low', 'DEBIAN-CVE-2099-1003': 'Low', 'DEBIAN-CVE-2099-1005': 'Unknown' });
+    // NVD scores CVE-2099-1005 later; the Debian record itself does not change.
+    const whole = nvdFeed([first!]);
+    writeFileSync(localNvd, nvdFeed([first!, { id: 'CVE-2099-1005', v31: [v31('Primary', HIGH_31, 7.5, 'HIGH')] }]));
+    try {
+      expect((await syncNow()).feeds.find((f) => f.feed === 'nvd-local')).toMatchObject({ status: 'ok' });
+      expect(await severities()).toMatchObject({ 'DEBIAN-CVE-2099-1005': 'High', 'DEBIAN-CVE-2099-1001': 'Critical' });
+      expect((await findings()).get('DEBIAN-CVE-2099-1005')).toMatchObject({ severity: 'High' });
+    } finally {
+      writeFileSync(localNvd, whole);
+    }
   });
 });
