@@ -5,6 +5,7 @@
  * and `nvd_data` holds NVD's scores in the image listing and in GET /v2/query/vulnerabilities. A malformed file
  * fails its sync with a clear error and the previous scores keep serving.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { raw } from '../support/http.js';
 import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { osvRecord, writeRecords } from '../vulns/fixture-feed.js';
-import { CRITICAL_31, HIGH_31, HIGH_V2, LOW_V2, nvdFeed, nvdFeedGz, sampleCves, v31 } from '../vulns/fixture-nvd.js';
+import { CRITICAL_31, HIGH_31, HIGH_V2, LOW_V2, nvdFeed, nvdFeedGz, sampleCves, v2, v31 } from '../vulns/fixture-nvd.js';
 
 let server: TestServer;
 let mirror: Server;
@@ -163,5 +164,25 @@ describe('NVD enrichment', () => {
     } finally {
       writeFileSync(localNvd, whole);
     }
+    await syncNow();
+    expect((await findings()).get('DEBIAN-CVE-2099-1005')).toMatchObject({ severity: 'Unknown', nvd_data: [] });
+  });
+
+  it('takes an NVD gzip file uploaded without a name (air-gapped); deleting the source removes its scores', async () => {
+    const body = nvdFeedGz([{ id: 'CVE-2099-1005', v2: [v2('Primary', HIGH_V2, 7.5, 'HIGH')] }]);
+    const checksum = createHash('sha256').update(body).digest('hex');
+    const res = await raw(server.url, 'POST', `/v2/system/feeds/nvd-upload?version=2099.3&built=2099-03-01T03:00:00Z&checksum=${checksum}`, {
+      headers: { 'content-type': 'application/octet-stream' },
+      body,
+    });
+    expect(res.status).toBe(202);
+    expect((await syncNow()).feeds.find((f) => f.feed === 'nvd-upload')).toMatchObject({ status: 'ok', kind: 'nvd' });
+    expect((await findings()).get('DEBIAN-CVE-2099-1005')).toMatchObject({
+      severity: 'High',
+      nvd_data: [{ id: 'CVE-2099-1005', type: 'Primary', source: 'nvd@nist.gov', cvss_v2: { base_score: 7.5, vector_string: HIGH_V2 } }],
+    });
+    expect((await raw(server.url, 'DELETE', '/v2/system/feeds/vulnerability_db/nvd-upload')).status).toBe(200);
+    expect((await findings()).get('DEBIAN-CVE-2099-1005')).toMatchObject({ severity: 'Unknown', nvd_data: [] });
+    expect((await findings()).get('DEBIAN-CVE-2099-1001')).toMatchObject({ severity: 'Critical' });
   });
 });
