@@ -3932,7 +3932,7 @@ export interface components {
             checksum?: string;
             /** Format: date-time */
             created_at?: string;
-            /** @description The format of the data (`osv`, `alpine-secdb`, `kev`, `epss`; a dataset's formats joined with `+`), `unknown` before the first sync. */
+            /** @description The format of the data (`osv`, `alpine-secdb`, `nvd`, `kev`, `epss`; a dataset's formats joined with `+`), `unknown` before the first sync. */
             data_format?: string;
             /** Format: date-time */
             data_service_built_at?: string;
@@ -3965,7 +3965,7 @@ export interface components {
              * @description Vigil extension (a source). Its format, null until it first synced.
              * @enum {string|null}
              */
-            kind?: "osv" | "alpine-secdb" | "kev" | "epss" | null;
+            kind?: "osv" | "alpine-secdb" | "nvd" | "kev" | "epss" | null;
             /** Format: date-time */
             last_sync?: string;
             /** @description Vigil extension (a source). Why its last sync failed; the data from the sync before keeps serving. */
@@ -4018,7 +4018,7 @@ export interface components {
              * @description Vigil extension, sources only. The source's format, null until it first synced.
              * @enum {string|null}
              */
-            kind?: "osv" | "alpine-secdb" | "kev" | "epss" | null;
+            kind?: "osv" | "alpine-secdb" | "nvd" | "kev" | "epss" | null;
             /**
              * Format: date-time
              * @description The last successful sync; for a dataset, once every source has synced, the oldest of them.

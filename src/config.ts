@@ -9,6 +9,7 @@ import { validateCronExpression } from 'cron';
 import { type ContentScanConfig, type NamedPattern, DEFAULT_RETRIEVE_FILES, DEFAULT_SECRET_PATTERNS } from './images/scanners/index.js';
 import { compilePattern } from './images/scanners/regex-search.js';
 import { OutboundPolicy } from './outbound/policy.js';
+import { defaultFeedSources, nvdFeedSources } from './vulns/sources/default-feeds.js';
 
 export type JwtAlgorithm = 'HS256' | 'RS256' | 'ES256';
 
@@ -215,12 +216,30 @@ function feedSources(env: Env): FeedSourceConfig[] {
       if (entry) entries.push({ variable: 'VIGIL_FEED_SOURCES_FILE', entry });
     }
   }
-  const sources = entries.map((e) => feedSource(e.variable, e.entry));
+  const expanded: FeedSourceConfig[] = [];
+  const sources: FeedSourceConfig[] = [];
+  for (const e of entries) {
+    const keyword = FEED_SET_KEYWORDS.get(e.entry);
+    if (keyword) expanded.push(...keyword().map((s) => ({ name: s.name, location: s.location })));
+    else sources.push(feedSource(e.variable, e.entry));
+  }
   const names = sources.map((s) => s.name).filter((n): n is string => n !== null);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup) throw new ConfigError('VIGIL_FEED_SOURCES', `feed name "${dup}" is used twice`);
-  return sources;
+  // A source named like one of a set replaces it (a mirror for one ecosystem); the set's own entries are unique.
+  const given = new Set(names);
+  const fromSets = [...new Map(expanded.filter((s) => !given.has(s.name!)).map((s) => [s.name, s])).values()];
+  return [...fromSets, ...sources];
 }
+
+/**
+ * Entries that stand for a set of public sources (sources/default-feeds.ts): `default` (OSV exports of the ecosystems
+ * Vigil matches, KEV, EPSS) and `nvd` (NVD's yearly CVE files). A local path of that name is written `./default`.
+ */
+const FEED_SET_KEYWORDS = new Map<string, () => { name: string; location: string }[]>([
+  ['default', defaultFeedSources],
+  ['nvd', () => nvdFeedSources()],
+]);
 
 function cronSchedule(env: Env, name: string, fallback: string): string | null {
   const raw = str(env, name, fallback).trim();

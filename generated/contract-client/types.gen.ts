@@ -972,7 +972,7 @@ export type FeedGroupMetadata = {
     /**
      * Vigil extension (a source). Its format, null until it first synced.
      */
-    kind?: 'osv' | 'alpine-secdb' | 'kev' | 'epss' | null;
+    kind?: 'osv' | 'alpine-secdb' | 'nvd' | 'kev' | 'epss' | null;
     /**
      * Vigil extension (a source). Where its data comes from.
      */
@@ -1030,7 +1030,7 @@ export type FeedMetadata = {
     /**
      * Vigil extension, sources only. The source's format, null until it first synced.
      */
-    kind?: 'osv' | 'alpine-secdb' | 'kev' | 'epss' | null;
+    kind?: 'osv' | 'alpine-secdb' | 'nvd' | 'kev' | 'epss' | null;
     /**
      * Vigil extension, sources only. Where the data comes from (a path, a URL without credentials, or an uploaded file).
      */
@@ -1114,7 +1114,7 @@ export type FeedDataRecord = {
     name: string;
     dataset: string;
     /**
-     * The format of the data (`osv`, `alpine-secdb`, `kev`, `epss`; a dataset's formats joined with `+`), `unknown` before the first sync.
+     * The format of the data (`osv`, `alpine-secdb`, `nvd`, `kev`, `epss`; a dataset's formats joined with `+`), `unknown` before the first sync.
      */
     data_format?: string;
     checksum?: string;

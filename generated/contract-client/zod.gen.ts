@@ -833,6 +833,7 @@ export const zFeedGroupMetadata = z.object({
     kind: z.enum([
         'osv',
         'alpine-secdb',
+        'nvd',
         'kev',
         'epss'
     ]).nullish(),
@@ -858,6 +859,7 @@ export const zFeedMetadata = z.object({
     kind: z.enum([
         'osv',
         'alpine-secdb',
+        'nvd',
         'kev',
         'epss'
     ]).nullish(),

@@ -9,7 +9,7 @@ import type { Db } from '../db/index.js';
 import { databaseKind, toBool } from '../db/index.js';
 import { parseImageReference, fullTag } from '../images/sources/references.js';
 import { decodeRecord } from '../vulns/records.js';
-import { detailsOf } from '../vulns/vuln-details.js';
+import { applyNvd, detailsOf } from '../vulns/vuln-details.js';
 import { nowIso } from '../util/time.js';
 import { acquireLease, readState, releaseLease, writeState } from './state.js';
 
@@ -52,6 +52,7 @@ async function refreshVulnerabilityRecords(db: Db, keys: { feed: string; id: str
       const chunk = ids.slice(i, i + 400);
       const rows: { id: string; record: Buffer }[] = await db('vulnerabilities').where({ feed }).whereIn('id', chunk).select('id', 'record');
       const found = new Map(rows.map((r) => [r.id, detailsOf(feed, decodeRecord(r.record))]));
+      await applyNvd(db, found.values());
       await db.transaction(async (trx) => {
         await trx('report_vulnerabilities').where({ feed }).whereIn('vuln_id', chunk).delete();
         const fresh = [...found.values()].map((d) => ({

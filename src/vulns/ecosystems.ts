@@ -65,6 +65,15 @@ const DISTRO_ECOSYSTEMS: Record<string, string> = {
   mageia: 'mageia',
 };
 
+/** Language ecosystems lookupTarget looks packages up in (lower-cased OSV names), by package type. */
+const LANGUAGE_ECOSYSTEMS = { npm: 'npm', python: 'pypi', gem: 'rubygems', java: 'maven', go: 'go', rust: 'crates.io', nuget: 'nuget', composer: 'packagist' } as const;
+
+/**
+ * Every OSV ecosystem (lower-cased) a cataloged package can be looked up in: the distributions and the language
+ * ecosystems above. The default feed set (sources/default-feeds.ts) downloads an export for each.
+ */
+export const MATCHED_ECOSYSTEMS: readonly string[] = [...new Set([...Object.values(DISTRO_ECOSYSTEMS), ...Object.values(LANGUAGE_ECOSYSTEMS)])];
+
 /**
  * The release as advisories name it (osv/ecosystem.ts gives the feed's side): Debian, RHEL-family and Mageia by
  * major version, Alpine by major.minor, Ubuntu as YY.MM, SLE by VERSION_ID (`15.5` is 15 SP5), openSUSE by line
@@ -115,23 +124,23 @@ export function lookupTarget(pkg: MatchablePackage, distro: DistroInfo | undefin
     case 'rpm':
       return distroTarget(pkg, distro, rpmComparator);
     case 'npm':
-      return languageTarget('npm', pkg.name, semverComparator);
+      return languageTarget(LANGUAGE_ECOSYSTEMS.npm, pkg.name, semverComparator);
     case 'python':
-      return languageTarget('pypi', pkg.name, pep440Comparator);
+      return languageTarget(LANGUAGE_ECOSYSTEMS.python, pkg.name, pep440Comparator);
     case 'gem':
-      return languageTarget('rubygems', pkg.name, gemComparator);
+      return languageTarget(LANGUAGE_ECOSYSTEMS.gem, pkg.name, gemComparator);
     case 'java':
       // Maven advisories name group:artifact; without a group the artifact alone cannot be matched precisely.
-      return pkg.origin ? languageTarget('maven', `${pkg.origin}:${pkg.name}`, mavenComparator) : undefined;
+      return pkg.origin ? languageTarget(LANGUAGE_ECOSYSTEMS.java, `${pkg.origin}:${pkg.name}`, mavenComparator) : undefined;
     case 'go':
-      return languageTarget('go', pkg.name, goComparator);
+      return languageTarget(LANGUAGE_ECOSYSTEMS.go, pkg.name, goComparator);
     case 'rust':
-      return languageTarget('crates.io', pkg.name, semverComparator);
+      return languageTarget(LANGUAGE_ECOSYSTEMS.rust, pkg.name, semverComparator);
     case 'nuget':
-      return languageTarget('nuget', pkg.name, nugetComparator);
+      return languageTarget(LANGUAGE_ECOSYSTEMS.nuget, pkg.name, nugetComparator);
     case 'composer':
       // A branch install (`dev-main`) names no release: every range would call it older than any version.
-      return composerComparator.isValid(pkg.version) ? languageTarget('packagist', pkg.name, composerComparator) : undefined;
+      return composerComparator.isValid(pkg.version) ? languageTarget(LANGUAGE_ECOSYSTEMS.composer, pkg.name, composerComparator) : undefined;
     default:
       return undefined;
   }

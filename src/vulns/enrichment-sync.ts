@@ -1,5 +1,5 @@
 /**
- * KEV and EPSS: per-CVE facts that enrich findings rather than create them. Each source replaces its feed's rows
+ * KEV, EPSS and NVD's CVSS: per-CVE facts that enrich findings rather than create them. Each source replaces its feed's rows
  * in one transaction (both publish complete snapshots), so readers see the old set or the new one, never a mix; the
  * sync's outcome and the caller's switch work commit in that same transaction.
  * They never change which packages match, so no re-matching follows.
@@ -7,6 +7,7 @@
 import type { Db } from '../db/index.js';
 import { readEpssCsv } from './sources/epss.js';
 import { readKevFile } from './sources/kev.js';
+import { readNvdFeed } from './sources/nvd.js';
 import { ensureFeed, recordSyncOutcome, type SwitchHook } from './feed-sync.js';
 import { nowIso } from '../util/time.js';
 
@@ -99,6 +100,47 @@ export function syncEpssSource(db: Db, feed: string, path: string, source = path
       stored += batch.length;
       await setSingleGroup(trx, feed, 'epss', stored);
       stats = { read: input.stats.read, skipped: input.stats.skipped, stored, errors: input.stats.errors, scoreDate: input.meta.scoreDate };
+      await switched(trx, stats);
+    });
+    return stats!;
+  });
+}
+
+type NvdStats = EnrichmentStats & { unscored: number; timestamp?: string };
+
+/**
+ * NVD's CVSS per CVE, as the namespace `nvd` (upstream's name for NVD data). Each file is a complete snapshot of the
+ * CVEs it covers (NVD publishes one per CVE year, so each yearly file is a source of its own).
+ */
+export function syncNvdSource(db: Db, feed: string, path: string, maxRecordBytes: number, source = path, onSwitch?: SwitchHook<NvdStats>): Promise<NvdStats> {
+  return finish(db, feed, 'nvd', source, onSwitch, async (switched) => {
+    const input = readNvdFeed(path, { maxRecordBytes });
+    let stored = 0;
+    let stats: NvdStats | undefined;
+    await db.transaction(async (trx) => {
+      await trx('vuln_nvd').where({ feed }).delete();
+      let batch: { cve_id: string; feed: string; severity: string; data: string }[] = [];
+      const flush = async () => {
+        if (batch.length) await trx('vuln_nvd').insert(batch).onConflict('cve_id').merge(['feed', 'severity', 'data']);
+        stored += batch.length;
+        batch = [];
+      };
+      for await (const e of input.entries) {
+        batch.push({ cve_id: e.cveId, feed, severity: e.severity, data: JSON.stringify({ v3: e.v3, v2: e.v2 }) });
+        if (batch.length >= BATCH) await flush();
+      }
+      await flush();
+      await setSingleGroup(trx, feed, 'nvd', stored);
+      // The reporting read model copies each record's severity; records it shows without one whose CVE this file
+      // scores are logged as changed, so its next refresh picks NVD's rating up (the triggers log only record edits).
+      await trx.raw(
+        `INSERT INTO report_changes (kind, account_name, ref)
+         SELECT 'vulnerability', '', rv.feed || ' ' || rv.vuln_id FROM report_vulnerabilities rv
+         JOIN vuln_nvd n ON n.cve_id = rv.cve WHERE rv.severity = 'Unknown' AND n.feed = ?`,
+        [feed],
+      );
+      const { read, skipped, errors, unscored } = input.stats;
+      stats = { read, skipped, stored, unscored, errors, ...(input.meta.timestamp ? { timestamp: input.meta.timestamp } : {}) };
       await switched(trx, stats);
     });
     return stats!;

@@ -46,10 +46,11 @@ interface GroupRow {
 }
 
 /**
- * Upstream's feed names. Vigil's feeds are its sources (an OSV export, Alpine secdb, the KEV catalog, EPSS scores);
- * the API lists them under the dataset their data belongs to, one group per source: OSV and Alpine secdb sources
- * (and sources that have not synced yet, whose format is not known) in `vulnerability_db`, KEV in `kev_db`, EPSS
- * in `epss_db`. A dataset is listed once one of its sources exists. A source's own groups, the namespaces its
+ * Upstream's feed names. Vigil's feeds are its sources (an OSV export, Alpine secdb, an NVD feed file, the KEV
+ * catalog, EPSS scores); the API lists them under the dataset their data belongs to, one group per source: OSV,
+ * Alpine secdb and NVD sources (and sources that have not synced yet, whose format is not known) in
+ * `vulnerability_db` (upstream's vulnerability database holds NVD's data as its namespace `nvd`), KEV in `kev_db`,
+ * EPSS in `epss_db`. A dataset is listed once one of its sources exists. A source's own groups, the namespaces its
  * records cover (`debian:12`, `pypi`), are its `namespaces`; addressed as a feed of its own
  * (`/system/feeds/{source}`), a source shows them as its groups, as before.
  */
@@ -79,7 +80,7 @@ function namespaceView(g: GroupRow, builtAt: string | null) {
   };
 }
 
-type Kind = 'osv' | 'alpine-secdb' | 'kev' | 'epss';
+type Kind = 'osv' | 'alpine-secdb' | 'nvd' | 'kev' | 'epss';
 
 /** Every source: synced ones from the database, configured ones that have not synced yet too. */
 async function sourceRows(services: Services): Promise<{ rows: FeedRow[]; groups: GroupRow[]; configured: Set<string> }> {
@@ -323,6 +324,7 @@ async function deleteSource(services: Services, name: string): Promise<void> {
     await trx('vulnerabilities').where({ feed: name }).delete();
     await trx('vuln_kev').where({ feed: name }).delete();
     await trx('vuln_epss').where({ feed: name }).delete();
+    await trx('vuln_nvd').where({ feed: name }).delete();
     await trx('vuln_feed_groups').where({ feed: name }).delete();
     await trx('vuln_feeds').insert({ name, enabled: false, created_at: nowIso() }).onConflict('name').merge(['enabled']);
     await trx('vuln_feeds').where({ name }).update({ source_etag: null });
@@ -373,7 +375,8 @@ async function detectableName(path: string, given: string | undefined): Promise<
     const { bytesRead } = await handle.read(head, 0, 64, 0);
     const text = head.subarray(0, bytesRead).toString('latin1');
     if (text.startsWith('PK\u0003\u0004')) return 'feed.zip';
-    if (text.startsWith('\u001f\u008b')) return 'feed.csv.gz';
+    // EPSS or NVD: the detector looks inside.
+    if (text.startsWith('\u001f\u008b')) return 'feed.gz';
     if (/^\s*[[{]/.test(text)) return 'feed.json';
     if (/^(---|distroversion:|\s*#|\S+:)/.test(text) && !/^#model_version|^cve,/.test(text)) return 'feed.yaml';
     return 'feed.csv';

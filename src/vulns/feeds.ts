@@ -16,7 +16,7 @@ import type { JobContext } from '../jobs/worker.js';
 import type { Services } from '../service.js';
 import { nowIso } from '../util/time.js';
 import { reevaluateImage } from '../policy/reevaluate.js';
-import { syncEpssSource, syncKevSource } from './enrichment-sync.js';
+import { syncEpssSource, syncKevSource, syncNvdSource } from './enrichment-sync.js';
 import { syncFeedRecords, type SwitchHook, type SyncStats } from './feed-sync.js';
 import { readOsvPath } from './osv/archive.js';
 import { rematchQueuedKeys, type RematchStats } from './rematch.js';
@@ -142,6 +142,8 @@ async function importSource(services: Services, name: string, kind: FeedKind, pa
       return syncKevSource(services.db, name, path, location, onSwitch);
     case 'epss':
       return syncEpssSource(services.db, name, path, location, onSwitch);
+    case 'nvd':
+      return syncNvdSource(services.db, name, path, services.config.feeds.maxRecordBytes, location, onSwitch);
   }
 }
 

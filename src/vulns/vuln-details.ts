@@ -1,12 +1,13 @@
 /**
- * What is shown about a vulnerability record: severity (the publisher's word, else the CVSS rating), CVSS scores
- * computed from the record's vectors, the advisory link, and KEV / EPSS facts for its CVE ids. Loaded in batches
- * for a whole list of findings.
+ * What is shown about a vulnerability record: severity (the publisher's word, else the CVSS rating, else NVD's rating
+ * of its CVEs), CVSS scores computed from the record's vectors, NVD's CVSS for its CVE ids, the advisory link, and
+ * KEV / EPSS facts for its CVE ids. Loaded in batches for a whole list of findings.
  */
 import type { Db } from '../db/index.js';
 import { parseCvss, type CvssScore } from './cvss/index.js';
 import { decodeRecord } from './records.js';
 import type { OsvRecord, OsvReference, OsvSeverity } from './osv/types.js';
+import type { NvdMetric, NvdSeverity } from './sources/nvd.js';
 
 export type SeverityLabel = 'Unknown' | 'Negligible' | 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -44,6 +45,14 @@ export interface VendorData {
   cvss_v4?: { base_score: number | null; vector_string: string };
 }
 
+export interface NvdData {
+  id: string;
+  type: 'Primary' | 'Secondary';
+  source: string;
+  cvss_v2?: CvssScores;
+  cvss_v3?: CvssScores;
+}
+
 export interface VulnerabilityDetails {
   feed: string;
   id: string;
@@ -54,8 +63,8 @@ export interface VulnerabilityDetails {
   url: string;
   /** CVSS from the record: the publisher's scores. */
   vendorData: VendorData[];
-  /** CVSS attributed to NVD: only when the record itself is a CVE record. */
-  nvdData: { id: string; type: 'Primary'; source: string; cvss_v2?: CvssScores; cvss_v3?: CvssScores }[];
+  /** NVD's CVSS for the record's CVE ids when an NVD source has them, else the record's own when it is a CVE record. */
+  nvdData: NvdData[];
   references: OsvReference[];
   cveIds: string[];
   published?: string;
@@ -119,7 +128,7 @@ function linkOf(record: OsvRecord): string {
 
 export function detailsOf(feed: string, record: OsvRecord): VulnerabilityDetails {
   const cvss = cvssOf(record.severity);
-  const cveIds = [record.id, ...record.aliases].filter((id) => CVE.test(id));
+  const cveIds = [...new Set([record.id, ...record.aliases].filter((id) => CVE.test(id)))];
   const scores = {
     ...(cvss.v2 ? { cvss_v2: scoresOf(cvss.v2) } : {}),
     ...(cvss.v3 ? { cvss_v3: scoresOf(cvss.v3) } : {}),
@@ -148,7 +157,61 @@ export function detailsOf(feed: string, record: OsvRecord): VulnerabilityDetails
 
 export const detailsKey = (feed: string, id: string) => `${feed}\u0000${id}`;
 
-/** Details of the named records (feed and id), keyed by detailsKey. */
+/** One CVE's CVSS as an NVD source stored it (vuln_nvd). */
+interface StoredNvd {
+  severity: NvdSeverity;
+  v3?: NvdMetric;
+  v2?: NvdMetric;
+}
+
+function nvdScores(m: NvdMetric): CvssScores {
+  return { base_score: m.baseScore, exploitability_score: m.exploitabilityScore, impact_score: m.impactScore, vector_string: m.vector };
+}
+
+/** A CVE's stored metrics as upstream's NvdDataObjects: one per scoring source (NVD itself, or a CNA). */
+function nvdDataOf(cveId: string, stored: StoredNvd): NvdData[] {
+  const out: NvdData[] = [];
+  for (const [key, metric] of [['cvss_v3', stored.v3], ['cvss_v2', stored.v2]] as const) {
+    if (!metric) continue;
+    let item = out.find((d) => d.type === metric.type && d.source === metric.source);
+    if (!item) out.push((item = { id: cveId, type: metric.type, source: metric.source }));
+    item[key] = nvdScores(metric);
+  }
+  return out;
+}
+
+/** NVD's stored CVSS for CVE ids. */
+async function loadNvd(db: Db, cveIds: Iterable<string>): Promise<Map<string, StoredNvd>> {
+  const ids = [...new Set(cveIds)];
+  const out = new Map<string, StoredNvd>();
+  for (let i = 0; i < ids.length; i += 400) {
+    const rows: { cve_id: string; severity: NvdSeverity; data: string }[] = await db('vuln_nvd').whereIn('cve_id', ids.slice(i, i + 400)).select('cve_id', 'severity', 'data');
+    for (const r of rows) out.set(r.cve_id, { severity: r.severity, ...(JSON.parse(r.data) as Omit<StoredNvd, 'severity'>) });
+  }
+  return out;
+}
+
+/**
+ * Adds NVD's CVSS to the details (in place): `nvd_data` from their CVE ids, and for a record whose publisher gives
+ * no severity the highest NVD rating among its CVEs (several CVEs in one advisory: the worst one decides).
+ */
+export async function applyNvd(db: Db, details: Iterable<VulnerabilityDetails>): Promise<void> {
+  const list = [...details];
+  const nvd = await loadNvd(db, list.flatMap((d) => d.cveIds));
+  if (nvd.size === 0) return;
+  for (const d of list) {
+    const known = d.cveIds.flatMap((id) => {
+      const stored = nvd.get(id);
+      return stored ? [[id, stored] as const] : [];
+    });
+    if (known.length === 0) continue;
+    d.nvdData = known.flatMap(([id, stored]) => nvdDataOf(id, stored));
+    if (d.severity === 'Unknown')
+      d.severity = known.map(([, stored]): SeverityLabel => stored.severity).reduce((worst, s) => (SEVERITY_ORDER.indexOf(s) > SEVERITY_ORDER.indexOf(worst) ? s : worst));
+  }
+}
+
+/** Details of the named records (feed and id), keyed by detailsKey, with NVD's CVSS for their CVEs. */
 export async function loadVulnerabilityDetails(db: Db, keys: { feed: string; id: string }[]): Promise<Map<string, VulnerabilityDetails>> {
   const out = new Map<string, VulnerabilityDetails>();
   const byFeed = new Map<string, Set<string>>();
@@ -163,6 +226,7 @@ export async function loadVulnerabilityDetails(db: Db, keys: { feed: string; id:
       for (const row of rows) out.set(detailsKey(feed, row.id), detailsOf(feed, decodeRecord(row.record)));
     }
   }
+  await applyNvd(db, out.values());
   return out;
 }
 

@@ -21,6 +21,7 @@ import * as m019 from './019_package_owner.js';
 import * as m020 from './020_finding_matched_by.js';
 import * as m021 from './021_distro_release_keys.js';
 import * as m022 from './022_go_precision.js';
+import * as m023 from './023_nvd_cvss.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '020_finding_matched_by': m020,
   '021_distro_release_keys': m021,
   '022_go_precision': m022,
+  '023_nvd_cvss': m023,
 };

@@ -1,16 +1,14 @@
 /**
  * Reads FIRST.org EPSS scores (https://www.first.org/epss/data_stats): a CSV of `cve,epss,percentile` rows after an
  * optional `#model_version:...,score_date:...` comment, plain or gzip-compressed. The daily file has ~300k rows, so
- * it is streamed a line at a time. Gzip is recognised by its magic bytes, not the name: servers and mirrors rename
- * files and some transparently decompress. A row that is not a CVE with two probabilities is skipped and counted;
- * a missing column, an empty file or corrupt gzip data throws, since a partial score set must not pass for a full one.
+ * it is streamed a line at a time (gzip recognised as feed-stream.ts does). A row that is not a CVE with two
+ * probabilities is skipped and counted; a missing column, an empty file or corrupt gzip data throws, since a partial
+ * score set must not pass for a full one.
  */
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { pipeline, type Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
 import type { OsvReadError, OsvReadStats } from '../osv/archive.js';
 import { FeedFormatError } from './errors.js';
+import { isZlibError, openFeedBytes } from './feed-stream.js';
 
 export interface EpssEntry {
   cveId: string;
@@ -36,7 +34,6 @@ export interface EpssReadResult {
 
 const MAX_ERRORS = 100;
 const MAX_LINE_CHARS = 1 << 16;
-const GZIP_MAGIC = [0x1f, 0x8b] as const;
 const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
 /** A plain decimal; Number() alone would also take '', '0x1', 'Infinity' and whitespace. */
 const DECIMAL = /^(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
@@ -52,7 +49,7 @@ export function readEpssCsv(path: string): EpssReadResult {
 }
 
 async function* entriesOf(path: string, meta: EpssMeta, stats: OsvReadStats): AsyncGenerator<EpssEntry> {
-  const lines = linesOf(await openText(path), path);
+  const lines = linesOf(await openFeedBytes(path), path);
   const preamble = await readPreamble(lines, meta, path);
   let lineNo = preamble.lines;
   for await (const line of lines) {
@@ -67,21 +64,6 @@ async function* entriesOf(path: string, meta: EpssMeta, stats: OsvReadStats): As
     stats.read += 1;
     yield entry;
   }
-}
-
-/** The file's bytes, gunzipped when they start with the gzip magic. */
-async function openText(path: string): Promise<Readable> {
-  const head = Buffer.alloc(GZIP_MAGIC.length);
-  const handle = await open(path, 'r');
-  try {
-    await handle.read(head, 0, head.length, 0);
-  } finally {
-    await handle.close();
-  }
-  const file = createReadStream(path);
-  if (head[0] !== GZIP_MAGIC[0] || head[1] !== GZIP_MAGIC[1]) return file;
-  // pipeline destroys both streams on an error in either, so the error reaches whoever iterates the gunzip side.
-  return pipeline(file, createGunzip(), () => undefined);
 }
 
 /** Lines without their terminator, decoded as UTF-8 a chunk at a time; a damaged gzip stream is a FeedFormatError. */
@@ -108,11 +90,6 @@ async function* linesOf(stream: Readable, path: string): AsyncGenerator<string> 
 
 function stripCr(line: string): string {
   return line.endsWith('\r') ? line.slice(0, -1) : line;
-}
-
-function isZlibError(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? '';
-  return code.startsWith('Z_') || code === 'ERR_ZLIB_INITIALIZATION_FAILED';
 }
 
 /** Consumes the optional comment line and the header: where each required column is, and how many lines that took. */

@@ -1,12 +1,12 @@
 /**
- * Typed errors of the vulnerability feed sources (KEV, EPSS, Alpine secdb, downloads). A source that is not what its
+ * Typed errors of the vulnerability feed sources (KEV, EPSS, NVD, Alpine secdb, downloads). A source that is not what its
  * format requires, or cannot be downloaded, fails the whole sync: a partial feed must not pass for a complete one.
  * Single malformed items inside a well-formed source are skipped and counted by the readers instead.
  */
 import { AppError } from '../../errors.js';
 
 /** Kinds of source a FeedFormatError can name. */
-export type FeedFormat = 'kev' | 'epss' | 'alpine-secdb';
+export type FeedFormat = 'kev' | 'epss' | 'alpine-secdb' | 'nvd';
 
 /** The source as a whole is not in its format: no `vulnerabilities` array, missing CSV columns, corrupt gzip. */
 export class FeedFormatError extends AppError {

@@ -1,5 +1,5 @@
 /**
- * Downloads one feed source (an OSV all.zip, the KEV catalog, an EPSS CSV) to a file, so the readers can stream it
+ * Downloads one feed source (an OSV all.zip, the KEV catalog, an EPSS CSV, an NVD JSON feed) to a file, so the readers can stream it
  * from disk, through the outbound client (src/outbound/) under the feeds' outbound policy: an admin-configured feed
  * on an internal address needs VIGIL_OUTBOUND_ALLOW like any other outbound request. The body goes to a temporary
  * file that is renamed into place only when complete: a failed or cut-off download never leaves a file that could
