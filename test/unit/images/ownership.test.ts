@@ -26,8 +26,24 @@ describe('ownershipKey', () => {
 
   it('keeps gemspecs and installed package.json files as they are, and nothing else', () => {
     expect(ownershipKey('/usr/share/gems/specifications/json-2.5.1.gemspec')).toBe('/usr/share/gems/specifications/json-2.5.1.gemspec');
+    expect(ownershipKey('/usr/share/rubygems-integration/all/specifications/rack-2.2.6.4.gemspec')).toBe('/usr/share/rubygems-integration/all/specifications/rack-2.2.6.4.gemspec');
     expect(ownershipKey('/usr/lib/node_modules/npm/package.json')).toBe('/usr/lib/node_modules/npm/package.json');
+    // Debian's JavaScript policy: node-* packages install into /usr/share/nodejs (arch-dependent: /usr/lib/<triplet>/nodejs).
+    expect(ownershipKey('/usr/share/nodejs/semver/package.json')).toBe('/usr/share/nodejs/semver/package.json');
+    expect(ownershipKey('/usr/share/nodejs/@types/node/package.json')).toBe('/usr/share/nodejs/@types/node/package.json');
+    expect(ownershipKey('/usr/lib/x86_64-linux-gnu/nodejs/bufferutil/package.json')).toBe('/usr/lib/x86_64-linux-gnu/nodejs/bufferutil/package.json');
+    expect(ownershipKey('/usr/share/nodejs/semver/functions/package.json')).toBeUndefined();
     for (const path of [`${SITE}/yaml/__init__.py`, SITE, '/usr/bin/python3', '/usr/share/doc/python3-pyyaml/README', '/usr/lib/node_modules/npm/lib/npm.js'])
+      expect(ownershipKey(path)).toBeUndefined();
+  });
+
+  it('reduces a Java archive, and any archive nested in it, to the top-level archive file', () => {
+    expect(ownershipKey('/usr/share/java/commons-text-1.10.0.jar')).toBe('/usr/share/java/commons-text-1.10.0.jar');
+    expect(ownershipKey('/usr/share/jenkins/jenkins.war:WEB-INF/lib/commons-io-2.15.1.jar')).toBe('/usr/share/jenkins/jenkins.war');
+    expect(ownershipKey('/opt/app/app.jar:BOOT-INF/lib/a.jar:META-INF/lib/b.jar')).toBe('/opt/app/app.jar');
+    // A colon elsewhere in a path is part of the name, not a nesting separator.
+    expect(ownershipKey('/srv/a:b/lib/x.JAR')).toBe('/srv/a:b/lib/x.JAR');
+    for (const path of ['/usr/share/java', '/usr/share/maven-repo/org/apache/commons/commons-text/1.10.0/commons-text-1.10.0.pom', '/srv/a:b/x.txt'])
       expect(ownershipKey(path)).toBeUndefined();
   });
 });
@@ -142,6 +158,17 @@ describe('assignOwners', () => {
     ]);
     expect(out.map((p) => p.owner ?? null)).toEqual([null, { type: 'rpm', name: 'python3-pyyaml', version: '5.4.1-6.el9' }, null, null]);
     expect(out.every((p) => p.ownedPaths === undefined)).toBe(true);
+  });
+
+  it("gives every package of an owned Java archive, nested ones included, the archive's owner", () => {
+    const owner = { type: 'dpkg' as const, name: 'jenkins', version: '2.440.3' };
+    const out = assignOwners([
+      pkg('dpkg', 'jenkins', '2.440.3', '/var/lib/dpkg/status', ['/usr/share/java/jenkins.war']),
+      pkg('java', 'jenkins-war', '2.440.3', '/usr/share/java/jenkins.war'),
+      pkg('java', 'commons-io', '2.15.1', '/usr/share/java/jenkins.war:WEB-INF/lib/commons-io-2.15.1.jar'),
+      pkg('java', 'commons-io', '2.15.1', '/opt/other/commons-io-2.15.1.jar'),
+    ]);
+    expect(out.map((p) => p.owner ?? null)).toEqual([null, owner, owner, null]);
   });
 });
 
