@@ -16,7 +16,7 @@
 import { isGemSpecificationPath } from './catalogers/gem.js';
 import { JAVA_ARCHIVE_EXTENSION } from './catalogers/java-archive.js';
 import { isInstalledPackageJson } from './catalogers/npm.js';
-import type { CatalogedPackage, PackageOwner, PackageType } from './model.js';
+import { OS_PACKAGE_TYPES, type CatalogedPackage, type PackageOwner, type PackageType } from './model.js';
 
 /** The path up to and including the first `*.dist-info` or `*.egg-info` component (directory or single file). */
 const PYTHON_METADATA_ENTRY = /^(.*?\/[^/]+\.(?:dist-info|egg-info))(?:\/|$)/;
@@ -58,6 +58,15 @@ export function collectOwnershipKeys(paths: Iterable<string>, into: Set<string> 
 
 export function ownerOf(pkg: Pick<CatalogedPackage, 'type' | 'name' | 'version'>): PackageOwner {
   return { type: pkg.type, name: pkg.name, version: pkg.version };
+}
+
+/**
+ * Records an imported SBOM's statement that `parent` installed `child` (sbom/read-*.ts): only an OS package owns,
+ * only a language package is owned, and the first statement about a child wins, as in `assignOwners`.
+ */
+export function linkOwner(parent: CatalogedPackage | undefined, child: CatalogedPackage | undefined): void {
+  if (!parent || !child || child.owner || !OS_PACKAGE_TYPES.includes(parent.type) || !OWNABLE_TYPES.has(child.type)) return;
+  child.owner = ownerOf(parent);
 }
 
 /**

@@ -17,10 +17,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForAnalysis } from '../support/analysis.js';
+import { analyzeArchive, imageFindingLines } from '../support/analysis.js';
 import { installedGemspec, mavenJar } from '../support/ecosystem-fixtures.js';
 import { raw } from '../support/http.js';
-import { buildImage, dockerArchiveTar, type FileSpec } from '../support/image-builder.js';
+import type { FileSpec } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { buildRpmdbFixture, type RpmdbFixture } from '../unit/images/catalogers/fixtures/rpmdb.js';
 import { osvRecord, writeRecords } from '../vulns/fixture-feed.js';
@@ -141,30 +141,9 @@ let rpmdb: RpmdbFixture;
 let debianDigest: string;
 let rhelDigest: string;
 
-async function uploadImage(layers: FileSpec[][], tag: string): Promise<string> {
-  const image = await buildImage({ layers });
-  const res = await raw(server.url, 'POST', '/v2/images/archives', {
-    headers: { 'content-type': 'application/x-tar' },
-    body: await dockerArchiveTar(image, { repoTags: [tag] }),
-  });
-  expect(res.status).toBe(200);
-  const digest = res.json.image_digest as string;
-  expect(await waitForAnalysis(server, 'admin', digest)).toBe('analyzed');
-  return digest;
-}
 
-interface Finding {
-  vuln: string;
-  package_name: string;
-  package_type: string;
-  package_path?: string;
-}
 
-async function findings(digest: string): Promise<string[]> {
-  const res = await raw(server.url, 'GET', `/v2/images/${digest}/vuln/all`);
-  expect(res.status).toBe(200);
-  return (res.json.vulnerabilities as Finding[]).map((v) => `${v.vuln} ${v.package_type}:${v.package_name} ${v.package_path ?? ''}`.trim()).sort();
-}
+const findings = (digest: string) => imageFindingLines(server, digest);
 
 /**
  * location -> owner (null when unowned) of the packages of one content type: `metadata.ownedBy` in the generic
@@ -184,8 +163,8 @@ beforeAll(async () => {
   server = await startTestServer({ VIGIL_FEED_SOURCES: `osv=${join(work, 'osv')}` });
   const synced = await raw(server.url, 'POST', '/v2/system/feeds?wait=true');
   expect(synced.json.status).toBe('done');
-  debianDigest = await uploadImage(debianLayers(), 'registry.example.com/owned/debian:12');
-  rhelDigest = await uploadImage(
+  debianDigest = await analyzeArchive(server, debianLayers(), 'registry.example.com/owned/debian:12');
+  rhelDigest = await analyzeArchive(server, 
     [
       [
         { path: 'etc/os-release', content: RHEL_OS_RELEASE },

@@ -1,6 +1,8 @@
 /** Helpers for tests that add images and wait for their analysis (by awaiting worker events, never sleeping). */
 import type { JobFinished } from '../../src/jobs/worker.js';
 import { findImage } from '../../src/images/store.js';
+import { raw } from './http.js';
+import { buildImage, dockerArchiveTar, type FileSpec } from './image-builder.js';
 import type { TestServer } from './server.js';
 
 const FINAL = new Set(['analyzed', 'analysis_failed']);
@@ -31,4 +33,36 @@ export async function waitForAnalysis(server: TestServer, accountName: string, d
     worker.on('finished', onFinished);
     void check();
   });
+}
+
+/** Uploads an image built from `layers` as a docker archive tagged `tag`, waits for it to be analyzed, returns its digest. */
+export async function analyzeArchive(server: TestServer, layers: FileSpec[][], tag: string): Promise<string> {
+  const image = await buildImage({ layers });
+  const res = await raw(server.url, 'POST', '/v2/images/archives', {
+    headers: { 'content-type': 'application/x-tar' },
+    body: await dockerArchiveTar(image, { repoTags: [tag] }),
+  });
+  if (res.status !== 200) throw new Error(`archive upload answered ${res.status}: ${JSON.stringify(res.json)}`);
+  const digest = res.json.image_digest as string;
+  const status = await waitForAnalysis(server, 'admin', digest);
+  if (status !== 'analyzed') throw new Error(`analysis of ${tag} ended ${status}`);
+  return digest;
+}
+
+export interface FindingFields {
+  vuln: string;
+  package_name: string;
+  package_type: string;
+  package_path?: string;
+}
+
+/** Findings as sorted `<vuln> <type>:<package> <path>` lines, easy to compare whole. */
+export const findingLines = (list: FindingFields[]): string[] =>
+  list.map((v) => `${v.vuln} ${v.package_type}:${v.package_name} ${v.package_path ?? ''}`.trim()).sort();
+
+/** The image's findings of every type (GET /v2/images/{digest}/vuln/all) as `findingLines`. */
+export async function imageFindingLines(server: TestServer, digest: string): Promise<string[]> {
+  const res = await raw(server.url, 'GET', `/v2/images/${digest}/vuln/all`);
+  if (res.status !== 200) throw new Error(`GET vuln/all answered ${res.status}`);
+  return findingLines(res.json.vulnerabilities);
 }

@@ -209,6 +209,76 @@ describe('syft ownership relationships', () => {
   });
 });
 
+describe('SPDX ownership relationships', () => {
+  const pkg = (id: string, name: string, version: string, purl: string, path: string) => ({
+    SPDXID: id,
+    name,
+    versionInfo: version,
+    sourceInfo: `acquired package info from some cataloger: ${path}`,
+    externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: purl }],
+  });
+  const doc = (relationships: unknown[]) => ({
+    spdxVersion: 'SPDX-2.3',
+    SPDXID: 'SPDXRef-DOCUMENT',
+    packages: [
+      pkg('SPDXRef-deb', 'python3-yaml', '5.4.1-1ubuntu1', 'pkg:deb/ubuntu/python3-yaml@5.4.1-1ubuntu1?distro=ubuntu-22.04', '/var/lib/dpkg/status'),
+      pkg('SPDXRef-py', 'PyYAML', '5.4.1', 'pkg:pypi/pyyaml@5.4.1', '/usr/lib/python3/dist-packages/PyYAML-5.4.1.egg-info'),
+      pkg('SPDXRef-npm', 'left-pad', '1.3.0', 'pkg:npm/left-pad@1.3.0', '/usr/lib/node_modules/left-pad/package.json'),
+    ],
+    relationships,
+  });
+  const other = (from: string, to: string, comment?: string) => ({ spdxElementId: from, relationshipType: 'OTHER', relatedSpdxElement: to, ...(comment ? { comment } : {}) });
+
+  it('makes the OS package of an OTHER relationship commented ownership-by-file-overlap the owner', () => {
+    const read = readSbomPackages(doc([other('SPDXRef-deb', 'SPDXRef-py', 'ownership-by-file-overlap: indicates ownership')]));
+    expect(read.packages.map((p) => p.owner ?? null)).toEqual([null, { type: 'dpkg', name: 'python3-yaml', version: '5.4.1-1ubuntu1' }, null]);
+  });
+
+  it('ignores other comments and types, language parents and unknown ids', () => {
+    const read = readSbomPackages(
+      doc([
+        other('SPDXRef-deb', 'SPDXRef-py', 'evident-by: indicates the package is evident by the file'),
+        other('SPDXRef-deb', 'SPDXRef-py'),
+        { spdxElementId: 'SPDXRef-deb', relationshipType: 'CONTAINS', relatedSpdxElement: 'SPDXRef-npm', comment: 'ownership-by-file-overlap' },
+        other('SPDXRef-npm', 'SPDXRef-py', 'ownership-by-file-overlap'),
+        other('SPDXRef-gone', 'SPDXRef-py', 'ownership-by-file-overlap'),
+      ]),
+    );
+    expect(read.packages.every((p) => p.owner === undefined)).toBe(true);
+  });
+});
+
+describe('CycloneDX nesting as ownership', () => {
+  const component = (name: string, version: string, type: string, purl: string, components?: unknown[]) => ({
+    type: 'library',
+    name,
+    version,
+    purl,
+    properties: [{ name: 'syft:package:type', value: type }],
+    ...(components ? { components } : {}),
+  });
+  const owner = { type: 'rpm', name: 'jenkins', version: '2.440.3-1.1' };
+  const bom = (components: unknown[], dependencies: unknown[] = []) => ({ bomFormat: 'CycloneDX', specVersion: '1.6', components, dependencies });
+  const war = (nested?: unknown[]) => component('jenkins-war', '2.440.3', 'java-archive', 'pkg:maven/org.jenkins-ci.main/jenkins-war@2.440.3', nested);
+  const jar = component('commons-io', '2.15.1', 'java-archive', 'pkg:maven/commons-io/commons-io@2.15.1');
+
+  it('gives a language component nested in an OS component, and what that one nests, the OS package as owner', () => {
+    const read = readSbomPackages(bom([component('jenkins', '2.440.3-1.1', 'rpm', 'pkg:rpm/redhat/jenkins@2.440.3-1.1', [war([jar])])]));
+    expect(read.packages.map((p) => [p.name, p.owner ?? null])).toEqual([
+      ['jenkins', null],
+      ['jenkins-war', owner],
+      ['commons-io', owner],
+    ]);
+  });
+
+  it('does not read nesting under a language component, or dependencies, as ownership', () => {
+    const read = readSbomPackages(
+      bom([component('jenkins', '2.440.3-1.1', 'rpm', 'pkg:rpm/redhat/jenkins@2.440.3-1.1'), war([jar])], [{ ref: 'jenkins', dependsOn: ['jenkins-war'] }]),
+    );
+    expect(read.packages.every((p) => p.owner === undefined)).toBe(true);
+  });
+});
+
 describe('matching owned packages', () => {
   const distro = { name: 'rhel', version: '8.9', like: ['fedora'] };
   it('looks an owned language package up nowhere, its owner and unowned copies as before', () => {
