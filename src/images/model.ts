@@ -39,6 +39,11 @@ export interface CatalogedPackage {
    * ownership keys (ownership.ts#ownershipKey). Not stored.
    */
   ownedPaths?: string[];
+  /**
+   * OS packages only, during analysis: the milliseconds spent reducing the package's file list to ownership keys,
+   * summed into the ownership step's reported cost (ownership.ts#assignOwners). Not stored.
+   */
+  ownershipMs?: number;
 }
 
 /** The OS package that installed a language package. */

@@ -193,6 +193,18 @@ describe('language packages owned by an rpm package', () => {
   });
 });
 
+describe('the ownership step', () => {
+  it("reports its cost in each analysis' completion event", async () => {
+    for (const digest of [rhelDigest, ubuntuDigest]) {
+      const res = await raw(server.url, 'GET', `/v2/events?event_type=user.image.analysis.completed&resource_id=${digest}`);
+      expect(res.status).toBe(200);
+      const details = res.json.results.map((r: { event: { details: Record<string, unknown> } }) => r.event.details);
+      expect(details).toEqual([expect.objectContaining({ ownership_ms: expect.any(Number) })]);
+      expect(details[0].ownership_ms).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
+
 describe('language packages owned by a dpkg package', () => {
   it('matches the dpkg-owned PyYAML through python-yaml (source pyyaml) only, and the pip-installed copy against PyPI', async () => {
     expect(await findings(ubuntuDigest)).toEqual([

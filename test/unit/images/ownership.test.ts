@@ -86,6 +86,8 @@ ${SITE}/yaml/
   it('keeps the ownership keys of the files rpm recorded, not the whole list', () => {
     const pyyaml = packages.find((p) => p.name === 'python3-pyyaml')!;
     expect(pyyaml.ownedPaths?.sort()).toEqual([`${SITE}/PyYAML-5.4.1-py3.9.egg-info`, '/usr/share/gems/specifications/psych-3.3.2.gemspec']);
+    // Every package's file list was read, owning or not, and the time it took is counted.
+    for (const p of packages) expect(p.ownershipMs).toBeGreaterThanOrEqual(0);
   });
 
   it('reads pre-4.0 OLDFILENAMES, and joins DIRNAMES[DIRINDEXES[i]] + BASENAMES[i] as rpm does', () => {
@@ -128,9 +130,9 @@ describe('dpkg file lists', () => {
       ...(await dpkgCataloger.parse('/var/lib/dpkg/info/python3-gone.list', list('/usr/lib/python3/dist-packages/gone-1.0.dist-info/METADATA'))),
     ];
     const packages = dpkgCataloger.finalize!(found, { name: 'ubuntu', version: '22.04', like: ['debian'] });
-    expect(packages.map((p) => [p.name, p.version, p.ownedPaths ?? []])).toEqual([
-      ['python3-yaml', '5.4.1-1ubuntu1', ['/usr/lib/python3/dist-packages/PyYAML-5.4.1.egg-info']],
-      ['libyaml-0-2', '0.2.2-1build2', []],
+    expect(packages.map((p) => [p.name, p.version, p.ownedPaths ?? [], typeof p.ownershipMs])).toEqual([
+      ['python3-yaml', '5.4.1-1ubuntu1', ['/usr/lib/python3/dist-packages/PyYAML-5.4.1.egg-info'], 'number'],
+      ['libyaml-0-2', '0.2.2-1build2', [], 'number'],
     ]);
   });
 });
@@ -149,7 +151,7 @@ describe('assignOwners', () => {
   });
 
   it('gives an owned language package its owner, leaves pip-upgraded and unowned ones alone, and drops ownedPaths', () => {
-    const out = assignOwners([
+    const { packages: out } = assignOwners([
       pkg('rpm', 'python3-pyyaml', '5.4.1-6.el9', '/var/lib/rpm/rpmdb.sqlite', [`${SITE}/PyYAML-5.4.1-py3.9.egg-info`]),
       pkg('python', 'PyYAML', '5.4.1', `${SITE}/PyYAML-5.4.1-py3.9.egg-info/PKG-INFO`),
       // `pip install -U PyYAML` over the distro's copy: a new dist-info no OS package lists.
@@ -160,9 +162,17 @@ describe('assignOwners', () => {
     expect(out.every((p) => p.ownedPaths === undefined)).toBe(true);
   });
 
+  it('reports the time the walk spent on file lists plus its own, and drops the per-package times', () => {
+    const timed = { ...pkg('dpkg', 'python3-yaml', '5.4.1-1', '/var/lib/dpkg/status', []), ownershipMs: 2.5 };
+    const { packages, ms } = assignOwners([timed, { ...timed, name: 'libyaml-0-2', ownershipMs: 1 }]);
+    expect(ms).toBeGreaterThanOrEqual(3.5);
+    expect(ms).toBeLessThan(1000);
+    expect(packages.every((p) => p.ownershipMs === undefined)).toBe(true);
+  });
+
   it("gives every package of an owned Java archive, nested ones included, the archive's owner", () => {
     const owner = { type: 'dpkg' as const, name: 'jenkins', version: '2.440.3' };
-    const out = assignOwners([
+    const { packages: out } = assignOwners([
       pkg('dpkg', 'jenkins', '2.440.3', '/var/lib/dpkg/status', ['/usr/share/java/jenkins.war']),
       pkg('java', 'jenkins-war', '2.440.3', '/usr/share/java/jenkins.war'),
       pkg('java', 'commons-io', '2.15.1', '/usr/share/java/jenkins.war:WEB-INF/lib/commons-io-2.15.1.jar'),
