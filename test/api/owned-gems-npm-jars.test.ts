@@ -4,8 +4,9 @@
  * distro data; a copy installed by the language's own tool (owned by nobody) is still matched against its feed.
  *
  *  - Debian 12: ruby-rack's gemspec in /usr/share/rubygems-integration/all/specifications, node-semver's module in
- *    /usr/share/nodejs/semver (Debian's JavaScript policy), libcommons-text-java's versioned jar in /usr/share/java
- *    with the unversioned symlink beside it, each named by its /var/lib/dpkg/info/<package>.list; plus a
+ *    /usr/share/nodejs/semver (Debian's JavaScript policy), libcommons-text-java's jar in /usr/share/java with the
+ *    versioned symlink beside it (shapes checked against a bookworm rootfs built by mmdebstrap), each named by its
+ *    /var/lib/dpkg/info/<package>.list; plus a
  *    `gem install`ed rack under /var/lib/gems, an `npm install -g`ed semver under /usr/local/lib/node_modules and an
  *    application's own copy of commons-text under /opt/app/lib.
  *  - RHEL 8: an rpm database written by rpm itself holding apache-commons-lang3, whose file list names
@@ -44,7 +45,7 @@ const RACK_SPEC = '/usr/share/rubygems-integration/all/specifications/rack-2.2.6
 const GEM_INSTALLED_RACK = '/var/lib/gems/3.1.0/specifications/rack-2.2.6.4.gemspec';
 const SEMVER_JSON = '/usr/share/nodejs/semver/package.json';
 const NPM_INSTALLED_SEMVER = '/usr/local/lib/node_modules/semver/package.json';
-const COMMONS_TEXT_JAR = '/usr/share/java/commons-text-1.10.0.jar';
+const COMMONS_TEXT_JAR = '/usr/share/java/commons-text.jar';
 const APP_COMMONS_TEXT = '/opt/app/lib/commons-text-1.10.0.jar';
 const LANG3_JAR = '/usr/share/java/apache-commons-lang3.jar';
 const APP_LANG3 = '/opt/app/lib/commons-lang3-3.7.jar';
@@ -81,8 +82,8 @@ function debianLayers(): FileSpec[][] {
         content: dpkgList(
           '/usr/share/java',
           COMMONS_TEXT_JAR,
-          '/usr/share/java/commons-text.jar',
           '/usr/share/maven-repo/org/apache/commons/commons-text/1.10.0/commons-text-1.10.0.pom',
+          '/usr/share/java/commons-text-1.10.0.jar',
           '/usr/share/maven-repo/org/apache/commons/commons-text/1.10.0/commons-text-1.10.0.jar',
         ),
       },
@@ -91,7 +92,8 @@ function debianLayers(): FileSpec[][] {
       { path: rel(SEMVER_JSON), content: semverJson() },
       { path: 'usr/share/nodejs/semver/index.js', content: 'module.exports = {}\n' },
       { path: rel(COMMONS_TEXT_JAR), content: commonsText },
-      { path: 'usr/share/java/commons-text.jar', type: 'symlink', linkTarget: 'commons-text-1.10.0.jar' },
+      // As bookworm ships it: the unversioned jar is the file, the versioned name a symlink to it.
+      { path: 'usr/share/java/commons-text-1.10.0.jar', type: 'symlink', linkTarget: 'commons-text.jar' },
     ],
     [
       { path: rel(GEM_INSTALLED_RACK), content: rackSpec },
