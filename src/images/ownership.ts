@@ -5,7 +5,8 @@
  * data, not against its language feed (which would report what the distribution fixed).
  *
  * Ownership is decided by the package's metadata location (the `.dist-info`/`.egg-info` entry, the gemspec, the
- * module's package.json, the archive file itself for Java, nested archives included), not by its module files:
+ * module's package.json or the lock file listing it, the archive file itself for Java, nested archives included),
+ * not by its module files:
  * `pip install -U` over a distro package writes a new, differently versioned dist-info that no OS package lists,
  * so the upgraded copy is unowned and matched again.
  *
@@ -15,7 +16,7 @@
  */
 import { isGemSpecificationPath } from './catalogers/gem.js';
 import { JAVA_ARCHIVE_EXTENSION } from './catalogers/java-archive.js';
-import { isInstalledPackageJson } from './catalogers/npm.js';
+import { isInstalledPackageJson, isProjectPackageLock } from './catalogers/npm.js';
 import { OS_PACKAGE_TYPES, type CatalogedPackage, type PackageOwner, type PackageType } from './model.js';
 
 /** The path up to and including the first `*.dist-info` or `*.egg-info` component (directory or single file). */
@@ -43,7 +44,9 @@ export const OWNABLE_TYPES: ReadonlySet<PackageType> = new Set<PackageType>(['py
 export function ownershipKey(path: string): string | undefined {
   const python = PYTHON_METADATA_ENTRY.exec(path);
   if (python) return python[1];
-  if (isGemSpecificationPath(path) || isInstalledPackageJson(path)) return path;
+  // A package-lock.json an OS package ships (Debian's libruby3.1 has one inside a bundled gem) lists what its
+  // authors developed with, not what is installed; its entries are the OS package's, like its installed modules.
+  if (isGemSpecificationPath(path) || isInstalledPackageJson(path) || isProjectPackageLock(path)) return path;
   return javaArchiveOf(path);
 }
 

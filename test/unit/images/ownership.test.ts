@@ -37,6 +37,12 @@ describe('ownershipKey', () => {
       expect(ownershipKey(path)).toBeUndefined();
   });
 
+  it('keeps a project lock file as it is, but not one inside node_modules (never cataloged)', () => {
+    const lock = '/usr/lib/ruby/gems/3.1.0/gems/typeprof-0.21.2/vscode/package-lock.json';
+    expect(ownershipKey(lock)).toBe(lock);
+    expect(ownershipKey('/app/node_modules/x/package-lock.json')).toBeUndefined();
+  });
+
   it('reduces a Java archive, and any archive nested in it, to the top-level archive file', () => {
     expect(ownershipKey('/usr/share/java/commons-text-1.10.0.jar')).toBe('/usr/share/java/commons-text-1.10.0.jar');
     expect(ownershipKey('/usr/share/jenkins/jenkins.war:WEB-INF/lib/commons-io-2.15.1.jar')).toBe('/usr/share/jenkins/jenkins.war');
@@ -168,6 +174,17 @@ describe('assignOwners', () => {
     expect(ms).toBeGreaterThanOrEqual(3.5);
     expect(ms).toBeLessThan(1000);
     expect(packages.every((p) => p.ownershipMs === undefined)).toBe(true);
+  });
+
+  it('gives the entries of a lock file an OS package ships that package as owner', () => {
+    // As in Debian bookworm: libruby3.1 ships typeprof's VS Code extension with its development lock file.
+    const lock = '/usr/lib/ruby/gems/3.1.0/gems/typeprof-0.21.2/vscode/package-lock.json';
+    const { packages: out } = assignOwners([
+      pkg('dpkg', 'libruby3.1', '3.1.2-7+deb12u1', '/var/lib/dpkg/status', [lock]),
+      pkg('npm', 'ansi-regex', '5.0.1', lock),
+      pkg('npm', 'ansi-regex', '5.0.1', '/srv/app/package-lock.json'),
+    ]);
+    expect(out.map((p) => p.owner ?? null)).toEqual([null, { type: 'dpkg', name: 'libruby3.1', version: '3.1.2-7+deb12u1' }, null]);
   });
 
   it("gives every package of an owned Java archive, nested ones included, the archive's owner", () => {
