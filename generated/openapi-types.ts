@@ -4330,6 +4330,7 @@ export interface components {
             location: string;
             "maven-version"?: string;
             origin?: string;
+            owned_by?: components["schemas"]["PackageOwner"];
             package: string;
             purl: string;
             "specification-version"?: string;
@@ -4856,6 +4857,13 @@ export interface components {
             type?: string;
             version?: string;
         } | null;
+        /** @description Vigil extension. The OS package (rpm or dpkg) whose file list holds this language package's metadata location: the distribution built it, so it is matched through that package's distro data, not its language feed. The generic content listings carry the same object as `metadata.ownedBy`. */
+        PackageOwner: {
+            name: string;
+            /** @description dpkg, apk or rpm. */
+            type: string;
+            version: string;
+        };
         PackageVulnerability: {
             /** @description Other ids of the same vulnerability (CVE, GHSA, distro ids). */
             aliases?: string[];

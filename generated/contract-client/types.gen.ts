@@ -749,6 +749,19 @@ export type JavaPackageContent = {
     cpes: Array<string>;
     purl: string;
     version: string;
+    owned_by?: PackageOwner;
+};
+
+/**
+ * Vigil extension. The OS package (rpm or dpkg) whose file list holds this language package's metadata location: the distribution built it, so it is matched through that package's distro data, not its language feed. The generic content listings carry the same object as `metadata.ownedBy`.
+ */
+export type PackageOwner = {
+    /**
+     * dpkg, apk or rpm.
+     */
+    type: string;
+    name: string;
+    version: string;
 };
 
 export type ContentJavaPackageResponse = {

@@ -606,6 +606,15 @@ export const zContentPackageResponse = z.object({
     content: z.array(zPackageContent)
 });
 
+/**
+ * Vigil extension. The OS package (rpm or dpkg) whose file list holds this language package's metadata location: the distribution built it, so it is matched through that package's distro data, not its language feed. The generic content listings carry the same object as `metadata.ownedBy`.
+ */
+export const zPackageOwner = z.object({
+    type: z.string(),
+    name: z.string(),
+    version: z.string()
+});
+
 export const zJavaPackageContent = z.object({
     package: z.string(),
     'implementation-version': z.string().optional(),
@@ -617,7 +626,8 @@ export const zJavaPackageContent = z.object({
     licenses: z.array(z.string()),
     cpes: z.array(z.string()),
     purl: z.string(),
-    version: z.string()
+    version: z.string(),
+    owned_by: zPackageOwner.optional()
 });
 
 export const zContentJavaPackageResponse = z.object({

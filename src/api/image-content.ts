@@ -134,6 +134,7 @@ export const imageContentHandlers: HandlerGroup<ContentOps> = {
         licenses: p.licenses,
         cpes: p.cpes,
         purl: p.purl,
+        ...(p.owner ? { owned_by: p.owner } : {}),
       };
     });
     return { status: 200, body: { image_digest: params.image_digest, content_type: 'java', content } };

@@ -46,6 +46,11 @@ export interface CatalogedPackage {
    * for checking an advisory's affected symbols. Stored in its own column, not in metadata.
    */
   goSymbols?: GoSymbolIndex;
+  /**
+   * OS packages only, during analysis: the milliseconds spent reducing the package's file list to ownership keys,
+   * summed into the ownership step's reported cost (ownership.ts#assignOwners). Not stored.
+   */
+  ownershipMs?: number;
 }
 
 /** The OS package that installed a language package. */

@@ -9,7 +9,10 @@
  *    /usr/local/lib/python3.6/site-packages.
  *  - Ubuntu 14.04: dpkg's python-yaml 3.10-4 (source pyyaml) with /var/lib/dpkg/info/python-yaml.list naming the
  *    single-file PyYAML-3.10.egg-info; plus a pip-installed PyYAML 3.10 under /usr/local.
- *  - The RHEL content as a syft SBOM with an `ownership-by-file-overlap` relationship, scanned and imported.
+ *  - The RHEL content as a syft SBOM with an `ownership-by-file-overlap` relationship, as an SPDX document the way
+ *    syft writes that relationship (OTHER, with a comment naming it) and as a CycloneDX document with the Python
+ *    component nested in the rpm's, each scanned and imported.
+ *  - The analyzed RHEL image exported in each format (native syft JSON, SPDX, CycloneDX) and imported again.
  *
  * Needs rpm and rpmbuild (Debian: rpm) and gpg (gnupg).
  */
@@ -17,11 +20,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForAnalysis } from '../support/analysis.js';
+import { analyzeArchiveImage, findingLines, imageFindingLines, waitForAnalysis } from '../support/analysis.js';
 import { pkgInfo, wheelMetadata } from '../support/ecosystem-fixtures.js';
+import { cycloneDxJsonErrors } from '../support/cyclonedx-schema.js';
 import { json, raw } from '../support/http.js';
-import { buildImage, dockerArchiveTar, type FileSpec } from '../support/image-builder.js';
+import type { FileSpec } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { validateSpdxStructure } from '../support/spdx-schema.js';
 import { buildRpmdbFixture, type RpmdbFixture } from '../unit/images/catalogers/fixtures/rpmdb.js';
 import { osvRecord, writeRecords } from '../vulns/fixture-feed.js';
 
@@ -124,32 +129,30 @@ function ubuntuLayers(): FileSpec[][] {
   ];
 }
 
-async function uploadImage(layers: FileSpec[][], tag: string): Promise<string> {
-  const image = await buildImage({ layers });
-  const res = await raw(server.url, 'POST', '/v2/images/archives', {
-    headers: { 'content-type': 'application/x-tar' },
-    body: await dockerArchiveTar(image, { repoTags: [tag] }),
+
+
+const findings = (digest: string) => imageFindingLines(server, digest);
+
+/** Imports `sbom` as the packages of a new image `digest` and waits for its analysis. */
+async function importSbom(sbom: unknown, digest: string, tag: string): Promise<void> {
+  const op = await json(server.url, 'POST', '/v2/imports/images', undefined);
+  expect(op.status).toBe(200);
+  const uuid = op.json.uuid as string;
+  const part = await json(server.url, 'POST', `/v2/imports/images/${uuid}/packages`, sbom);
+  expect(part.status).toBe(200);
+  const added = await json(server.url, 'POST', '/v2/images', {
+    source: { import: { operation_uuid: uuid, digest, tags: [tag], contents: { packages: part.json.digest } } },
   });
-  expect(res.status).toBe(200);
-  const digest = res.json.image_digest as string;
+  expect(added.status).toBe(200);
   expect(await waitForAnalysis(server, 'admin', digest)).toBe('analyzed');
-  return digest;
 }
 
-interface Finding {
-  vuln: string;
-  package_name: string;
-  package_type: string;
-  package_path?: string;
+/** The owners of an image's Python packages, in location order (null when unowned). */
+async function pythonOwners(digest: string): Promise<unknown[]> {
+  return (await pythonContent(digest)).map((p) => p.metadata.ownedBy ?? null);
 }
 
-const summary = (list: Finding[]) => list.map((v) => `${v.vuln} ${v.package_type}:${v.package_name} ${v.package_path ?? ''}`.trim()).sort();
-
-async function findings(digest: string): Promise<string[]> {
-  const res = await raw(server.url, 'GET', `/v2/images/${digest}/vuln/all`);
-  expect(res.status).toBe(200);
-  return summary(res.json.vulnerabilities);
-}
+const URLLIB3_OWNER = { type: 'rpm', name: 'python3-urllib3', version: '1.24.2-4.el8' };
 
 async function pythonContent(digest: string): Promise<{ package: string; location: string; metadata: Record<string, unknown> }[]> {
   const res = await raw(server.url, 'GET', `/v2/images/${digest}/content/python`);
@@ -164,8 +167,8 @@ beforeAll(async () => {
   server = await startTestServer({ VIGIL_FEED_SOURCES: `osv=${join(work, 'osv')}` });
   const synced = await raw(server.url, 'POST', '/v2/system/feeds?wait=true');
   expect(synced.json.status).toBe('done');
-  rhelDigest = await uploadImage(rhelLayers(), 'registry.example.com/owned/rhel:8');
-  ubuntuDigest = await uploadImage(ubuntuLayers(), 'registry.example.com/owned/ubuntu:14.04');
+  rhelDigest = await analyzeArchiveImage(server, rhelLayers(), 'registry.example.com/owned/rhel:8');
+  ubuntuDigest = await analyzeArchiveImage(server, ubuntuLayers(), 'registry.example.com/owned/ubuntu:14.04');
 }, 120_000);
 
 afterAll(async () => {
@@ -187,6 +190,18 @@ describe('language packages owned by an rpm package', () => {
     ]);
     expect(content[0]!.metadata.ownedBy).toEqual({ type: 'rpm', name: 'python3-urllib3', version: '1.24.2-4.el8' });
     expect(content[1]!.metadata.ownedBy).toBeUndefined();
+  });
+});
+
+describe('the ownership step', () => {
+  it("reports its cost in each analysis' completion event", async () => {
+    for (const digest of [rhelDigest, ubuntuDigest]) {
+      const res = await raw(server.url, 'GET', `/v2/events?event_type=user.image.analysis.completed&resource_id=${digest}`);
+      expect(res.status).toBe(200);
+      const details = res.json.results.map((r: { event: { details: Record<string, unknown> } }) => r.event.details);
+      expect(details).toEqual([expect.objectContaining({ ownership_ms: expect.any(Number) })]);
+      expect(details[0].ownership_ms).toBeGreaterThanOrEqual(0);
+    }
   });
 });
 
@@ -246,24 +261,150 @@ describe('ownership relationships in a syft SBOM', () => {
   it('scans the SBOM with the same result as the analyzed image', async () => {
     const res = await json(server.url, 'POST', '/v2/vulnerability-scan', sbom);
     expect(res.status).toBe(200);
-    expect(summary(res.json.vulnerabilities)).toEqual(RHEL_FINDINGS);
+    expect(findingLines(res.json.vulnerabilities)).toEqual(RHEL_FINDINGS);
     expect(RHEL_FINDINGS).toEqual(await findings(rhelDigest));
   });
 
   it('imports the SBOM with the same findings and the owner in the content listing', async () => {
-    const op = await json(server.url, 'POST', '/v2/imports/images', undefined);
-    expect(op.status).toBe(200);
-    const uuid = op.json.uuid as string;
-    const part = await json(server.url, 'POST', `/v2/imports/images/${uuid}/packages`, sbom);
-    expect(part.status).toBe(200);
     const digest = `sha256:${'c'.repeat(64)}`;
-    const added = await json(server.url, 'POST', '/v2/images', {
-      source: { import: { operation_uuid: uuid, digest, tags: ['registry.example.com/owned/rhel-sbom:8'], contents: { packages: part.json.digest } } },
-    });
-    expect(added.status).toBe(200);
-    expect(await waitForAnalysis(server, 'admin', digest)).toBe('analyzed');
+    await importSbom(sbom, digest, 'registry.example.com/owned/rhel-sbom:8');
     expect(await findings(digest)).toEqual(await findings(rhelDigest));
-    const content = await pythonContent(digest);
-    expect(content.map((p) => p.metadata.ownedBy ?? null)).toEqual([{ type: 'rpm', name: 'python3-urllib3', version: '1.24.2-4.el8' }, null]);
+    expect(await pythonOwners(digest)).toEqual([URLLIB3_OWNER, null]);
+  });
+});
+
+describe('ownership in SPDX and CycloneDX SBOMs', () => {
+  const RPM_PURL = 'pkg:rpm/rhel/python3-urllib3@1.24.2-4.el8?arch=noarch&distro=rhel-8.9';
+  const PYPI_PURL = 'pkg:pypi/urllib3@1.24.2';
+
+  // As syft 1.x writes SPDX 2.3 JSON: the rpm, both Python copies, the OS, and the ownership relationship as OTHER
+  // with a comment that starts with the relationship's syft name.
+  const spdxPackage = (id: string, name: string, version: string, purl: string, sourceInfo: string, purpose?: string) => ({
+    name,
+    SPDXID: id,
+    versionInfo: version,
+    supplier: 'NOASSERTION',
+    downloadLocation: 'NOASSERTION',
+    filesAnalyzed: false,
+    sourceInfo,
+    licenseConcluded: 'NOASSERTION',
+    licenseDeclared: 'MIT',
+    copyrightText: 'NOASSERTION',
+    externalRefs: purl ? [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: purl }] : [],
+    ...(purpose ? { primaryPackagePurpose: purpose } : {}),
+  });
+  const spdx = {
+    spdxVersion: 'SPDX-2.3',
+    dataLicense: 'CC0-1.0',
+    SPDXID: 'SPDXRef-DOCUMENT',
+    name: 'rhel-owned',
+    documentNamespace: 'https://anchore.com/syft/image/rhel-owned-5d2b0a63-8f0e-4f61-a0a4-1f5b1c4d2e3f',
+    creationInfo: { licenseListVersion: '3.25', creators: ['Organization: Anchore, Inc', 'Tool: syft-1.18.1'], created: '2026-11-20T10:00:00Z' },
+    packages: [
+      spdxPackage('SPDXRef-Package-rpm-python3-urllib3-7b3c1f0e2a9d4c51', 'python3-urllib3', '1.24.2-4.el8', RPM_PURL, 'acquired package info from RPM DB: /var/lib/rpm/rpmdb.sqlite'),
+      spdxPackage('SPDXRef-Package-python-urllib3-0a1b2c3d4e5f6789', 'urllib3', '1.24.2', PYPI_PURL, `acquired package info from installed python package manifest file: ${URLLIB3_EGG}/PKG-INFO`),
+      spdxPackage('SPDXRef-Package-python-urllib3-9f8e7d6c5b4a3210', 'urllib3', '1.24.2', PYPI_PURL, `acquired package info from installed python package manifest file: ${PIP_SITE}/urllib3-1.24.2.dist-info/METADATA`),
+      spdxPackage('SPDXRef-OperatingSystem-rhel-8.9', 'rhel', '8.9', '', '', 'OPERATING-SYSTEM'),
+      spdxPackage('SPDXRef-DocumentRoot-Image-rhel-owned', 'rhel-owned', 'sha256:' + 'd'.repeat(64), '', '', 'CONTAINER'),
+    ],
+    relationships: [
+      {
+        spdxElementId: 'SPDXRef-Package-rpm-python3-urllib3-7b3c1f0e2a9d4c51',
+        relatedSpdxElement: 'SPDXRef-Package-python-urllib3-0a1b2c3d4e5f6789',
+        relationshipType: 'OTHER',
+        comment:
+          'ownership-by-file-overlap: indicates that the parent package claims ownership of a child package since the parent metadata indicates overlap with a location that a cataloger found the child package by',
+      },
+      // The same pair without the comment, or as a dependency, says nothing about who installed what.
+      { spdxElementId: 'SPDXRef-Package-rpm-python3-urllib3-7b3c1f0e2a9d4c51', relatedSpdxElement: 'SPDXRef-Package-python-urllib3-9f8e7d6c5b4a3210', relationshipType: 'OTHER' },
+      { spdxElementId: 'SPDXRef-Package-rpm-python3-urllib3-7b3c1f0e2a9d4c51', relatedSpdxElement: 'SPDXRef-Package-python-urllib3-9f8e7d6c5b4a3210', relationshipType: 'DEPENDS_ON' },
+      { spdxElementId: 'SPDXRef-DOCUMENT', relatedSpdxElement: 'SPDXRef-DocumentRoot-Image-rhel-owned', relationshipType: 'DESCRIBES' },
+    ],
+  };
+
+  // CycloneDX: the owned Python component nested in the rpm's component (its assembly); the pip copy a dependency of
+  // the rpm, which is not ownership.
+  const cdxComponent = (ref: string, name: string, version: string, purl: string, type: string, path: string, nested: unknown[] = []) => ({
+    'bom-ref': ref,
+    type: 'library',
+    name,
+    version,
+    purl,
+    properties: [
+      { name: 'syft:package:type', value: type },
+      { name: 'syft:location:0:path', value: path },
+    ],
+    ...(nested.length ? { components: nested } : {}),
+  });
+  const cyclonedx = {
+    bomFormat: 'CycloneDX',
+    specVersion: '1.6',
+    serialNumber: 'urn:uuid:3e671687-395b-41f5-a30f-a58921a69b79',
+    version: 1,
+    metadata: { component: { 'bom-ref': 'image', type: 'container', name: 'rhel-owned' } },
+    components: [
+      cdxComponent('rpm-1', 'python3-urllib3', '1.24.2-4.el8', RPM_PURL, 'rpm', '/var/lib/rpm/rpmdb.sqlite', [
+        cdxComponent('py-owned', 'urllib3', '1.24.2', PYPI_PURL, 'python', `${URLLIB3_EGG}/PKG-INFO`),
+      ]),
+      cdxComponent('py-pip', 'urllib3', '1.24.2', PYPI_PURL, 'python', `${PIP_SITE}/urllib3-1.24.2.dist-info/METADATA`),
+      { 'bom-ref': 'os', type: 'operating-system', name: 'rhel', version: '8.9' },
+    ],
+    dependencies: [{ ref: 'rpm-1', dependsOn: ['py-pip'] }],
+  };
+
+  it('are valid documents of their formats', () => {
+    expect(cycloneDxJsonErrors(cyclonedx, '1.6')).toEqual([]);
+    expect(validateSpdxStructure(spdx) ? [] : validateSpdxStructure.errors).toEqual([]);
+  });
+
+  it.each([
+    ['SPDX', spdx, '1'],
+    ['CycloneDX', cyclonedx, '2'],
+  ])('scans and imports %s with the same result as the analyzed image', async (_format, doc, digit) => {
+    const scanned = await json(server.url, 'POST', '/v2/vulnerability-scan', doc);
+    expect(scanned.status).toBe(200);
+    expect(findingLines(scanned.json.vulnerabilities)).toEqual(RHEL_FINDINGS);
+    const digest = `sha256:${digit.repeat(64)}`;
+    await importSbom(doc, digest, `registry.example.com/owned/rhel-${_format.toLowerCase()}:8`);
+    expect(await findings(digest)).toEqual(RHEL_FINDINGS);
+    expect(await pythonOwners(digest)).toEqual([URLLIB3_OWNER, null]);
+  });
+});
+
+describe('exported SBOMs carry the ownership', () => {
+  it.each([
+    ['native-json', '3'],
+    ['spdx-json', '4'],
+    ['cyclonedx-json', '5'],
+  ])('%s: the export states it, and imports back with the same findings and owners', async (format, digit) => {
+    const res = await raw(server.url, 'GET', `/v2/images/${rhelDigest}/sboms/${format}`);
+    expect(res.status).toBe(200);
+    const doc = res.json;
+    if (format === 'native-json') {
+      const ids = new Map(doc.artifacts.map((a: { id: string; name: string; locations: { path: string }[] }) => [a.id, `${a.name} ${a.locations[0]!.path}`]));
+      const owned = doc.artifactRelationships.filter((r: { type: string }) => r.type === 'ownership-by-file-overlap');
+      expect(owned.map((r: { parent: string; child: string; metadata: unknown }) => [ids.get(r.parent), ids.get(r.child), r.metadata])).toEqual([
+        ['python3-urllib3 /var/lib/rpm/rpmdb.sqlite', `urllib3 ${URLLIB3_EGG}/PKG-INFO`, { files: [`${URLLIB3_EGG}/PKG-INFO`] }],
+      ]);
+    } else if (format === 'spdx-json') {
+      expect(validateSpdxStructure(doc) ? [] : validateSpdxStructure.errors).toEqual([]);
+      const names = new Map(doc.packages.map((p: { SPDXID: string; name: string; sourceInfo?: string }) => [p.SPDXID, `${p.name} ${p.sourceInfo?.split(': ')[1] ?? ''}`]));
+      const other = doc.relationships.filter((r: { relationshipType: string }) => r.relationshipType === 'OTHER');
+      expect(other.map((r: { spdxElementId: string; relatedSpdxElement: string; comment: string }) => [names.get(r.spdxElementId), names.get(r.relatedSpdxElement), r.comment.split(':')[0]])).toEqual([
+        ['python3-urllib3 /var/lib/rpm/rpmdb.sqlite', `urllib3 ${URLLIB3_EGG}/PKG-INFO`, 'ownership-by-file-overlap'],
+      ]);
+    } else {
+      expect(cycloneDxJsonErrors(doc, '1.6')).toEqual([]);
+      const top = doc.components.map((c: { name: string; components?: { name: string }[] }) => [c.name, (c.components ?? []).map((n) => n.name)]);
+      expect(top).toEqual([
+        ['urllib3', []],
+        ['python3-urllib3', ['urllib3']],
+        ['rhel', []],
+      ]);
+    }
+    const digest = `sha256:${digit.repeat(64)}`;
+    await importSbom(doc, digest, `registry.example.com/owned/rhel-${format}:8`);
+    expect(await findings(digest)).toEqual(RHEL_FINDINGS);
+    expect(await pythonOwners(digest)).toEqual([URLLIB3_OWNER, null]);
   });
 });

@@ -48,3 +48,21 @@ export async function analyzeArchiveImage(server: TestServer, layers: FileSpec[]
   if (status !== 'analyzed') throw new Error(`analysis of ${tag} ended ${status}`);
   return digest;
 }
+
+export interface FindingFields {
+  vuln: string;
+  package_name: string;
+  package_type: string;
+  package_path?: string;
+}
+
+/** Findings as sorted `<vuln> <type>:<package> <path>` lines, easy to compare whole. */
+export const findingLines = (list: FindingFields[]): string[] =>
+  list.map((v) => `${v.vuln} ${v.package_type}:${v.package_name} ${v.package_path ?? ''}`.trim()).sort();
+
+/** The image's findings of every type (GET /v2/images/{digest}/vuln/all) as `findingLines`. */
+export async function imageFindingLines(server: TestServer, digest: string): Promise<string[]> {
+  const res = await raw(server.url, 'GET', `/v2/images/${digest}/vuln/all`);
+  if (res.status !== 200) throw new Error(`GET vuln/all answered ${res.status}`);
+  return findingLines(res.json.vulnerabilities);
+}

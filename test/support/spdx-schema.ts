@@ -71,6 +71,7 @@ const spdxDocumentSchema = {
         properties: {
           spdxElementId: { type: 'string', pattern: SPDX_ID },
           relatedSpdxElement: { type: 'string', pattern: `${SPDX_ID}|^NONE$|^NOASSERTION$` },
+          comment: { type: 'string' },
           relationshipType: {
             enum: [
               'DESCRIBES', 'DESCRIBED_BY', 'CONTAINS', 'CONTAINED_BY', 'DEPENDS_ON', 'DEPENDENCY_OF', 'DEPENDENCY_MANIFEST_OF',

@@ -23,20 +23,44 @@ const fileListRecords = new WeakSet<CatalogedPackage>();
 export function parseDpkgFileList(path: string, content: Buffer): CatalogedPackage[] {
   const name = FILE_LIST.exec(path)?.[1];
   if (!name) return [];
+  const started = performance.now();
   const keys = collectOwnershipKeys(content.toString('utf8').split('\n'));
-  if (keys.size === 0) return [];
-  const record: CatalogedPackage = { name, version: '', type: 'dpkg', locations: [path], licenses: [], purl: '', cpes: [], metadata: {}, ownedPaths: [...keys] };
+  // Kept when it owns nothing too, so the time it took is counted (a few bytes per installed package).
+  const record: CatalogedPackage = {
+    name,
+    version: '',
+    type: 'dpkg',
+    locations: [path],
+    licenses: [],
+    purl: '',
+    cpes: [],
+    metadata: {},
+    ownedPaths: [...keys],
+    ownershipMs: performance.now() - started,
+  };
   fileListRecords.add(record);
   return [record];
 }
 
-/** Packages with the owned paths of their file lists, without the file-list records themselves. */
+/**
+ * Packages with the owned paths (and reduction time) of their file lists, without the file-list records themselves.
+ * A list left behind by a removed package belongs to no installed package and is dropped with its time.
+ */
 function foldFileLists(found: CatalogedPackage[]): CatalogedPackage[] {
-  const owned = new Map<string, string[]>();
-  for (const record of found) if (fileListRecords.has(record)) owned.set(record.name, [...(owned.get(record.name) ?? []), ...(record.ownedPaths ?? [])]);
+  const lists = new Map<string, { paths: string[]; ms: number }>();
+  for (const record of found) {
+    if (!fileListRecords.has(record)) continue;
+    const list = lists.get(record.name) ?? { paths: [], ms: 0 };
+    list.paths.push(...(record.ownedPaths ?? []));
+    list.ms += record.ownershipMs ?? 0;
+    lists.set(record.name, list);
+  }
   const packages = found.filter((p) => !fileListRecords.has(p));
-  if (owned.size === 0) return packages;
-  return packages.map((p) => (owned.has(p.name) ? { ...p, ownedPaths: owned.get(p.name) } : p));
+  if (lists.size === 0) return packages;
+  return packages.map((p) => {
+    const list = lists.get(p.name);
+    return list ? { ...p, ownershipMs: list.ms, ...(list.paths.length > 0 ? { ownedPaths: list.paths } : {}) } : p;
+  });
 }
 
 /** One deb822 paragraph: field names lower-cased (they are case-insensitive), values with continuations joined by \n. */

@@ -1,6 +1,7 @@
 /**
  * npm cataloger: installed packages (`node_modules/<name>/package.json`, `node_modules/@scope/<name>/package.json`,
- * at any depth) and the dependencies a project's package-lock.json records.
+ * at any depth, and Debian's `/usr/share/nodejs/<name>/package.json`) and the dependencies a project's
+ * package-lock.json records.
  */
 import type { CatalogedPackage, Cataloger } from '../model.js';
 import { parseJsonObject, stringField, withoutUndefined } from './json-object.js';
@@ -9,11 +10,14 @@ import { parsePackageLock } from './npm-lockfile.js';
 import { isNpmPackageName, npmLicenses, npmPackage, npmPerson, npmRepository } from './npm-package.js';
 
 /**
- * The manifest of an installed package: its directory sits directly in a node_modules directory. Dot-directories
- * (`.bin`, `.pnpm`, `.cache`) are npm/pnpm bookkeeping, and package.json files deeper inside a package (sub-path
- * `{"type":"module"}` stubs, test fixtures) do not describe an installed package.
+ * The manifest of an installed package: its directory sits directly in a node_modules directory, or in one of the
+ * directories Debian's JavaScript policy installs `node-*` packages into (`/usr/share/nodejs`, `/usr/lib/nodejs`,
+ * `/usr/lib/<multiarch triplet>/nodejs`; Node's global search path there). Dot-directories (`.bin`, `.pnpm`,
+ * `.cache`) are npm/pnpm bookkeeping, and package.json files deeper inside a package (sub-path `{"type":"module"}`
+ * stubs, test fixtures) do not describe an installed package.
  */
-const INSTALLED_MANIFEST = /(?:^|\/)node_modules\/(?:@[^/]+\/)?[^/@.][^/]*\/package\.json$/;
+const INSTALLED_MANIFEST =
+  /(?:(?:^|\/)node_modules|^\/usr\/share\/nodejs|^\/usr\/lib(?:\/[a-z0-9_]+-linux-[a-z0-9_]+)?\/nodejs)\/(?:@[^/]+\/)?[^/@.][^/]*\/package\.json$/;
 const LOCK_FILE = /(?:^|\/)package-lock\.json$/;
 /** Lock files shipped inside published packages describe their authors' dev setup, not what is installed here. */
 const INSIDE_NODE_MODULES = /(?:^|\/)node_modules\//;

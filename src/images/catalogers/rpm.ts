@@ -115,7 +115,9 @@ export function rpmPackageFromHeader(blob: Buffer, path: string): CatalogedPacka
     const versionRelease = release ? `${upstreamVersion}-${release}` : upstreamVersion;
     const version = epoch !== undefined ? `${epoch}:${versionRelease}` : versionRelease;
     const origin = sourceRpmName(sourceRpm);
+    const started = performance.now();
     const ownedPaths = ownedKeys(header);
+    const ownershipMs = performance.now() - started;
     const metadata: Record<string, unknown> = { version: upstreamVersion };
     if (release) metadata.release = release;
     if (epoch !== undefined) metadata.epoch = epoch;
@@ -134,6 +136,7 @@ export function rpmPackageFromHeader(blob: Buffer, path: string): CatalogedPacka
       cpes: [cpe23(name, name, version)],
       metadata,
       ...(ownedPaths.length > 0 ? { ownedPaths } : {}),
+      ownershipMs,
     };
   } catch {
     return undefined;

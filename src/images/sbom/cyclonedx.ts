@@ -1,7 +1,8 @@
 /**
  * CycloneDX 1.5/1.6 JSON for an image, built with the CycloneDX project's own library so spec-version differences
  * (what 1.5 may not carry) are handled by the people who write the spec. Follows syft's choices: the image is the
- * `container` metadata component, every package a `library`, the distro an `operating-system` component.
+ * `container` metadata component, every package a `library`, the distro an `operating-system` component. A language
+ * package an OS package owns is nested in that package's component (sbom/ownership-links.ts).
  */
 import { Enums, Models, Types, type Serialize } from '@cyclonedx/cyclonedx-library';
 import { cycloneDxJson, type CycloneDxSpecVersion } from './cyclonedx-serialize.js';
@@ -9,6 +10,7 @@ import type { DistroInfo } from '../model.js';
 import { imageDisplayName, imagePurl } from './image-name.js';
 import { documentTime, type SbomImage, type SbomInput, type SbomPackage } from './input.js';
 import { classifyLicense, conjoin, type LicenseChoice } from './licenses.js';
+import { ownerLinks } from './ownership-links.js';
 import { identifyPackages } from './package-ids.js';
 import { typeNames } from './package-types.js';
 import { nameBasedUuid } from './stable-ids.js';
@@ -130,12 +132,17 @@ export function toCycloneDx(input: SbomInput, options: CycloneDxOptions = {}): C
       component: image,
     }),
   });
-  const components = identifyPackages(input.packages).map(({ id, pkg }) => packageComponent(id, pkg));
-  if (input.image.distro) components.push(operatingSystemComponent(input.image.distro));
-  for (const component of components) {
-    bom.components.add(component);
-    image.dependencies.add(component.bomRef);
-  }
+  const identified = identifyPackages(input.packages);
+  const packages = new Map(identified.map(({ id, pkg }) => [id, packageComponent(id, pkg)]));
+  // An owned package is nested in its owner's component (sbom/ownership-links.ts) instead of listed at the top.
+  const owned = ownerLinks(identified);
+  for (const { ownerId, child } of owned) packages.get(ownerId)!.components.add(packages.get(child.id)!);
+  const nested = new Set(owned.map(({ child }) => child.id));
+  const os = input.image.distro ? [operatingSystemComponent(input.image.distro)] : [];
+  for (const [id, component] of packages) if (!nested.has(id)) bom.components.add(component);
+  for (const component of os) bom.components.add(component);
+  // The image depends on every package, nested or not.
+  for (const component of [...packages.values(), ...os]) image.dependencies.add(component.bomRef);
   // The insertion order above is already canonical (the library's own sorting depends on the machine's locale).
   return cycloneDxJson(bom, options.specVersion ?? '1.6');
 }

@@ -3,7 +3,7 @@
  * (a PackageRow or a CatalogedPackage both fit `SbomPackage`). Writers are pure functions of this input, so an
  * export of the same analysis is the same document byte for byte.
  */
-import type { DistroInfo, FileRecord } from '../model.js';
+import type { DistroInfo, FileRecord, PackageOwner } from '../model.js';
 
 export interface SbomLayer {
   digest: string;
@@ -39,6 +39,8 @@ export interface SbomPackage {
   purl: string;
   cpes: string[];
   metadata: Record<string, unknown>;
+  /** The OS package that installed this language package (images/ownership.ts). */
+  owner?: PackageOwner | null;
 }
 
 export interface SbomInput {

@@ -1,12 +1,13 @@
 /**
  * Vigil's native SBOM: the shape of syft's JSON (artifacts, artifactRelationships, files, source, distro,
  * descriptor, schema) so tools that read syft JSON can read it, plus Vigil's own `origin`, `sourceVersion` and
- * `size` on artifacts. Key order, artifact order and ids are fixed by the input alone.
+ * `size` on artifacts. An owned language package has syft's ownership-by-file-overlap relationship to its owner. Key order, artifact order and ids are fixed by the input alone.
  */
 import type { FileRecord, FileType } from '../model.js';
 import { imageDisplayName } from './image-name.js';
 import type { SbomInput, SbomPackage } from './input.js';
 import { classifyLicense } from './licenses.js';
+import { ownerLinks, OWNERSHIP_RELATIONSHIP } from './ownership-links.js';
 import { compareStrings, identifyPackages } from './package-ids.js';
 import { typeNames } from './package-types.js';
 import { contentId } from './stable-ids.js';
@@ -35,7 +36,9 @@ export interface NativeArtifact {
 export interface NativeRelationship {
   parent: string;
   child: string;
-  type: 'contains' | 'evident-by';
+  type: 'contains' | 'evident-by' | typeof OWNERSHIP_RELATIONSHIP;
+  /** Ownership only: the owned package's locations, which the owner's file list holds (syft: the overlapping files). */
+  metadata?: { files: string[] };
 }
 
 export interface NativeFile {
@@ -138,6 +141,8 @@ export function toNativeSbom(input: SbomInput): NativeSbom {
     for (const path of new Set(pkg.locations))
       if (filePaths.has(path)) relationships.push({ parent: id, child: fileId(path), type: 'evident-by' });
   }
+  for (const { ownerId, child } of ownerLinks(packages))
+    relationships.push({ parent: ownerId, child: child.id, type: OWNERSHIP_RELATIONSHIP, metadata: { files: [...child.pkg.locations] } });
 
   const distro = image.distro;
   return {

@@ -1,9 +1,11 @@
 /**
  * CycloneDX 1.4-1.6 JSON -> packages. Components of every nesting level are flattened; those that are not
  * packages (the container, files, the operating system, devices...) are skipped, the operating system giving the
- * distro. Understands Vigil's `vigil:` properties and syft's `syft:` ones.
+ * distro. Understands Vigil's `vigil:` properties and syft's `syft:` ones. A language package nested in an OS
+ * package is owned by it (sbom/ownership-links.ts).
  */
 import type { CatalogedPackage, DistroInfo, PackageType } from '../model.js';
+import { linkOwner, OWNABLE_TYPES } from '../ownership.js';
 import { CDX_PROPERTY } from './cyclonedx.js';
 import { typeFromSyftType } from './package-types.js';
 import { child, FieldReader, type JsonObject } from './read-fields.js';
@@ -104,18 +106,21 @@ function operatingSystem(component: JsonObject, path: string): DistroInfo {
 
 export function readCycloneDx(doc: JsonObject): { packages: CatalogedPackage[]; distro?: DistroInfo; warnings: string[] } {
   const warnings: string[] = [];
-  const found: PackageFacts[] = [];
+  /** Package facts in document order, each with the index of the package component it is nested in, if any. */
+  const found: { facts: PackageFacts; parent?: number }[] = [];
   let distro: DistroInfo | undefined;
 
-  const visit = (component: JsonObject, path: string): void => {
+  /** The index in `found` of the package the component is, or undefined when it is not one. */
+  const visit = (component: JsonObject, path: string, parent: number | undefined): number | undefined => {
     const type = fields.requiredString(component, 'type', path);
     if (type === 'operating-system') {
       const os = operatingSystem(component, path);
       if (!distro) distro = os;
       else if (os.name !== distro.name || os.version !== distro.version) warnings.push(`${path}: ignored a second operating system '${os.name} ${os.version}'`);
     } else if (PACKAGE_COMPONENT_TYPES.has(type)) {
-      found.push(packageFacts(component, path));
+      return found.push({ facts: packageFacts(component, path), ...(parent === undefined ? {} : { parent }) }) - 1;
     }
+    return undefined;
   };
 
   const metadata = fields.optionalObject(doc, 'metadata', '');
@@ -123,23 +128,32 @@ export function readCycloneDx(doc: JsonObject): { packages: CatalogedPackage[]; 
   // Depth first in document order, with an explicit stack: nesting depth costs memory, never call stack.
   // Whatever a component is, what it nests may still be packages (a container's layers, a jar's shaded jars).
   // The subject is the image itself, never a package of it; only what it nests is looked at.
-  const pending: { item: JsonObject; path: string }[] = [];
-  const pushInOrder = (nested: { item: JsonObject; path: string }[]) => {
-    for (let i = nested.length - 1; i >= 0; i--) pending.push(nested[i]!);
+  // Each pending component carries the nearest package component above it: its owner, when that is an OS package.
+  const pending: { item: JsonObject; path: string; parent?: number }[] = [];
+  const pushInOrder = (nested: { item: JsonObject; path: string }[], parent?: number) => {
+    for (let i = nested.length - 1; i >= 0; i--) pending.push({ ...nested[i]!, parent });
   };
   const subjectComponents = subject ? fields.objects(subject, 'components', 'metadata.component') : [];
   pushInOrder(fields.objects(doc, 'components', ''));
   pushInOrder(subjectComponents);
   for (let next = pending.pop(); next; next = pending.pop()) {
-    visit(next.item, next.path);
-    pushInOrder(fields.objects(next.item, 'components', next.path));
+    const index = visit(next.item, next.path, next.parent);
+    pushInOrder(fields.objects(next.item, 'components', next.path), index ?? next.parent);
   }
 
   const packages: CatalogedPackage[] = [];
-  for (const facts of found) {
+  const converted = found.map(({ facts }) => {
     const pkg = toCatalogedPackage(facts, distro, warnings);
     if (pkg) packages.push(pkg);
-  }
+    return pkg;
+  });
+  // Parents come before their children, so an owner reaches down a whole assembly (a jar shaded into an owned jar).
+  found.forEach(({ parent }, i) => {
+    const above = parent === undefined ? undefined : converted[parent];
+    const pkg = converted[i];
+    if (above?.owner && pkg && !pkg.owner && OWNABLE_TYPES.has(pkg.type)) pkg.owner = above.owner;
+    else linkOwner(above, pkg);
+  });
   distro ??= distroFromPackages(packages);
   return { packages, ...(distro ? { distro } : {}), warnings };
 }

@@ -1,10 +1,13 @@
 /**
  * SPDX 2.2/2.3 JSON -> packages. The package types come from PACKAGE-MANAGER purls; the package the document
  * DESCRIBES (the image) and purpose CONTAINER/OPERATING-SYSTEM/FILE packages are not packages of the image, the
- * operating system giving the distro.
+ * operating system giving the distro. syft's ownership relationships (`OTHER`, comment `ownership-by-file-overlap...`)
+ * make the OS package the owner of the language package (sbom/ownership-links.ts).
  */
 import type { CatalogedPackage, DistroInfo } from '../model.js';
+import { linkOwner } from '../ownership.js';
 import { isValidSpdxExpression } from './licenses.js';
+import { isSpdxOwnershipComment } from './ownership-links.js';
 import { FieldReader, type JsonObject } from './read-fields.js';
 import { distroFromPackages, toCatalogedPackage, type PackageFacts } from './read-package.js';
 
@@ -90,11 +93,21 @@ function operatingSystem(pkg: JsonObject, path: string): DistroInfo {
   };
 }
 
+/** Applies the document's ownership relationships (spdxElementId: the OS package, relatedSpdxElement: the owned one). */
+function applyOwnership(doc: JsonObject, byId: Map<string, CatalogedPackage>): void {
+  for (const { item, path } of fields.objects(doc, 'relationships', '')) {
+    if (fields.optionalString(item, 'relationshipType', path) !== 'OTHER' || !isSpdxOwnershipComment(item['comment'])) continue;
+    const parent = fields.optionalString(item, 'spdxElementId', path);
+    const child = fields.optionalString(item, 'relatedSpdxElement', path);
+    linkOwner(parent === undefined ? undefined : byId.get(parent), child === undefined ? undefined : byId.get(child));
+  }
+}
+
 export function readSpdx(doc: JsonObject): { packages: CatalogedPackage[]; distro?: DistroInfo; warnings: string[] } {
   const warnings: string[] = [];
   const described = describedIds(doc);
   const refs = extractedNames(doc);
-  const found: PackageFacts[] = [];
+  const found: { id: string; facts: PackageFacts }[] = [];
   let distro: DistroInfo | undefined;
 
   for (const { item, path } of fields.objects(doc, 'packages', '')) {
@@ -108,14 +121,18 @@ export function readSpdx(doc: JsonObject): { packages: CatalogedPackage[]; distr
     const facts = packageFacts(item, path, refs);
     // The described root is the image (or whatever was scanned) unless it is itself a typed package.
     if (described.has(id) && (!facts.purl || /^pkg:(oci|docker)\//.test(facts.purl))) continue;
-    found.push(facts);
+    found.push({ id, facts });
   }
 
   const packages: CatalogedPackage[] = [];
-  for (const facts of found) {
+  const byId = new Map<string, CatalogedPackage>();
+  for (const { id, facts } of found) {
     const pkg = toCatalogedPackage(facts, distro, warnings);
-    if (pkg) packages.push(pkg);
+    if (!pkg) continue;
+    packages.push(pkg);
+    byId.set(id, pkg);
   }
+  applyOwnership(doc, byId);
   distro ??= distroFromPackages(packages);
   return { packages, ...(distro ? { distro } : {}), warnings };
 }

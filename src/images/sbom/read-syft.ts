@@ -4,7 +4,8 @@
  */
 import { sourceRpmName } from '../catalogers/rpm.js';
 import type { CatalogedPackage, DistroInfo, PackageType } from '../model.js';
-import { OWNABLE_TYPES, ownerOf } from '../ownership.js';
+import { linkOwner } from '../ownership.js';
+import { OWNERSHIP_RELATIONSHIP } from './ownership-links.js';
 import { typeFromSyftType } from './package-types.js';
 import { child, FieldReader, isObject, type JsonObject } from './read-fields.js';
 import { toCatalogedPackage, type PackageFacts } from './read-package.js';
@@ -84,8 +85,6 @@ function readDistro(doc: JsonObject): DistroInfo | undefined {
   };
 }
 
-const OS_TYPES = new Set<PackageType>(['dpkg', 'apk', 'rpm']);
-
 /**
  * syft's `ownership-by-file-overlap` relationships (parent: the OS package whose file list holds the child's
  * files): the child, when a language package, gets the parent as its owner, as an analysis would have found
@@ -95,11 +94,10 @@ function applyOwnership(doc: JsonObject, byId: Map<string, CatalogedPackage>): v
   const relationships = doc['artifactRelationships'];
   if (!Array.isArray(relationships)) return;
   for (const relationship of relationships) {
-    if (!isObject(relationship) || relationship['type'] !== 'ownership-by-file-overlap') continue;
+    if (!isObject(relationship) || relationship['type'] !== OWNERSHIP_RELATIONSHIP) continue;
     const parent = typeof relationship['parent'] === 'string' ? byId.get(relationship['parent']) : undefined;
     const owned = typeof relationship['child'] === 'string' ? byId.get(relationship['child']) : undefined;
-    if (!parent || !owned || owned.owner || !OS_TYPES.has(parent.type) || !OWNABLE_TYPES.has(owned.type)) continue;
-    owned.owner = ownerOf(parent);
+    linkOwner(parent, owned);
   }
 }
 

@@ -1,12 +1,14 @@
 /**
  * SPDX 2.3 JSON for an image: one package for the image (purpose CONTAINER), one for its distro (OPERATING-SYSTEM)
- * when known, one per package, the document DESCRIBES the image and the image CONTAINS the rest. Files are left
+ * when known, one per package, the document DESCRIBES the image and the image CONTAINS the rest; an OS package has
+ * an OTHER relationship (syft's ownership-by-file-overlap) to each language package it owns. Files are left
  * out: SPDX 2.3 requires a SHA-1 for every file and Vigil records SHA-256 only.
  */
 import type { DistroInfo } from '../model.js';
 import { imageDisplayName, imagePurl } from './image-name.js';
 import { documentTime, type SbomImage, type SbomInput, type SbomPackage } from './input.js';
 import { classifyLicense, conjoin, licenseRefsIn, type LicenseChoice } from './licenses.js';
+import { ownerLinks, SPDX_OWNERSHIP_COMMENT } from './ownership-links.js';
 import { compareStrings, identifyPackages } from './package-ids.js';
 import { typeNames } from './package-types.js';
 import { contentId, nameBasedUuid } from './stable-ids.js';
@@ -35,8 +37,10 @@ export interface SpdxPackage {
 
 export interface SpdxRelationship {
   spdxElementId: string;
-  relationshipType: 'DESCRIBES' | 'CONTAINS';
+  relationshipType: 'DESCRIBES' | 'CONTAINS' | 'OTHER';
   relatedSpdxElement: string;
+  /** OTHER only: what the relationship is (ownership: sbom/ownership-links.ts). */
+  comment?: string;
 }
 
 export interface SpdxExtractedLicense {
@@ -206,6 +210,7 @@ export function toSpdx(input: SbomInput, options: SpdxOptions = {}): SpdxDocumen
 
   const image = imageElement(input.image);
   const contained = identified.map(({ id, pkg }, i) => packageElement(id, pkg, licenses[i]!, refs));
+  const spdxIds = new Map(identified.map(({ id }, i) => [id, contained[i]!.SPDXID]));
   if (input.image.distro) contained.push(operatingSystemElement(input.image.distro));
   const extracted = refs.definitions();
 
@@ -223,6 +228,12 @@ export function toSpdx(input: SbomInput, options: SpdxOptions = {}): SpdxDocumen
     relationships: [
       { spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: image.SPDXID },
       ...contained.map((p) => ({ spdxElementId: image.SPDXID, relationshipType: 'CONTAINS' as const, relatedSpdxElement: p.SPDXID })),
+      ...ownerLinks(identified).map(({ ownerId, child }) => ({
+        spdxElementId: spdxIds.get(ownerId)!,
+        relationshipType: 'OTHER' as const,
+        relatedSpdxElement: spdxIds.get(child.id)!,
+        comment: SPDX_OWNERSHIP_COMMENT,
+      })),
     ],
     ...(extracted.length ? { hasExtractedLicensingInfos: extracted } : {}),
   };
