@@ -8,7 +8,8 @@ import { databaseKind, type Db } from '../db/index.js';
 import type { DistroInfo } from '../images/model.js';
 import { nowIso } from '../util/time.js';
 import { lookupTarget, type MatchablePackage } from './ecosystems.js';
-import { loadExclusions, matchPackages, type FixState, type MatchExclusions, type PackageMatch } from './match-package.js';
+import { matchPackages, type FixState, type MatchExclusions, type PackageMatch, type VulnerabilityProvider } from './match-package.js';
+import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 import { matchKeyId } from './records.js';
 import { appendAll } from '../util/arrays.js';
 
@@ -160,17 +161,17 @@ function cacheKey(distro: DistroInfo | undefined, p: MatchablePackage): string {
   return [distro?.name, distro?.version, distro?.like.join(','), p.type, p.name, p.version, p.origin, p.sourceVersion, p.owner ? 'owned' : ''].join('\u0000');
 }
 
-async function matchWithCache(db: Db, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache): Promise<PackageMatch[][]> {
-  if (!cache) return matchPackages(db, packages, distro, exclusions);
+async function matchWithCache(provider: VulnerabilityProvider, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache): Promise<PackageMatch[][]> {
+  if (!cache) return matchPackages(provider, packages, distro, exclusions);
   const missing = packages.filter((p) => !cache.has(cacheKey(distro, p)));
-  const fresh = await matchPackages(db, missing, distro, exclusions);
+  const fresh = await matchPackages(provider, missing, distro, exclusions);
   missing.forEach((p, i) => cache.set(cacheKey(distro, p), fresh[i]!));
   return packages.map((p) => cache.get(cacheKey(distro, p))!);
 }
 
 /** The findings an image's packages should have now, keyed by finding key. */
-async function desiredFindings(db: Db, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache) {
-  const matches = await matchWithCache(db, packages, distro, exclusions, cache);
+async function desiredFindings(provider: VulnerabilityProvider, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache) {
+  const matches = await matchWithCache(provider, packages, distro, exclusions, cache);
   const desired = new Map<string, { pkg: ImagePackage; match: PackageMatch }>();
   packages.forEach((pkg, i) => {
     for (const match of matches[i]!) desired.set(findingKey(match.vulnId, pkg), { pkg, match });
@@ -191,11 +192,12 @@ export async function refreshImageFindings(db: Db, accountName: string, digest: 
   const image = await lookup.first('distro', 'distro_version', 'distro_like', 'analyzed_at');
   if (!image) return { added: [], updated: [], removed: [] };
   const distro = distroOf(image);
-  const exclusions = options.exclusions ?? (await loadExclusions(db));
+  const provider = knexVulnerabilityProvider(db);
+  const exclusions = options.exclusions ?? (await provider.exclusions());
   const fresh = options.packages !== undefined && options.packagesAsOf === image.analyzed_at;
   let packages = fresh ? options.packages! : await loadImagePackages(db, accountName, digest, options.onlyKeys ? options.candidateNames : undefined);
   if (options.onlyKeys) packages = packages.filter((p) => packageHitsKeys(p, distro, options.onlyKeys!));
-  const desired = await desiredFindings(db, packages, distro, exclusions, options.cache);
+  const desired = await desiredFindings(provider, packages, distro, exclusions, options.cache);
 
   const scope = { account_name: accountName, image_digest: digest };
   let existing: FindingRow[];
@@ -260,4 +262,3 @@ export async function storedFindings(db: Db, accountName: string, digest: string
     .select('*');
 }
 
-export { loadExclusions };

@@ -8,6 +8,7 @@ import type { Db } from '../db/index.js';
 import { readSbomPackages, type SbomReadResult } from '../images/sbom/index.js';
 import { describeMatches, type MatchedVulnerability, type PackageVulnerabilityItem } from './image-report.js';
 import { matchPackages } from './match-package.js';
+import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 
 export interface SbomScanResult {
   sbom_id: string;
@@ -23,7 +24,7 @@ export function sbomId(document: unknown): string {
 /** The findings of packages already read from an SBOM; `vendorOnly` leaves out what the distribution will not fix. */
 export async function scanSbomPackages(db: Db, read: SbomReadResult, options: { includeDescription: boolean; vendorOnly: boolean }): Promise<PackageVulnerabilityItem[]> {
   const packages = read.packages;
-  const matches = await matchPackages(db, packages, read.distro);
+  const matches = await matchPackages(knexVulnerabilityProvider(db), packages, read.distro);
   const found: MatchedVulnerability[] = [];
   packages.forEach((p, i) => {
     for (const m of matches[i]!) {

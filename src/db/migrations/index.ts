@@ -18,6 +18,7 @@ import * as m016 from './016_rematch_keys.js';
 import * as m017 from './017_system_services.js';
 import * as m018 from './018_deployment_history.js';
 import * as m019 from './019_package_owner.js';
+import * as m020 from './020_vuln_data_version.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '017_system_services': m017,
   '018_deployment_history': m018,
   '019_package_owner': m019,
+  '020_vuln_data_version': m020,
 };
