@@ -5,7 +5,7 @@
  */
 import type { DistroInfo } from '../images/model.js';
 import { lookupTarget, type LookupTarget, type MatchablePackage } from './ecosystems.js';
-import { isAffected } from './osv/ranges.js';
+import { isAffected, type AffectedVerdict } from './osv/ranges.js';
 import type { VersionComparator } from './versions/comparator.js';
 import type { OsvAffected } from './osv/types.js';
 import type { AffectedEntry, MatchExclusions, VulnerabilityProvider } from './vulnerability-provider.js';
@@ -87,6 +87,27 @@ function memoized(comparator: VersionComparator): VersionComparator {
   return memo;
 }
 
+/**
+ * Verdicts by entry and installed version: images share most packages at the same versions, and kept entries are
+ * matched again and again. Held weakly by the parsed entry (they go when the entry cache drops it), at most
+ * VERDICTS_PER_ENTRY versions each. Shared between matches: never modify one.
+ */
+const VERDICTS_PER_ENTRY = 32;
+const verdicts = new Map<VersionComparator, WeakMap<OsvAffected, Map<string, AffectedVerdict>>>();
+
+function verdictFor(version: string, affected: OsvAffected, comparator: VersionComparator): AffectedVerdict {
+  let byEntry = verdicts.get(comparator);
+  if (!byEntry) verdicts.set(comparator, (byEntry = new WeakMap()));
+  let byVersion = byEntry.get(affected);
+  if (!byVersion) byEntry.set(affected, (byVersion = new Map()));
+  let verdict = byVersion.get(version);
+  if (!verdict) {
+    if (byVersion.size >= VERDICTS_PER_ENTRY) byVersion.clear();
+    byVersion.set(version, (verdict = isAffected(version, affected, comparator)));
+  }
+  return verdict;
+}
+
 function matchOne(pkg: MatchablePackage, target: LookupTarget, rows: Map<string, AffectedEntry[]>, exclusions: MatchExclusions): PackageMatch[] {
   const matches = new Map<string, PackageMatch>();
   const excluding = exclusions.feeds.size > 0 || exclusions.groups.size > 0;
@@ -97,7 +118,7 @@ function matchOne(pkg: MatchablePackage, target: LookupTarget, rows: Map<string,
       const affected = row.affected;
       // Advisories filed under the source package carry source versions (they differ for binNMUs and some renames).
       const version = name !== pkg.name && name === pkg.origin && pkg.sourceVersion ? pkg.sourceVersion : pkg.version;
-      const verdict = isAffected(version, affected, target.comparator);
+      const verdict = verdictFor(version, affected, target.comparator);
       if (!verdict.affected) continue;
       const fixedIn = verdict.fixedIn ?? [];
       matches.set(row.vuln_id, {

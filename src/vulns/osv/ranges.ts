@@ -56,24 +56,26 @@ export function isAffected(version: string, affected: OsvAffected, comparator: V
     const window = windowContaining(version, range, index, comparator);
     if (window) windows.push(window);
   }
-  // Only affected verdicts name unorderable strings: checking every bound of every non-matching entry is the
-  // matcher's main cost otherwise.
-  const extras = () => {
-    const unorderable = unorderableVersions(version, affected, comparator);
-    return unorderable.length > 0 ? { unorderable } : {};
-  };
-
   if (windows.length > 0) {
     const fixes = sortUnique(windows.flatMap((w) => (w.fixed !== undefined ? [w.fixed] : [])), comparator);
-    return { affected: true, matchedBy: 'range', window: windows[0]!, ...(fixes.length > 0 ? { fixedIn: fixes } : {}), ...extras() };
+    return { affected: true, matchedBy: 'range', window: windows[0]!, ...(fixes.length > 0 ? { fixedIn: fixes } : {}), ...unorderableOf(version, affected, comparator) };
   }
   if (isListed(version, affected.versions, comparator)) {
     // The explicit list carries no fix information; the lowest fix above the version is the best hint for
     // "upgrade to", and saying nothing would read as "no fix available".
     const next = lowestFixAbove(version, affected.ranges, comparator);
-    return { affected: true, matchedBy: 'versions', ...(next !== undefined ? { fixedIn: [next] } : {}), ...extras() };
+    return { affected: true, matchedBy: 'versions', ...(next !== undefined ? { fixedIn: [next] } : {}), ...unorderableOf(version, affected, comparator) };
   }
   return { affected: false };
+}
+
+/**
+ * Only affected verdicts name unorderable strings: checking every bound of every non-matching entry is the
+ * matcher's main cost otherwise.
+ */
+function unorderableOf(version: string, affected: OsvAffected, comparator: VersionComparator): { unorderable?: string[] } {
+  const unorderable = unorderableVersions(version, affected, comparator);
+  return unorderable.length > 0 ? { unorderable } : {};
 }
 
 /** The schema's walk over one range's sorted events, remembering which `introduced` opened the current window. */
