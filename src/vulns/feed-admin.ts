@@ -17,6 +17,7 @@ import { nowIso } from '../util/time.js';
 import { allSources, displayLocation, requestFeedSync } from './feeds.js';
 import { refreshGroupCounts } from './feed-sync.js';
 import { rematchImages } from './rematch.js';
+import { markVulnerabilityDataChanged } from './vulnerability-repository.js';
 
 export const VULN_REMATCH_JOB = 'vuln_rematch';
 
@@ -328,6 +329,7 @@ async function deleteSource(services: Services, name: string): Promise<void> {
     await trx('vuln_feed_groups').where({ feed: name }).delete();
     await trx('vuln_feeds').insert({ name, enabled: false, created_at: nowIso() }).onConflict('name').merge(['enabled']);
     await trx('vuln_feeds').where({ name }).update({ source_etag: null });
+    await markVulnerabilityDataChanged(trx);
   });
 }
 
@@ -361,6 +363,7 @@ export async function deleteGroup(services: Services, feed: string, group: strin
       .onConflict(['feed', 'name'])
       .merge(['enabled', 'record_count']);
     await trx('vuln_feeds').where({ name: feed }).update({ source_etag: null });
+    await markVulnerabilityDataChanged(trx);
   });
   await queueFullRematch(services);
 }

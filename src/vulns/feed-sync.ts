@@ -16,6 +16,7 @@ import { readOsvPath, type OsvReadError, type OsvReadResult } from './osv/archiv
 import type { OsvRecord } from './osv/types.js';
 import { encodeRecordJson, feedGroupName } from './records.js';
 import { normalizePackageName } from './package-names.js';
+import { markVulnerabilityDataChanged } from './vulnerability-repository.js';
 
 export interface SyncStats {
   read: number;
@@ -179,6 +180,7 @@ async function applyStaged(trx: Db, feed: string, syncId: string, replacedIds: s
   await trx('vuln_sync_affected').where({ sync_id: syncId }).delete();
   await trx('vuln_sync_records').where({ sync_id: syncId }).delete();
   await refreshGroupCounts(trx, feed);
+  await markVulnerabilityDataChanged(trx);
 }
 
 /** Record counts per group, kept with the group's enabled flag; empty groups go unless an administrator disabled them. */

@@ -9,7 +9,8 @@ import type { DistroInfo } from '../images/model.js';
 import { nowIso } from '../util/time.js';
 import { lookupTarget, type MatchablePackage } from './ecosystems.js';
 import type { MatchedBy } from './match-explain.js';
-import { loadExclusions, matchPackages, type FixState, type MatchExclusions, type PackageMatch } from './match-package.js';
+import { matchPackages, type FixState, type MatchExclusions, type PackageMatch, type VulnerabilityProvider } from './match-package.js';
+import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 import { matchKeyId } from './records.js';
 import { refineGoMatches, type Confidence, type ConfidentMatch } from './go-reachability.js';
 import { readGoSymbols } from '../images/store.js';
@@ -166,10 +167,10 @@ function cacheKey(distro: DistroInfo | undefined, p: MatchablePackage): string {
   return [distro?.name, distro?.version, distro?.like.join(','), p.type, p.name, p.version, p.origin, p.sourceVersion, p.owner ? 'owned' : ''].join('\u0000');
 }
 
-async function matchWithCache(db: Db, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache): Promise<PackageMatch[][]> {
-  if (!cache) return matchPackages(db, packages, distro, exclusions);
+async function matchWithCache(provider: VulnerabilityProvider, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache): Promise<PackageMatch[][]> {
+  if (!cache) return matchPackages(provider, packages, distro, exclusions);
   const missing = packages.filter((p) => !cache.has(cacheKey(distro, p)));
-  const fresh = await matchPackages(db, missing, distro, exclusions);
+  const fresh = await matchPackages(provider, missing, distro, exclusions);
   missing.forEach((p, i) => cache.set(cacheKey(distro, p), fresh[i]!));
   return packages.map((p) => cache.get(cacheKey(distro, p))!);
 }
@@ -178,8 +179,16 @@ async function matchWithCache(db: Db, packages: ImagePackage[], distro: DistroIn
  * The findings an image's packages should have now, keyed by finding key. Go matches pass the reachability and
  * confidence step after the shared cache: what it decides depends on the image's binary, not only the package.
  */
-async function desiredFindings(db: Db, scope: { account_name: string; image_digest: string }, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache) {
-  const raw = await matchWithCache(db, packages, distro, exclusions, cache);
+async function desiredFindings(
+  db: Db,
+  provider: VulnerabilityProvider,
+  scope: { account_name: string; image_digest: string },
+  packages: ImagePackage[],
+  distro: DistroInfo | undefined,
+  exclusions: MatchExclusions,
+  cache?: MatchCache,
+) {
+  const raw = await matchWithCache(provider, packages, distro, exclusions, cache);
   const { matches } = await refineGoMatches(db, packages, raw, (pkg) => readGoSymbols(db, scope.account_name, scope.image_digest, pkg as ImagePackage));
   const desired = new Map<string, { pkg: ImagePackage; match: ConfidentMatch }>();
   packages.forEach((pkg, i) => {
@@ -201,12 +210,13 @@ export async function refreshImageFindings(db: Db, accountName: string, digest: 
   const image = await lookup.first('distro', 'distro_version', 'distro_like', 'analyzed_at');
   if (!image) return { added: [], updated: [], removed: [] };
   const distro = distroOf(image);
-  const exclusions = options.exclusions ?? (await loadExclusions(db));
+  const provider = knexVulnerabilityProvider(db);
+  const exclusions = options.exclusions ?? (await provider.exclusions());
   const fresh = options.packages !== undefined && options.packagesAsOf === image.analyzed_at;
   let packages = fresh ? options.packages! : await loadImagePackages(db, accountName, digest, options.onlyKeys ? options.candidateNames : undefined);
   if (options.onlyKeys) packages = packages.filter((p) => packageHitsKeys(p, distro, options.onlyKeys!));
   const scope = { account_name: accountName, image_digest: digest };
-  const desired = await desiredFindings(db, scope, packages, distro, exclusions, options.cache);
+  const desired = await desiredFindings(db, provider, scope, packages, distro, exclusions, options.cache);
 
   let existing: FindingRow[];
   if (options.onlyKeys) {
@@ -278,4 +288,3 @@ export async function storedFindings(db: Db, accountName: string, digest: string
     .select('*');
 }
 
-export { loadExclusions };

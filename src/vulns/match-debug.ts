@@ -6,7 +6,8 @@
 import type { Db } from '../db/index.js';
 import { distroOf, loadImagePackages, type ImagePackage } from './findings.js';
 import { OWNED_BY_OS_PACKAGE, suppressionReasons, type MatchedBy, type SuppressedCandidate, type SuppressionReason } from './match-explain.js';
-import { loadExclusions, matchPackages, type PackageMatch } from './match-package.js';
+import { matchPackages, type PackageMatch } from './match-package.js';
+import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 import { OS_PACKAGE_TYPES } from './image-report.js';
 import { NOT_REACHABLE, refineGoMatches } from './go-reachability.js';
 import { readGoSymbols } from '../images/store.js';
@@ -61,10 +62,11 @@ export async function imageMatchDebug(db: Db, accountName: string, digest: strin
   const image = await db('images').where({ account_name: accountName, image_digest: digest }).first('distro', 'distro_version', 'distro_like');
   const distro = image ? distroOf(image) : undefined;
   const packages = await loadImagePackages(db, accountName, digest);
-  const exclusions = await loadExclusions(db);
+  const provider = knexVulnerabilityProvider(db);
+  const exclusions = await provider.exclusions();
 
   const suppressedLists: SuppressedCandidate[][] = [];
-  const candidates = await matchPackages(db, packages, distro, exclusions, suppressedLists);
+  const candidates = await matchPackages(provider, packages, distro, exclusions, suppressedLists);
   // The Go step after matching, as findings.ts runs it: matches whose named symbols the binary lacks drop out.
   const refined = await refineGoMatches(db, packages, candidates, (pkg) => readGoSymbols(db, accountName, digest, pkg as ImagePackage));
   const matches: MatchDebugEntry[] = [];
@@ -81,7 +83,7 @@ export async function imageMatchDebug(db: Db, accountName: string, digest: strin
 
   // Owned language packages are not looked up in their feed at all; look them up here, as if nobody owned them.
   const owned = packages.filter((p) => p.owner && !OS_PACKAGE_TYPES.has(p.type));
-  const unownedMatches = await matchPackages(db, owned.map((p) => ({ ...p, owner: undefined })), distro, exclusions);
+  const unownedMatches = await matchPackages(provider, owned.map((p) => ({ ...p, owner: undefined })), distro, exclusions);
   owned.forEach((p, i) => {
     const detail = `owned by ${ownerText(p.owner)}; matched through that package against the distribution data`;
     for (const m of unownedMatches[i]!)

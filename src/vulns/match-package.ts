@@ -1,17 +1,18 @@
 /**
- * Matching packages against the vulnerability index: lookups by (ecosystem, name) — batched, one query per few
- * hundred names, never a scan of the feed — then OSV range evaluation with the ecosystem's comparator. Withdrawn
- * advisories and disabled feeds or groups never match.
+ * Matching packages against vulnerability data: the entries filed under each package's lookup names, read from a
+ * VulnerabilityProvider in one call per run (the database: vulnerability-repository.ts), then OSV range evaluation
+ * with the ecosystem's comparator. Withdrawn advisories and disabled feeds or groups never match.
  */
-import type { Db } from '../db/index.js';
-import { toBool } from '../db/index.js';
 import type { DistroInfo } from '../images/model.js';
 import { lookupTarget, type LookupTarget, type MatchablePackage } from './ecosystems.js';
 import { matchedByOf, suppressionOf, type MatchedBy, type SuppressedCandidate } from './match-explain.js';
-import { isAffected } from './osv/ranges.js';
+import { isAffected, type AffectedVerdict } from './osv/ranges.js';
 import { sameModularity } from './rpm-modules.js';
 import type { VersionComparator } from './versions/comparator.js';
 import type { OsvAffected } from './osv/types.js';
+import type { AffectedEntry, MatchExclusions, VulnerabilityProvider } from './vulnerability-provider.js';
+
+export type { MatchExclusions, VulnerabilityProvider } from './vulnerability-provider.js';
 
 export type FixState = 'fixed' | 'not-fixed' | 'wont-fix';
 
@@ -26,29 +27,6 @@ export interface PackageMatch {
   matchedBy: MatchedBy;
   fixState: FixState;
   fixedIn: string[];
-}
-
-interface AffectedRow {
-  row_id: number;
-  feed: string;
-  vuln_id: string;
-  grp: string;
-  package_name: string;
-}
-
-/** Feeds and groups an administrator switched off; loaded once per matching run. */
-export interface MatchExclusions {
-  feeds: Set<string>;
-  groups: Set<string>;
-}
-
-export async function loadExclusions(db: Db): Promise<MatchExclusions> {
-  const feeds = (await db('vuln_feeds').select('name', 'enabled')).filter((f: { enabled: unknown }) => !toBool(f.enabled));
-  const groups = (await db('vuln_feed_groups').select('feed', 'name', 'enabled')).filter((g: { enabled: unknown }) => !toBool(g.enabled));
-  return {
-    feeds: new Set(feeds.map((f: { name: string }) => f.name)),
-    groups: new Set(groups.map((g: { feed: string; name: string }) => `${g.feed}\u0000${g.name}`)),
-  };
 }
 
 /** Values the feed may use to say a vulnerability will not be fixed in this release. */
@@ -68,84 +46,70 @@ function markedWontFix(affected: OsvAffected): boolean {
   return false;
 }
 
-const NAME_CHUNK = 400;
-
-/** Index rows for a set of names in one ecosystem (and release), grouped by normalised name. */
 /**
- * Parsed index entries by row id. A row's content never changes (a sync replaces rows, with new ids), so entries
- * stay valid; the cache is simply dropped when it grows large.
+ * Matching compares the same installed versions with the same bounds over and over, within a run and across runs
+ * (images share most packages); each pair is compared once and the result kept, per version format, up to
+ * MEMO_LIMIT pairs (then the memo starts over: a few tens of MB at most).
  */
-const parsedEntries = new Map<number, OsvAffected>();
-const PARSED_CACHE_LIMIT = 200_000;
+const MEMO_LIMIT = 250_000;
+const memos = new Map<VersionComparator, VersionComparator>();
 
-/** Reads and parses the entries not in memory yet. */
-async function loadEntries(db: Db, rowIds: number[]): Promise<void> {
-  let missing = rowIds.filter((id) => !parsedEntries.has(id));
-  if (parsedEntries.size + missing.length > PARSED_CACHE_LIMIT) {
-    parsedEntries.clear();
-    missing = rowIds;
-  }
-  for (let i = 0; i < missing.length; i += NAME_CHUNK) {
-    const rows: { row_id: number; affected: string }[] = await db('vulnerability_affected').whereIn('row_id', missing.slice(i, i + NAME_CHUNK)).select('row_id', 'affected');
-    for (const r of rows) parsedEntries.set(r.row_id, JSON.parse(r.affected) as OsvAffected);
-  }
-}
-
-/**
- * Index entries for a set of names in one ecosystem (and release), grouped by normalised name, with their parsed
- * OSV entries loaded. The first query is answered from the covering index alone.
- */
-async function lookupRows(db: Db, ecosystem: string, release: string | undefined, names: string[]): Promise<Map<string, AffectedRow[]>> {
-  const byName = new Map<string, AffectedRow[]>();
-  const ids: number[] = [];
-  for (let i = 0; i < names.length; i += NAME_CHUNK) {
-    // Withdrawn records have no index entries (feed-sync leaves them out), so no join with the records is needed.
-    const q = db<AffectedRow>('vulnerability_affected')
-      .where('ecosystem', ecosystem)
-      .whereIn('package_name', names.slice(i, i + NAME_CHUNK))
-      .select('row_id', 'feed', 'vuln_id', 'grp', 'package_name');
-    // Distro advisories apply to their release only; language advisories carry no release.
-    if (release !== undefined) q.andWhere('release', release);
-    else q.whereNull('release');
-    for (const row of await q) {
-      ids.push(row.row_id);
-      const list = byName.get(row.package_name);
-      if (list) list.push(row);
-      else byName.set(row.package_name, [row]);
-    }
-  }
-  await loadEntries(db, ids);
-  return byName;
-}
-
-/** Empties the parsed-entry cache (benchmarks measure a cold matcher with it). */
-export function clearParsedEntries(): void {
-  parsedEntries.clear();
-}
-
-function parsedEntry(row: AffectedRow): OsvAffected {
-  return parsedEntries.get(row.row_id)!;
-}
-
-/** One matching run compares the same installed version with the same bounds many times; parse each pair once. */
 function memoized(comparator: VersionComparator): VersionComparator {
+  let memo = memos.get(comparator);
+  if (memo) return memo;
   const results = new Map<string, Map<string, number>>();
   const validity = new Map<string, boolean>();
-  return {
+  let pairs = 0;
+  memo = {
     name: comparator.name,
     isValid(v) {
       let ok = validity.get(v);
-      if (ok === undefined) validity.set(v, (ok = comparator.isValid(v)));
+      if (ok === undefined) {
+        if (validity.size >= MEMO_LIMIT) validity.clear();
+        validity.set(v, (ok = comparator.isValid(v)));
+      }
       return ok;
     },
     compare(a, b) {
       let row = results.get(a);
-      if (!row) results.set(a, (row = new Map()));
+      if (!row) {
+        if (pairs >= MEMO_LIMIT) {
+          results.clear();
+          pairs = 0;
+        }
+        results.set(a, (row = new Map()));
+      }
       let r = row.get(b);
-      if (r === undefined) row.set(b, (r = comparator.compare(a, b)));
+      if (r === undefined) {
+        row.set(b, (r = comparator.compare(a, b)));
+        pairs++;
+      }
       return r;
     },
   };
+  memos.set(comparator, memo);
+  return memo;
+}
+
+/**
+ * Verdicts by entry and installed version: images share most packages at the same versions, and kept entries are
+ * matched again and again. Held weakly by the parsed entry (they go when the entry cache drops it), at most
+ * VERDICTS_PER_ENTRY versions each. Shared between matches: never modify one.
+ */
+const VERDICTS_PER_ENTRY = 32;
+const verdicts = new Map<VersionComparator, WeakMap<OsvAffected, Map<string, AffectedVerdict>>>();
+
+function verdictFor(version: string, affected: OsvAffected, comparator: VersionComparator): AffectedVerdict {
+  let byEntry = verdicts.get(comparator);
+  if (!byEntry) verdicts.set(comparator, (byEntry = new WeakMap()));
+  let byVersion = byEntry.get(affected);
+  if (!byVersion) byEntry.set(affected, (byVersion = new Map()));
+  let verdict = byVersion.get(version);
+  if (!verdict) {
+    if (byVersion.size >= VERDICTS_PER_ENTRY) byVersion.clear();
+    byVersion.set(version, (verdict = isAffected(version, affected, comparator)));
+  }
+  return verdict;
 }
 
 /**
@@ -155,7 +119,7 @@ function memoized(comparator: VersionComparator): VersionComparator {
 function matchOne(
   pkg: MatchablePackage,
   target: LookupTarget,
-  rows: Map<string, AffectedRow[]>,
+  rows: Map<string, AffectedEntry[]>,
   exclusions: MatchExclusions,
   suppressed?: SuppressedCandidate[],
 ): PackageMatch[] {
@@ -168,11 +132,11 @@ function matchOne(
     for (const row of rows.get(name) ?? []) {
       if (matches.has(row.vuln_id)) continue;
       if (excluding && (exclusions.feeds.has(row.feed) || exclusions.groups.has(`${row.feed}\u0000${row.grp}`))) continue;
-      const affected = parsedEntry(row);
+      const affected = row.affected;
       // Advisories filed under the source package carry source versions (they differ for binNMUs and some renames).
       const version = name !== pkg.name && name === pkg.origin && pkg.sourceVersion ? pkg.sourceVersion : pkg.version;
       if (!sameModularity(target.ecosystem, version, affected)) continue;
-      const verdict = isAffected(version, affected, target.comparator);
+      const verdict = verdictFor(version, affected, target.comparator);
       if (!verdict.affected) continue;
       const suppression = suppressionOf({ pkg, affected, matchedName: row.package_name });
       if (suppression) {
@@ -205,16 +169,16 @@ function byVulnId(a: { vulnId: string }, b: { vulnId: string }): number {
  * With `suppressed`, its content is replaced by the candidates a rule dropped, one list per package (the debug view).
  */
 export async function matchPackages(
-  db: Db,
+  provider: VulnerabilityProvider,
   packages: readonly MatchablePackage[],
   distro: DistroInfo | undefined,
   exclusions?: MatchExclusions,
   suppressed?: SuppressedCandidate[][],
 ): Promise<PackageMatch[][]> {
-  const excluded = exclusions ?? (await loadExclusions(db));
+  const excluded = exclusions ?? (await provider.exclusions());
   if (suppressed) suppressed.length = 0;
   const targets = packages.map((p) => lookupTarget(p, distro));
-  // One lookup per (ecosystem, release) over the union of names.
+  // One search per (ecosystem, release) over the union of names, all in one call.
   const groups = new Map<string, { ecosystem: string; release?: string; names: Set<string> }>();
   for (const t of targets) {
     if (!t) continue;
@@ -223,20 +187,18 @@ export async function matchPackages(
     if (!g) groups.set(id, (g = { ecosystem: t.ecosystem, release: t.release, names: new Set() }));
     for (const n of t.names) g.names.add(n);
   }
-  const rowsByGroup = new Map<string, Map<string, AffectedRow[]>>();
-  for (const [id, g] of groups) rowsByGroup.set(id, await lookupRows(db, g.ecosystem, g.release, [...g.names]));
-  const comparators = new Map<VersionComparator, VersionComparator>();
+  const searches = [...groups.values()].map((g) => ({ ecosystem: g.ecosystem, release: g.release, names: [...g.names] }));
+  const found = await provider.findAffected(searches);
+  const rowsByGroup = new Map([...groups.keys()].map((id, i) => [id, found[i]!]));
   return packages.map((pkg, i) => {
     const t = targets[i];
     if (suppressed) suppressed[i] = [];
     if (!t) return [];
-    let comparator = comparators.get(t.comparator);
-    if (!comparator) comparators.set(t.comparator, (comparator = memoized(t.comparator)));
-    return matchOne(pkg, { ...t, comparator }, rowsByGroup.get(`${t.ecosystem}\u0000${t.release ?? ''}`)!, excluded, suppressed?.[i]);
+    return matchOne(pkg, { ...t, comparator: memoized(t.comparator) }, rowsByGroup.get(`${t.ecosystem}\u0000${t.release ?? ''}`)!, excluded, suppressed?.[i]);
   });
 }
 
 /** Matches for one package. */
-export async function matchPackage(db: Db, pkg: MatchablePackage, distro: DistroInfo | undefined): Promise<PackageMatch[]> {
-  return (await matchPackages(db, [pkg], distro))[0]!;
+export async function matchPackage(provider: VulnerabilityProvider, pkg: MatchablePackage, distro: DistroInfo | undefined): Promise<PackageMatch[]> {
+  return (await matchPackages(provider, [pkg], distro))[0]!;
 }

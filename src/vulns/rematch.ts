@@ -7,8 +7,8 @@ import type { Db } from '../db/index.js';
 import { recordEvent } from '../events/events.js';
 import { lookupTarget } from './ecosystems.js';
 import { imagePackageOf, isEmptyDiff, PACKAGE_COLUMNS, refreshImageFindings, type FindingsDiff, type ImagePackage, type MatchCache, type PackageRowFields } from './findings.js';
-import { loadExclusions } from './match-package.js';
 import { matchKeyId, type MatchKey } from './records.js';
+import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 
 export interface RematchStats {
   images: number;
@@ -117,7 +117,7 @@ export async function rematchImages(db: Db, changed: MatchKey[] | AsyncIterable<
   if (Array.isArray(changed) && changed.length === 0) return stats;
   const scope = changed === 'all' ? { images: await analyzedImages(db), rawNames: undefined, keys: undefined } : await imagesHolding(db, Array.isArray(changed) ? [changed] : changed);
   const onlyKeys = scope.keys;
-  const exclusions = await loadExclusions(db);
+  const exclusions = await knexVulnerabilityProvider(db).exclusions();
   const cache: MatchCache = new Map();
   // A few images per transaction: fewer commits, and each image's findings still land with its events.
   for (let i = 0; i < scope.images.length; i += IMAGES_PER_TRANSACTION) {

@@ -9,6 +9,7 @@ import { readSbomPackages, type SbomReadResult } from '../images/sbom/index.js';
 import { describeMatches, type MatchedVulnerability, type PackageVulnerabilityItem } from './image-report.js';
 import { matchPackages } from './match-package.js';
 import { refineGoMatches } from './go-reachability.js';
+import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 
 export interface SbomScanResult {
   sbom_id: string;
@@ -25,7 +26,7 @@ export function sbomId(document: unknown): string {
 export async function scanSbomPackages(db: Db, read: SbomReadResult, options: { includeDescription: boolean; vendorOnly: boolean }): Promise<PackageVulnerabilityItem[]> {
   const packages = read.packages;
   // An SBOM carries no symbol table: Go findings get their confidence, reachability stays unknown.
-  const { matches } = await refineGoMatches(db, packages, await matchPackages(db, packages, read.distro), async () => undefined);
+  const { matches } = await refineGoMatches(db, packages, await matchPackages(knexVulnerabilityProvider(db), packages, read.distro), async () => undefined);
   const found: MatchedVulnerability[] = [];
   packages.forEach((p, i) => {
     for (const m of matches[i]!) {

@@ -12,6 +12,7 @@ import type { Db } from '../../src/db/index.js';
 import type { DistroInfo } from '../../src/images/model.js';
 import { syncOsvSource } from '../../src/vulns/feed-sync.js';
 import { matchPackage } from '../../src/vulns/match-package.js';
+import { knexVulnerabilityProvider } from '../../src/vulns/vulnerability-repository.js';
 import { createTestDb } from '../support/db.js';
 
 let db: Db;
@@ -98,63 +99,63 @@ const found = (m: { vulnId: string; group: string }[]) => m.map((x) => `${x.vuln
 
 describe('Red Hat product streams', () => {
   it('matches an RHEL 9 package against every RHEL 9 repository stream, not EUS, not RHEL 8', async () => {
-    const nodejs = await matchPackage(db, { type: 'rpm', name: 'nodejs', version: '1:16.20.2-3.el9', origin: 'nodejs' }, RHEL_9);
+    const nodejs = await matchPackage(knexVulnerabilityProvider(db), { type: 'rpm', name: 'nodejs', version: '1:16.20.2-3.el9', origin: 'nodejs' }, RHEL_9);
     expect(nodejs).toEqual([{ vulnId: 'RHSA-2099:0101', feed: 'osv', group: 'rhel:9', matchedName: 'nodejs', matchedBy: 'package', fixState: 'fixed', fixedIn: ['1:16.20.2-4.el9_4'] }]);
-    const libs = await matchPackage(db, { type: 'rpm', name: 'openssl-libs', version: '1:3.0.7-27.el9', origin: 'openssl' }, RHEL_9);
+    const libs = await matchPackage(knexVulnerabilityProvider(db), { type: 'rpm', name: 'openssl-libs', version: '1:3.0.7-27.el9', origin: 'openssl' }, RHEL_9);
     expect(found(libs)).toEqual(['RHSA-2099:0102 rhel:9']);
-    expect(await matchPackage(db, { type: 'rpm', name: 'openssl-libs', version: '1:3.0.7-28.el9_4', origin: 'openssl' }, RHEL_9)).toEqual([]);
+    expect(await matchPackage(knexVulnerabilityProvider(db), { type: 'rpm', name: 'openssl-libs', version: '1:3.0.7-28.el9_4', origin: 'openssl' }, RHEL_9)).toEqual([]);
   });
 
   it('matches a modular entry to module builds only, and a non-modular one to non-modular rpms only', async () => {
     // nodejs:18 from its module stream, below the stream's fix: the non-modular RHSA-0101 (16.x) is not about it.
-    const stream18 = await matchPackage(db, { type: 'rpm', name: 'nodejs', version: '1:18.19.0-1.module+el9.3.0+20711+a3b2c5d1', origin: 'nodejs' }, RHEL_9);
+    const stream18 = await matchPackage(knexVulnerabilityProvider(db), { type: 'rpm', name: 'nodejs', version: '1:18.19.0-1.module+el9.3.0+20711+a3b2c5d1', origin: 'nodejs' }, RHEL_9);
     expect(found(stream18)).toEqual(['RHSA-2099:0103 rhel:9']);
     // On RHEL 8 the default nodejs is itself a module stream.
-    const rhel8 = await matchPackage(db, { type: 'rpm', name: 'nodejs', version: '1:16.20.2-3.module+el8.9.0+20000+bbbb2222', origin: 'nodejs' }, RHEL_8);
+    const rhel8 = await matchPackage(knexVulnerabilityProvider(db), { type: 'rpm', name: 'nodejs', version: '1:16.20.2-3.module+el8.9.0+20000+bbbb2222', origin: 'nodejs' }, RHEL_8);
     expect(found(rhel8)).toEqual(['RHSA-2099:0101 rhel:8']);
-    expect(await matchPackage(db, { type: 'rpm', name: 'nodejs', version: '1:16.20.2-3.el8', origin: 'nodejs' }, RHEL_8)).toEqual([]);
+    expect(await matchPackage(knexVulnerabilityProvider(db), { type: 'rpm', name: 'nodejs', version: '1:16.20.2-3.el8', origin: 'nodejs' }, RHEL_8)).toEqual([]);
   });
 
   it('matches Rocky Linux and AlmaLinux by major release, each in its own feed, module builds included', async () => {
-    expect(found(await matchPackage(db, { type: 'rpm', name: 'openssl-libs', version: '1:3.0.7-27.el9', origin: 'openssl' }, ROCKY_9))).toEqual(['RLSA-2099:0104 rocky:9']);
-    const moduleBuild = await matchPackage(db, { type: 'rpm', name: 'nodejs', version: '1:20.11.1-1.module_el8.9.0+3780+f1e2d3c4', origin: 'nodejs' }, ALMA_8);
+    expect(found(await matchPackage(knexVulnerabilityProvider(db), { type: 'rpm', name: 'openssl-libs', version: '1:3.0.7-27.el9', origin: 'openssl' }, ROCKY_9))).toEqual(['RLSA-2099:0104 rocky:9']);
+    const moduleBuild = await matchPackage(knexVulnerabilityProvider(db), { type: 'rpm', name: 'nodejs', version: '1:20.11.1-1.module_el8.9.0+3780+f1e2d3c4', origin: 'nodejs' }, ALMA_8);
     expect(found(moduleBuild)).toEqual(['ALSA-2099:0106 almalinux:8']);
-    expect(await matchPackage(db, { type: 'rpm', name: 'nodejs', version: '1:10.24.0-1.el8', origin: 'nodejs' }, ALMA_8)).toEqual([]);
-    expect(found(await matchPackage(db, { type: 'rpm', name: 'libcurl', version: '7.61.1-34.el8', origin: 'curl' }, ALMA_8))).toEqual(['ALSA-2099:0107 almalinux:8']);
+    expect(await matchPackage(knexVulnerabilityProvider(db), { type: 'rpm', name: 'nodejs', version: '1:10.24.0-1.el8', origin: 'nodejs' }, ALMA_8)).toEqual([]);
+    expect(found(await matchPackage(knexVulnerabilityProvider(db), { type: 'rpm', name: 'libcurl', version: '7.61.1-34.el8', origin: 'curl' }, ALMA_8))).toEqual(['ALSA-2099:0107 almalinux:8']);
   });
 });
 
 describe('SUSE and openSUSE products', () => {
   it('matches SLES 15 SP5 against its modules, SP4 against its LTSS product, by source package', async () => {
     const libssl = { type: 'rpm', name: 'libopenssl3', version: '3.0.8-150500.5.14.1', origin: 'openssl-3' };
-    expect(found(await matchPackage(db, libssl, SLES_15_5))).toEqual(['SUSE-SU-2099:0108-1 sles:15.5']);
-    const sp4 = await matchPackage(db, { ...libssl, version: '3.0.8-150400.4.25.1' }, SLES_15_4);
+    expect(found(await matchPackage(knexVulnerabilityProvider(db), libssl, SLES_15_5))).toEqual(['SUSE-SU-2099:0108-1 sles:15.5']);
+    const sp4 = await matchPackage(knexVulnerabilityProvider(db), { ...libssl, version: '3.0.8-150400.4.25.1' }, SLES_15_4);
     expect(sp4).toEqual([expect.objectContaining({ vulnId: 'SUSE-SU-2099:0108-1', group: 'sles:15.4', fixedIn: ['3.0.8-150400.4.30.1'] })]);
   });
 
   it('matches openSUSE Leap and Tumbleweed in their own lines', async () => {
     const libssl = { type: 'rpm', name: 'libopenssl3', version: '3.0.8-150500.5.14.1', origin: 'openssl-3' };
-    expect(found(await matchPackage(db, libssl, LEAP_15_5))).toEqual(['openSUSE-SU-2099:0109-1 opensuse:leap-15.5']);
-    expect(found(await matchPackage(db, { ...libssl, version: '3.1.4-1.1' }, TUMBLEWEED))).toEqual(['openSUSE-SU-2099:0110-1 opensuse:tumbleweed']);
+    expect(found(await matchPackage(knexVulnerabilityProvider(db), libssl, LEAP_15_5))).toEqual(['openSUSE-SU-2099:0109-1 opensuse:leap-15.5']);
+    expect(found(await matchPackage(knexVulnerabilityProvider(db), { ...libssl, version: '3.1.4-1.1' }, TUMBLEWEED))).toEqual(['openSUSE-SU-2099:0110-1 opensuse:tumbleweed']);
   });
 });
 
 describe('Ubuntu, Wolfi, Chainguard, Mageia', () => {
   it('matches an Ubuntu 22.04 package against the release, never against the FIPS build', async () => {
-    const libssl = await matchPackage(db, { type: 'dpkg', name: 'libssl3', version: '3.0.2-0ubuntu1.14', origin: 'openssl' }, UBUNTU_22_04);
+    const libssl = await matchPackage(knexVulnerabilityProvider(db), { type: 'dpkg', name: 'libssl3', version: '3.0.2-0ubuntu1.14', origin: 'openssl' }, UBUNTU_22_04);
     expect(libssl).toEqual([expect.objectContaining({ vulnId: 'UBUNTU-CVE-2099-0111', group: 'ubuntu:22.04', fixedIn: ['3.0.2-0ubuntu1.15'] })]);
     // Fixed in the release; the FIPS build's higher version must not make it look vulnerable.
-    expect(await matchPackage(db, { type: 'dpkg', name: 'libssl3', version: '3.0.2-0ubuntu1.15', origin: 'openssl' }, UBUNTU_22_04)).toEqual([]);
+    expect(await matchPackage(knexVulnerabilityProvider(db), { type: 'dpkg', name: 'libssl3', version: '3.0.2-0ubuntu1.15', origin: 'openssl' }, UBUNTU_22_04)).toEqual([]);
   });
 
   it('matches the rolling Wolfi and Chainguard against their release-less records, each its own', async () => {
     const pkg = { type: 'apk', name: 'libcrypto3', version: '3.3.0-r4', origin: 'openssl' };
-    expect(found(await matchPackage(db, pkg, WOLFI))).toEqual(['CGA-2099-0112 wolfi']);
-    expect(found(await matchPackage(db, pkg, CHAINGUARD))).toEqual(['CGA-2099-0113 chainguard']);
+    expect(found(await matchPackage(knexVulnerabilityProvider(db), pkg, WOLFI))).toEqual(['CGA-2099-0112 wolfi']);
+    expect(found(await matchPackage(knexVulnerabilityProvider(db), pkg, CHAINGUARD))).toEqual(['CGA-2099-0113 chainguard']);
   });
 
   it('matches Mageia by release', async () => {
-    expect(found(await matchPackage(db, { type: 'rpm', name: 'lib64openssl3', version: '3.0.13-1.mga9', origin: 'openssl' }, MAGEIA_9))).toEqual(['MGASA-2099-0114 mageia:9']);
+    expect(found(await matchPackage(knexVulnerabilityProvider(db), { type: 'rpm', name: 'lib64openssl3', version: '3.0.13-1.mga9', origin: 'openssl' }, MAGEIA_9))).toEqual(['MGASA-2099-0114 mageia:9']);
   });
 });
 
@@ -165,13 +166,13 @@ describe('migration 021: index rows keyed before the release keys changed', () =
     const fips = db('vulnerability_affected').where({ vuln_id: 'UBUNTU-CVE-2099-0111' }).andWhere('affected', 'like', '%"pro":true%');
     await fips.clone().update({ release: '22.04', grp: 'ubuntu:22.04' });
     const libs = { type: 'rpm', name: 'openssl-libs', version: '1:3.0.7-27.el9', origin: 'openssl' };
-    expect(await matchPackage(db, libs, RHEL_9)).toEqual([]);
+    expect(await matchPackage(knexVulnerabilityProvider(db), libs, RHEL_9)).toEqual([]);
 
     await migration021.up(db);
     const { stats } = await syncOsvSource(db, 'osv', dir);
     // The Red Hat, Rocky, Alma, SUSE, openSUSE, Mageia records and the Ubuntu one with a Pro entry; not Wolfi's or Chainguard's.
     expect(stats).toMatchObject({ updated: 12, unchanged: 2 });
-    expect(found(await matchPackage(db, libs, RHEL_9))).toEqual(['RHSA-2099:0102 rhel:9']);
+    expect(found(await matchPackage(knexVulnerabilityProvider(db), libs, RHEL_9))).toEqual(['RHSA-2099:0102 rhel:9']);
     expect(await fips.clone().select('release', 'grp')).toEqual([{ release: '22.04:FIPS-updates', grp: 'ubuntu:22.04:FIPS-updates' }]);
   });
 });

@@ -7,6 +7,7 @@ import type { DistroInfo } from '../../src/images/model.js';
 import { syncOsvSource } from '../../src/vulns/feed-sync.js';
 import type { SuppressedCandidate } from '../../src/vulns/match-explain.js';
 import { matchPackage, matchPackages } from '../../src/vulns/match-package.js';
+import { knexVulnerabilityProvider } from '../../src/vulns/vulnerability-repository.js';
 import { createTestDb } from '../support/db.js';
 
 let db: Db;
@@ -72,42 +73,42 @@ const ids = (m: { vulnId: string }[]) => m.map((x) => x.vulnId);
 
 describe('matching packages against the index', () => {
   it('matches a Debian binary package by its source package, in its release only, with the fix', async () => {
-    const libssl = await matchPackage(db, { type: 'dpkg', name: 'libssl3', version: '3.0.9-1', origin: 'openssl' }, DEBIAN_12);
+    const libssl = await matchPackage(knexVulnerabilityProvider(db), { type: 'dpkg', name: 'libssl3', version: '3.0.9-1', origin: 'openssl' }, DEBIAN_12);
     expect(libssl).toEqual([
       { vulnId: 'DSA-0001', feed: 'osv', group: 'debian:12', matchedName: 'openssl', matchedBy: 'source-package', fixState: 'fixed', fixedIn: ['3.0.11-1~deb12u2'] },
     ]);
-    expect(await matchPackage(db, { type: 'dpkg', name: 'libssl3', version: '3.0.11-1~deb12u2', origin: 'openssl' }, DEBIAN_12)).toEqual([]);
-    const libc = await matchPackage(db, { type: 'dpkg', name: 'libc6', version: '2.36-9+deb12u4', origin: 'glibc' }, DEBIAN_12);
+    expect(await matchPackage(knexVulnerabilityProvider(db), { type: 'dpkg', name: 'libssl3', version: '3.0.11-1~deb12u2', origin: 'openssl' }, DEBIAN_12)).toEqual([]);
+    const libc = await matchPackage(knexVulnerabilityProvider(db), { type: 'dpkg', name: 'libc6', version: '2.36-9+deb12u4', origin: 'glibc' }, DEBIAN_12);
     expect(libc).toEqual([expect.objectContaining({ vulnId: 'DEBIAN-CVE-0003', fixState: 'not-fixed', fixedIn: [] })]);
   });
 
   it('uses dpkg ordering, where ~ sorts before anything', async () => {
-    const tilde = await matchPackage(db, { type: 'dpkg', name: 'openssl', version: '3.0.11-1~deb12u1', origin: 'openssl' }, DEBIAN_12);
+    const tilde = await matchPackage(knexVulnerabilityProvider(db), { type: 'dpkg', name: 'openssl', version: '3.0.11-1~deb12u1', origin: 'openssl' }, DEBIAN_12);
     expect(ids(tilde)).toEqual(['DSA-0001']);
   });
 
   it('matches Alpine packages by major.minor release and apk ordering', async () => {
-    expect(ids(await matchPackage(db, { type: 'apk', name: 'busybox', version: '1.36.1-r1', origin: 'busybox' }, ALPINE_318))).toEqual(['ALPINE-0004']);
-    expect(await matchPackage(db, { type: 'apk', name: 'busybox', version: '1.36.1-r2', origin: 'busybox' }, ALPINE_318)).toEqual([]);
+    expect(ids(await matchPackage(knexVulnerabilityProvider(db), { type: 'apk', name: 'busybox', version: '1.36.1-r1', origin: 'busybox' }, ALPINE_318))).toEqual(['ALPINE-0004']);
+    expect(await matchPackage(knexVulnerabilityProvider(db), { type: 'apk', name: 'busybox', version: '1.36.1-r2', origin: 'busybox' }, ALPINE_318)).toEqual([]);
   });
 
   it('matches language packages by normalised name in their own ecosystem, across range windows', async () => {
-    expect(ids(await matchPackage(db, { type: 'python', name: 'requests', version: '2.28.1' }, DEBIAN_12))).toEqual(['PYSEC-0005']);
-    expect(await matchPackage(db, { type: 'python', name: 'requests', version: '2.25.0' }, DEBIAN_12)).toEqual([]);
-    expect(ids(await matchPackage(db, { type: 'npm', name: 'lodash', version: '4.17.20' }, undefined))).toEqual(['GHSA-0007']);
-    expect(ids(await matchPackage(db, { type: 'java', name: 'log4j-core', origin: 'org.apache.logging.log4j', version: '2.14.1' }, undefined))).toEqual(['GHSA-0008']);
-    expect(ids(await matchPackage(db, { type: 'go', name: 'golang.org/x/net', version: 'v0.0.0-20220722155237-a158d28d115b' }, undefined))).toEqual(['GO-0009']);
-    expect(ids(await matchPackage(db, { type: 'gem', name: 'rack', version: '2.2.6' }, undefined))).toEqual(['GHSA-0010']);
-    expect(await matchPackage(db, { type: 'gem', name: 'rack', version: '2.2.7' }, undefined)).toEqual([]);
+    expect(ids(await matchPackage(knexVulnerabilityProvider(db), { type: 'python', name: 'requests', version: '2.28.1' }, DEBIAN_12))).toEqual(['PYSEC-0005']);
+    expect(await matchPackage(knexVulnerabilityProvider(db), { type: 'python', name: 'requests', version: '2.25.0' }, DEBIAN_12)).toEqual([]);
+    expect(ids(await matchPackage(knexVulnerabilityProvider(db), { type: 'npm', name: 'lodash', version: '4.17.20' }, undefined))).toEqual(['GHSA-0007']);
+    expect(ids(await matchPackage(knexVulnerabilityProvider(db), { type: 'java', name: 'log4j-core', origin: 'org.apache.logging.log4j', version: '2.14.1' }, undefined))).toEqual(['GHSA-0008']);
+    expect(ids(await matchPackage(knexVulnerabilityProvider(db), { type: 'go', name: 'golang.org/x/net', version: 'v0.0.0-20220722155237-a158d28d115b' }, undefined))).toEqual(['GO-0009']);
+    expect(ids(await matchPackage(knexVulnerabilityProvider(db), { type: 'gem', name: 'rack', version: '2.2.6' }, undefined))).toEqual(['GHSA-0010']);
+    expect(await matchPackage(knexVulnerabilityProvider(db), { type: 'gem', name: 'rack', version: '2.2.7' }, undefined)).toEqual([]);
   });
 
   it('never matches withdrawn advisories, other ecosystems, or unknown distros', async () => {
-    expect(await matchPackage(db, { type: 'python', name: 'urllib3', version: '1.26.0' }, undefined)).toEqual([]);
+    expect(await matchPackage(knexVulnerabilityProvider(db), { type: 'python', name: 'urllib3', version: '1.26.0' }, undefined)).toEqual([]);
     // The Debian openssl package is not matched by the PyPI advisory of the same name, and vice versa.
-    expect(ids(await matchPackage(db, { type: 'dpkg', name: 'openssl', version: '3.0.9-1' }, DEBIAN_12))).toEqual(['DSA-0001']);
-    expect(ids(await matchPackage(db, { type: 'python', name: 'openssl', version: '1.0' }, DEBIAN_12))).toEqual(['PYSEC-0011']);
-    expect(await matchPackage(db, { type: 'dpkg', name: 'openssl', version: '1.0' }, { name: 'plan9', version: '4', like: [] })).toEqual([]);
-    expect(await matchPackage(db, { type: 'java', name: 'log4j-core', version: '2.14.1' }, undefined)).toEqual([]);
+    expect(ids(await matchPackage(knexVulnerabilityProvider(db), { type: 'dpkg', name: 'openssl', version: '3.0.9-1' }, DEBIAN_12))).toEqual(['DSA-0001']);
+    expect(ids(await matchPackage(knexVulnerabilityProvider(db), { type: 'python', name: 'openssl', version: '1.0' }, DEBIAN_12))).toEqual(['PYSEC-0011']);
+    expect(await matchPackage(knexVulnerabilityProvider(db), { type: 'dpkg', name: 'openssl', version: '1.0' }, { name: 'plan9', version: '4', like: [] })).toEqual([]);
+    expect(await matchPackage(knexVulnerabilityProvider(db), { type: 'java', name: 'log4j-core', version: '2.14.1' }, undefined)).toEqual([]);
   });
 });
 
@@ -116,16 +117,16 @@ describe('binary packages, source packages and suppressed candidates (issue 16, 
   const djangoDoc = { type: 'dpkg', name: 'python-django-doc', version: '3:3.2.12-2ubuntu1', origin: 'python-django' };
 
   it('matches a binary the entry lists as matched by package, and not a binary of the same source it leaves out', async () => {
-    expect(await matchPackage(db, django, UBUNTU_2204)).toEqual([
+    expect(await matchPackage(knexVulnerabilityProvider(db), django, UBUNTU_2204)).toEqual([
       expect.objectContaining({ vulnId: 'UBUNTU-CVE-0014', matchedName: 'python-django', matchedBy: 'source-package' }),
       expect.objectContaining({ vulnId: 'USN-0012-1', matchedName: 'python-django', matchedBy: 'package', fixedIn: ['3:3.2.12-2ubuntu1.1'] }),
     ]);
-    expect(ids(await matchPackage(db, djangoDoc, UBUNTU_2204))).toEqual(['UBUNTU-CVE-0014']);
+    expect(ids(await matchPackage(knexVulnerabilityProvider(db), djangoDoc, UBUNTU_2204))).toEqual(['UBUNTU-CVE-0014']);
   });
 
   it('hands the dropped candidate, with its reason, to a caller that asks', async () => {
     const suppressed: SuppressedCandidate[][] = [];
-    const matches = await matchPackages(db, [django, djangoDoc], UBUNTU_2204, undefined, suppressed);
+    const matches = await matchPackages(knexVulnerabilityProvider(db), [django, djangoDoc], UBUNTU_2204, undefined, suppressed);
     expect(matches.map(ids)).toEqual([['UBUNTU-CVE-0014', 'USN-0012-1'], ['UBUNTU-CVE-0014']]);
     expect(suppressed).toEqual([
       [],
@@ -141,19 +142,19 @@ describe('binary packages, source packages and suppressed candidates (issue 16, 
       ],
     ]);
     // A version the entry does not cover is no candidate at all.
-    const fixed = await matchPackages(db, [{ ...djangoDoc, version: '3:3.2.12-2ubuntu1.1' }], UBUNTU_2204, undefined, suppressed);
+    const fixed = await matchPackages(knexVulnerabilityProvider(db), [{ ...djangoDoc, version: '3:3.2.12-2ubuntu1.1' }], UBUNTU_2204, undefined, suppressed);
     expect(ids(fixed[0]!)).toEqual(['UBUNTU-CVE-0014']);
     expect(suppressed).toEqual([[]]);
   });
 
   it('treats a binaries list of an unknown shape as source-level data', async () => {
-    const curl = await matchPackage(db, { type: 'dpkg', name: 'libcurl4', version: '7.81.0-1ubuntu1.14', origin: 'curl' }, UBUNTU_2204);
+    const curl = await matchPackage(knexVulnerabilityProvider(db), { type: 'dpkg', name: 'libcurl4', version: '7.81.0-1ubuntu1.14', origin: 'curl' }, UBUNTU_2204);
     expect(curl).toEqual([expect.objectContaining({ vulnId: 'USN-0013-1', matchedBy: 'source-package' })]);
   });
 
   it('labels an Alpine subpackage matched through its origin as source-package, the origin package itself as package', async () => {
     const [busybox, sslClient] = await matchPackages(
-      db,
+      knexVulnerabilityProvider(db),
       [
         { type: 'apk', name: 'busybox', version: '1.36.1-r1', origin: 'busybox' },
         { type: 'apk', name: 'ssl_client', version: '1.36.1-r1', origin: 'busybox' },
@@ -165,6 +166,6 @@ describe('binary packages, source packages and suppressed candidates (issue 16, 
   });
 
   it('labels language packages matched by their own name as package', async () => {
-    expect(await matchPackage(db, { type: 'python', name: 'Requests', version: '2.28.1' }, undefined)).toEqual([expect.objectContaining({ matchedBy: 'package' })]);
+    expect(await matchPackage(knexVulnerabilityProvider(db), { type: 'python', name: 'Requests', version: '2.28.1' }, undefined)).toEqual([expect.objectContaining({ matchedBy: 'package' })]);
   });
 });

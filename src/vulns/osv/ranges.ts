@@ -47,30 +47,35 @@ export interface AffectedVerdict {
 const TIE_RANK: Record<OsvEventKind, number> = { fixed: 0, last_affected: 1, introduced: 2, limit: 3 };
 
 export function isAffected(version: string, affected: OsvAffected, comparator: VersionComparator): AffectedVerdict {
+  // Plain loops on this path: it runs for every entry of every matched package, and per-call closures showed in
+  // the match profile.
   const windows: AffectedWindow[] = [];
-  affected.ranges.forEach((range, index) => {
-    if (range.type === 'GIT') return;
+  for (let index = 0; index < affected.ranges.length; index++) {
+    const range = affected.ranges[index]!;
+    if (range.type === 'GIT') continue;
     const window = windowContaining(version, range, index, comparator);
     if (window) windows.push(window);
-  });
-  // Only affected verdicts name unorderable strings: checking every bound of every non-matching entry is the
-  // matcher's main cost otherwise.
-  const extras = () => {
-    const unorderable = unorderableVersions(version, affected, comparator);
-    return unorderable.length > 0 ? { unorderable } : {};
-  };
-
+  }
   if (windows.length > 0) {
     const fixes = sortUnique(windows.flatMap((w) => (w.fixed !== undefined ? [w.fixed] : [])), comparator);
-    return { affected: true, matchedBy: 'range', window: windows[0]!, ...(fixes.length > 0 ? { fixedIn: fixes } : {}), ...extras() };
+    return { affected: true, matchedBy: 'range', window: windows[0]!, ...(fixes.length > 0 ? { fixedIn: fixes } : {}), ...unorderableOf(version, affected, comparator) };
   }
   if (isListed(version, affected.versions, comparator)) {
     // The explicit list carries no fix information; the lowest fix above the version is the best hint for
     // "upgrade to", and saying nothing would read as "no fix available".
     const next = lowestFixAbove(version, affected.ranges, comparator);
-    return { affected: true, matchedBy: 'versions', ...(next !== undefined ? { fixedIn: [next] } : {}), ...extras() };
+    return { affected: true, matchedBy: 'versions', ...(next !== undefined ? { fixedIn: [next] } : {}), ...unorderableOf(version, affected, comparator) };
   }
   return { affected: false };
+}
+
+/**
+ * Only affected verdicts name unorderable strings: checking every bound of every non-matching entry is the
+ * matcher's main cost otherwise.
+ */
+function unorderableOf(version: string, affected: OsvAffected, comparator: VersionComparator): { unorderable?: string[] } {
+  const unorderable = unorderableVersions(version, affected, comparator);
+  return unorderable.length > 0 ? { unorderable } : {};
 }
 
 /** The schema's walk over one range's sorted events, remembering which `introduced` opened the current window. */
@@ -84,7 +89,8 @@ function windowContaining(
   const events = sortRangeEvents(range.events, comparator);
   let vulnerable = false;
   let opened = -1;
-  events.forEach((event, i) => {
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
     if (event.kind === 'introduced') {
       if (isIntroducedAt(version, event.version, comparator)) {
         if (!vulnerable) opened = i;
@@ -95,7 +101,7 @@ function windowContaining(
     } else if (event.kind === 'last_affected') {
       if (comparator.compare(version, event.version) > 0) vulnerable = false;
     }
-  });
+  }
   if (!vulnerable) return undefined;
 
   // Every closing event between the opening one and the version would have closed the window, so the first
@@ -150,9 +156,13 @@ function isIntroducedAt(version: string, introduced: string, comparator: Version
 
 /** The schema's BeforeLimits: no limits means an implicit `*`; otherwise V must be below at least one. */
 function beforeLimits(version: string, range: OsvRange, comparator: VersionComparator): boolean {
-  const limits = range.events.filter((e) => e.kind === 'limit');
-  if (limits.length === 0) return true;
-  return limits.some((l) => isInfiniteLimit(l.version) || comparator.compare(version, l.version) < 0);
+  let limited = false;
+  for (const e of range.events) {
+    if (e.kind !== 'limit') continue;
+    if (isInfiniteLimit(e.version) || comparator.compare(version, e.version) < 0) return true;
+    limited = true;
+  }
+  return !limited;
 }
 
 /** The schema lets a limit containing `*` stand for infinity. */
