@@ -46,7 +46,7 @@ export interface Staging {
   discard(): Promise<void>;
 }
 
-export const RECORD_COLUMNS = [
+const RECORD_COLUMNS = [
   'feed',
   'id',
   'modified',
@@ -60,7 +60,7 @@ export const RECORD_COLUMNS = [
   'record',
   'updated_at',
 ] as const;
-export const AFFECTED_COLUMNS = ['feed', 'vuln_id', 'grp', 'ecosystem', 'release', 'package_name', 'affected'] as const;
+const AFFECTED_COLUMNS = ['feed', 'vuln_id', 'grp', 'ecosystem', 'release', 'package_name', 'affected'] as const;
 
 /** The staged form of a record, given its stored form and content digest (records.ts). */
 export function stagedRecord(r: OsvRecord, stored: Buffer, digest: string): StagedRecord {
