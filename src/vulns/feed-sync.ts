@@ -13,7 +13,6 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/index.js';
 import { nowIso } from '../util/time.js';
 import { readOsvPath, type OsvReadError, type OsvReadResult } from './osv/archive.js';
-import type { OsvRecord } from './osv/types.js';
 import { openStaging, stagedRecord, type StagedRecord, type Staging } from './feed-staging.js';
 import { encodeRecordWithDigest } from './records.js';
 
