@@ -8,8 +8,9 @@
  *    CVSS_V3 vectors and references, spread over --names package names (about ten records per name). They are
  *    written as one zip per ecosystem (fflate zipSync) in a temp dir before anything is timed.
  * 2. Floor: reading and parsing the real archives and the smallest generated one (`readOsvPath`, nothing stored),
- *    then the import: one `syncOsvSource` per source into an empty scratch database. Reports records/s; target
- *    >= --target-import (10 000 records/s).
+ *    then the import: one `syncOsvSource` per source into an empty scratch database. Target: the import of the
+ *    floor's sources takes at most --target-import-ratio (2) times the floor's time, in the same run; records/s of
+ *    the whole import reported too. Process CPU time (user + system) of both is reported beside the wall times.
  * 3. An SBOM of --sbom-packages packages (dpkg with source packages, npm, python, go, java) whose names hit the
  *    feed, some at vulnerable versions: `matchPackages` --warmup times, then --match-runs timed runs.
  *    Reports p50/p99 ms; target p50 < --target-match-p50 (20 ms). For comparison: the bare index lookup (the same
@@ -36,7 +37,7 @@
  *   --image-packages N   BENCH_IMAGE_PACKAGES   packages per image (about)                    (default 1000)
  *   --uncached-refreshes N BENCH_UNCACHED_REFRESHES first refreshes run without a match cache  (default 30)
  *   --update-fraction F  BENCH_UPDATE_FRACTION  share of records the feed update changes      (default 0.01)
- *   --target-import R    BENCH_TARGET_IMPORT    minimum import rate, records/s                (default 10000)
+ *   --target-import-ratio X BENCH_TARGET_IMPORT_RATIO maximum import time / floor time        (default 2)
  *   --target-match-p50 M BENCH_TARGET_MATCH_P50 maximum match p50, ms                         (default 20)
  *   --target-rematch S   BENCH_TARGET_REMATCH   maximum re-match time, s                      (default 10)
  *   --osv-dir DIR        BENCH_OSV_DIR          real OSV archives (DIR/Go/all.zip, DIR/PyPI/all.zip)
@@ -79,7 +80,7 @@ const { values: flags } = parseArgs({
     'image-packages': { type: 'string' },
     'uncached-refreshes': { type: 'string' },
     'update-fraction': { type: 'string' },
-    'target-import': { type: 'string' },
+    'target-import-ratio': { type: 'string' },
     'target-match-p50': { type: 'string' },
     'target-rematch': { type: 'string' },
     'osv-dir': { type: 'string' },
@@ -103,7 +104,7 @@ const opts = {
   imagePackages: Math.floor(numberOption('image-packages', 'BENCH_IMAGE_PACKAGES', 1000, 20)),
   uncachedRefreshes: Math.floor(numberOption('uncached-refreshes', 'BENCH_UNCACHED_REFRESHES', 30, 0)),
   updateFraction: numberOption('update-fraction', 'BENCH_UPDATE_FRACTION', 0.01, 0, 1),
-  targetImport: numberOption('target-import', 'BENCH_TARGET_IMPORT', 10_000, 0),
+  targetImportRatio: numberOption('target-import-ratio', 'BENCH_TARGET_IMPORT_RATIO', 2, 0),
   targetMatchP50: numberOption('target-match-p50', 'BENCH_TARGET_MATCH_P50', 20, 0),
   targetRematch: numberOption('target-rematch', 'BENCH_TARGET_REMATCH', 10, 0),
   osvDir: resolve(flags['osv-dir'] ?? process.env.BENCH_OSV_DIR ?? '/work/shared/data/osv'),
@@ -117,6 +118,11 @@ const { profiled, summaries: profileSummaries } = phaseProfiler(opts.cpuProfDir,
 const t0 = Date.now();
 const progress = (m: string) => console.log(`[+${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${m}`);
 const seconds = (startNs: bigint) => Number(process.hrtime.bigint() - startNs) / 1e9;
+/** Process CPU time (user + system) since `start` (a process.cpuUsage() reading), in seconds. */
+const cpuSeconds = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
+};
 const DISTRO: DistroInfo = { name: 'debian', version: '12', like: [] };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -733,14 +739,19 @@ interface Source {
   real: boolean;
 }
 
-async function syncAll(db: Db, sources: Source[], label: string): Promise<{ seconds: number; perSource: { source: Source; seconds: number; result: SyncResult }[] }> {
-  const perSource: { source: Source; seconds: number; result: SyncResult }[] = [];
+async function syncAll(
+  db: Db,
+  sources: Source[],
+  label: string,
+): Promise<{ seconds: number; perSource: { source: Source; seconds: number; cpuSeconds: number; result: SyncResult }[] }> {
+  const perSource: { source: Source; seconds: number; cpuSeconds: number; result: SyncResult }[] = [];
   const started = process.hrtime.bigint();
   for (const source of sources) {
     const s = process.hrtime.bigint();
+    const cpu = process.cpuUsage();
     const result = await syncOsvSource(db, source.feed, source.path);
     const secs = seconds(s);
-    perSource.push({ source, seconds: secs, result });
+    perSource.push({ source, seconds: secs, cpuSeconds: cpuSeconds(cpu), result });
     const st = result.stats;
     progress(
       `${label} ${source.feed}: ${thousands(st.read)} read in ${secs.toFixed(1)} s (${thousands(st.read / secs)}/s); ` +
@@ -756,7 +767,7 @@ async function main(): Promise<number> {
   const command = `npm run bench:match${args.length ? ` -- ${args.join(' ')}` : ''}`;
   console.log(`machine: ${m.cpus} CPUs (nproc), ${m.cpuModel}, ${m.memGiB} GiB RAM (MemTotal ${m.memKb} kB), Node ${m.node}, ${m.os}; load ${loadAverage()}`);
   console.log(
-    `targets: import >= ${thousands(opts.targetImport)} records/s; match p50 < ${opts.targetMatchP50} ms (${opts.sbomPackages} packages); ` +
+    `targets: import <= ${opts.targetImportRatio} x the read + parse floor; match p50 < ${opts.targetMatchP50} ms (${opts.sbomPackages} packages); ` +
       `re-match < ${opts.targetRematch} s (${opts.images} images, ${(opts.updateFraction * 100).toFixed(1)} % of records changed)`,
   );
   const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-match-'));
@@ -813,14 +824,16 @@ async function main(): Promise<number> {
     const smallest = sources.filter((x) => !x.real).sort((a, b) => statSync(a.path).size - statSync(b.path).size)[0];
     const floorSources = sources.filter((x) => x.real || x === smallest);
     const floorStarted = process.hrtime.bigint();
+    const floorCpuStarted = process.cpuUsage();
     let floorRecords = 0;
     await profiled('read-parse-floor', async () => {
       for (const x of floorSources) for await (const _ of readOsvPath(x.path).records) floorRecords++;
     });
     const floorSeconds = seconds(floorStarted);
+    const floorCpuSeconds = cpuSeconds(floorCpuStarted);
     progress(
       `floor: read + parse (readOsvPath, nothing stored) of ${thousands(floorRecords)} records (${floorSources.map((x) => x.feed).join(', ')}) ` +
-        `in ${floorSeconds.toFixed(1)} s (${thousands(floorRecords / floorSeconds)}/s)`,
+        `in ${floorSeconds.toFixed(1)} s (${thousands(floorRecords / floorSeconds)}/s; CPU ${floorCpuSeconds.toFixed(1)} s)`,
     );
 
     scratch = await scratchDatabase({ pg: opts.pg, dataDir: join(dir, 'data'), keepData: opts.keepData });
@@ -832,7 +845,11 @@ async function main(): Promise<number> {
     await db('vuln_rematch_keys').delete();
     const importedRecords = imported.perSource.reduce((s, x) => s + x.result.stats.read, 0);
     const importRate = importedRecords / imported.seconds;
-    const floorImportSeconds = imported.perSource.filter((x) => floorSources.includes(x.source)).reduce((t, x) => t + x.seconds, 0);
+    const floorImport = imported.perSource.filter((x) => floorSources.includes(x.source));
+    const floorImportSeconds = floorImport.reduce((t, x) => t + x.seconds, 0);
+    const floorImportCpuSeconds = floorImport.reduce((t, x) => t + x.cpuSeconds, 0);
+    const importRatio = floorImportSeconds / floorSeconds;
+    const importCpuRatio = floorImportCpuSeconds / floorCpuSeconds;
     const affectedRows = Number((await db('vulnerability_affected').count({ n: '*' }))[0]!.n);
     const storedRecords = Number((await db('vulnerabilities').count({ n: '*' }))[0]!.n);
     const dbBytesAfterImport = scratch.kind === 'sqlite' ? dirBytes(join(dir, 'data')) : NaN;
@@ -944,13 +961,19 @@ async function main(): Promise<number> {
     const findingsTotal = Number((await db('image_vulnerabilities').count({ n: '*' }))[0]!.n);
 
     // Report.
-    const importOk = importRate >= opts.targetImport;
+    const importOk = importRatio <= opts.targetImportRatio;
     const matchOk = p50 < opts.targetMatchP50;
     const rematchOk = rematchSeconds < opts.targetRematch;
     const headline = table(
       ['Figure', 'Value', 'Target', 'Met'],
       [
-        ['Import (all sources, empty database)', `${thousands(importRate)} records/s (${thousands(importedRecords)} in ${imported.seconds.toFixed(1)} s)`, `>= ${thousands(opts.targetImport)} records/s`, importOk ? 'yes' : '**no**'],
+        [
+          `Import / read + parse floor (${floorSources.map((x) => x.feed).join(', ')}; wall time)`,
+          `${importRatio.toFixed(2)} x (import ${floorImportSeconds.toFixed(1)} s, floor ${floorSeconds.toFixed(1)} s)`,
+          `<= ${opts.targetImportRatio} x`,
+          importOk ? 'yes' : '**no**',
+        ],
+        ['Import (all sources, empty database)', `${thousands(importRate)} records/s (${thousands(importedRecords)} in ${imported.seconds.toFixed(1)} s)`, '', ''],
         [`Match ${sbom.length} packages, p50`, `${p50.toFixed(1)} ms`, `< ${opts.targetMatchP50} ms`, matchOk ? 'yes' : '**no**'],
         [`Match ${sbom.length} packages, p99`, `${p99.toFixed(1)} ms`, '', ''],
         [`Match ${sbom.length} packages, p50 CPU time of the process`, `${percentile(matchCpuMs, 50).toFixed(1)} ms`, '', ''],
@@ -992,8 +1015,12 @@ async function main(): Promise<number> {
       ['Ratio (same run)', 'Value'],
       [
         [
-          `Import / read + parse floor (${floorSources.map((x) => x.feed).join(', ')})`,
-          `${(floorImportSeconds / floorSeconds).toFixed(2)} x (import ${floorImportSeconds.toFixed(1)} s, floor ${floorSeconds.toFixed(1)} s = ${thousands(floorRecords / floorSeconds)} records/s)`,
+          `Import / read + parse floor (${floorSources.map((x) => x.feed).join(', ')}), wall time`,
+          `${importRatio.toFixed(2)} x (import ${floorImportSeconds.toFixed(1)} s, floor ${floorSeconds.toFixed(1)} s = ${thousands(floorRecords / floorSeconds)} records/s)`,
+        ],
+        [
+          'The same, process CPU time (user + system)',
+          `${importCpuRatio.toFixed(2)} x (import ${floorImportCpuSeconds.toFixed(1)} s, floor ${floorCpuSeconds.toFixed(1)} s)`,
         ],
         ['Match p50 / cold index reads p50 (the queries a cold matcher makes, entries included, no evaluation)', `${(p50 / percentile(lookupMs, 50)).toFixed(2)} x (lookup ${percentile(lookupMs, 50).toFixed(1)} ms, ${thousands(lookupRows)} rows)`],
         ['Match p99 / p50', `${(p99 / p50).toFixed(2)} x`],
@@ -1025,7 +1052,7 @@ async function main(): Promise<number> {
     console.log(`${headline.markdown}\n\n${sourcesTable.markdown}\n\n${ratios.markdown}\n`);
     if (profileSummaries.length) console.log(`${profileSummaries.join('\n\n')}\n\n(timings above were taken under the profiler)`);
     const missed = [
-      ...(importOk ? [] : [`import ${thousands(importRate)} records/s (target >= ${thousands(opts.targetImport)})`]),
+      ...(importOk ? [] : [`import ${importRatio.toFixed(2)} x the read + parse floor (target <= ${opts.targetImportRatio} x)`]),
       ...(matchOk ? [] : [`match p50 ${p50.toFixed(1)} ms (target < ${opts.targetMatchP50} ms)`]),
       ...(rematchOk ? [] : [`re-match ${rematchSeconds.toFixed(2)} s (target < ${opts.targetRematch} s)`]),
     ];

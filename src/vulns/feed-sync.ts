@@ -9,13 +9,12 @@
  * whole, so the previous data keeps serving, unchanged. Malformed records are skipped and counted; a source
  * with no valid record at all fails.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/index.js';
 import { nowIso } from '../util/time.js';
 import { readOsvPath, type OsvReadError, type OsvReadResult } from './osv/archive.js';
-import type { OsvRecord } from './osv/types.js';
-import { encodeRecordJson, feedGroupName } from './records.js';
-import { normalizePackageName } from './package-names.js';
+import { openStaging, stagedRecord, type StagedRecord, type Staging } from './feed-staging.js';
+import { encodeRecordWithDigest } from './records.js';
 import { markVulnerabilityDataChanged } from './vulnerability-repository.js';
 
 export interface SyncStats {
@@ -55,95 +54,10 @@ export interface SyncOptions {
 /** Work run inside a sync's switch transaction, given the sync's statistics. */
 export type SwitchHook<S> = (trx: Db, stats: Readonly<S>) => Promise<void>;
 
-const BATCH = 500;
-/** Records staged per transaction: fewer commits, still short enough for other writers to get in between. */
-const STAGE_BATCH = 5000;
+/** Ids per statement when removing replaced records: well under every database's parameter limit. */
+const ID_BATCH = 500;
 
-const RECORD_COLUMNS = [
-  'feed',
-  'id',
-  'modified',
-  'published',
-  'withdrawn',
-  'summary',
-  'severity_label',
-  'severity',
-  'aliases',
-  'content_digest',
-  'record',
-  'updated_at',
-];
-const AFFECTED_COLUMNS = ['feed', 'vuln_id', 'grp', 'ecosystem', 'release', 'package_name', 'affected'];
-
-/**
- * The digest change detection compares — the record without `modified`, which some feeds never bump — and the
- * record's JSON, built from the same serialisation (one JSON.stringify per record on the import path).
- */
-function serialise(record: OsvRecord): { digest: string; json: string } {
-  const { modified, ...content } = record;
-  const contentJson = JSON.stringify(content);
-  return {
-    digest: createHash('sha256').update(contentJson).digest('hex'),
-    json: `{"modified":${JSON.stringify(modified)}${contentJson.length > 2 ? ',' : ''}${contentJson.slice(1)}`,
-  };
-}
-
-function recordRow(syncId: string, feed: string, r: OsvRecord, digest: string, json: string, now: string) {
-  return {
-    sync_id: syncId,
-    feed,
-    id: r.id,
-    modified: r.modified,
-    published: r.published ?? null,
-    withdrawn: r.withdrawn ?? null,
-    summary: r.summary ?? null,
-    severity_label: r.severityLabel ?? null,
-    severity: JSON.stringify(r.severity),
-    aliases: JSON.stringify(r.aliases),
-    content_digest: digest,
-    record: encodeRecordJson(json),
-    updated_at: now,
-  };
-}
-
-/** Index entries of a record; a withdrawn record gets none, so the matcher never needs to look at the record. */
-function affectedRows(syncId: string, feed: string, r: OsvRecord) {
-  if (r.withdrawn !== undefined) return [];
-  return r.affected
-    .filter((a) => a.package)
-    .map((a) => {
-      const ecosystem = a.package!.ecosystem.ecosystem.toLowerCase();
-      const release = a.package!.ecosystem.release ?? null;
-      return {
-        sync_id: syncId,
-        feed,
-        vuln_id: r.id,
-        grp: feedGroupName(ecosystem, release),
-        ecosystem,
-        release,
-        package_name: normalizePackageName(ecosystem, a.package!.name),
-        affected: JSON.stringify(a),
-      };
-    });
-}
-
-async function stage(db: Db, syncId: string, feed: string, batch: { record: OsvRecord; digest: string; json: string }[]): Promise<void> {
-  if (batch.length === 0) return;
-  const now = nowIso();
-  await db.transaction(async (trx) => {
-    const rows = batch.map((b) => recordRow(syncId, feed, b.record, b.digest, b.json, now));
-    for (let i = 0; i < rows.length; i += BATCH) await trx('vuln_sync_records').insert(rows.slice(i, i + BATCH));
-    const affected = batch.flatMap((b) => affectedRows(syncId, feed, b.record));
-    for (let i = 0; i < affected.length; i += BATCH) await trx('vuln_sync_affected').insert(affected.slice(i, i + BATCH));
-  });
-}
-
-async function clearStaging(db: Db, feed: string): Promise<void> {
-  await db('vuln_sync_affected').where({ feed }).delete();
-  await db('vuln_sync_records').where({ feed }).delete();
-}
-
-function chunks<T>(items: T[], size = BATCH): T[][] {
+function chunks<T>(items: T[], size = ID_BATCH): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
@@ -153,7 +67,7 @@ function chunks<T>(items: T[], size = BATCH): T[][] {
  * Queues for re-matching, under the sync's id, the distinct index keys of `from` rows matching `where`; done in
  * the database, so a sync of hundreds of thousands of records never holds its keys in memory.
  */
-async function queueKeys(trx: Db, syncId: string, from: 'vuln_sync_affected' | 'vulnerability_affected', where: string, bindings: string[]): Promise<void> {
+async function queueKeys(trx: Db, syncId: string, from: string, where: string, bindings: string[]): Promise<void> {
   await trx.raw(
     `INSERT INTO vuln_rematch_keys (sync_id, ecosystem, release, package_name)
      SELECT DISTINCT CAST(? AS VARCHAR(36)), ecosystem, COALESCE(release, ''), package_name FROM ${from} WHERE ${where}
@@ -166,19 +80,14 @@ async function queueKeys(trx: Db, syncId: string, from: 'vuln_sync_affected' | '
  * The switch: moves the staged records into the live tables and queues the index keys that changed (those of the
  * replaced or removed records' old entries and of the staged ones), in the caller's transaction.
  */
-async function applyStaged(trx: Db, feed: string, syncId: string, replacedIds: string[]): Promise<void> {
+async function applyStaged(trx: Db, feed: string, syncId: string, staging: Staging, replacedIds: string[]): Promise<void> {
   for (const ids of chunks(replacedIds)) {
     await queueKeys(trx, syncId, 'vulnerability_affected', `feed = ? AND vuln_id IN (${ids.map(() => '?').join(', ')})`, [feed, ...ids]);
     await trx('vulnerability_affected').where({ feed }).whereIn('vuln_id', ids).delete();
     await trx('vulnerabilities').where({ feed }).whereIn('id', ids).delete();
   }
-  await queueKeys(trx, syncId, 'vuln_sync_affected', 'sync_id = ?', [syncId]);
-  const recordCols = RECORD_COLUMNS.join(', ');
-  const affectedCols = AFFECTED_COLUMNS.join(', ');
-  await trx.raw(`INSERT INTO vulnerabilities (${recordCols}) SELECT ${recordCols} FROM vuln_sync_records WHERE sync_id = ?`, [syncId]);
-  await trx.raw(`INSERT INTO vulnerability_affected (${affectedCols}) SELECT ${affectedCols} FROM vuln_sync_affected WHERE sync_id = ?`, [syncId]);
-  await trx('vuln_sync_affected').where({ sync_id: syncId }).delete();
-  await trx('vuln_sync_records').where({ sync_id: syncId }).delete();
+  await queueKeys(trx, syncId, staging.affected.from, staging.affected.where, staging.affected.bindings);
+  await staging.moveLive(trx);
   await refreshGroupCounts(trx, feed);
   await markVulnerabilityDataChanged(trx);
 }
@@ -232,22 +141,23 @@ export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult
   const stats: SyncStats = { read: 0, skipped: 0, inserted: 0, updated: 0, unchanged: 0, removed: 0, errors: [] };
   const every = options.progressEvery ?? 10_000;
   const syncId = randomUUID();
+  let staging: Staging | undefined;
   try {
-    // Leftovers of a sync that crashed before applying; only one sync per feed runs at a time.
-    await clearStaging(db, feed);
+    // Only one sync per feed runs at a time; this clears what a crashed one left staged.
+    staging = await openStaging(db, feed, syncId);
     const known = new Map<string, string>(
       (await db('vulnerabilities').where({ feed }).select('id', 'content_digest')).map((r: { id: string; content_digest: string }) => [r.id, r.content_digest]),
     );
     const seen = new Set<string>();
     const replaced: string[] = [];
     // Keyed by id: a source that lists one id twice stores its last copy once.
-    let batch = new Map<string, { record: OsvRecord; digest: string; json: string }>();
+    let batch = new Map<string, StagedRecord>();
     for await (const record of input.records) {
       stats.read++;
-      const { digest, json } = serialise(record);
+      const { stored, digest } = encodeRecordWithDigest(record);
       if (seen.has(record.id)) {
         // A second copy of an id: the last one wins while it is still unstaged.
-        if (batch.has(record.id)) batch.set(record.id, { record, digest, json });
+        if (batch.has(record.id)) batch.set(record.id, stagedRecord(record, stored, digest));
         continue;
       }
       seen.add(record.id);
@@ -259,15 +169,15 @@ export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult
           stats.updated++;
           replaced.push(record.id);
         }
-        batch.set(record.id, { record, digest, json });
-        if (batch.size >= STAGE_BATCH) {
-          await stage(db, syncId, feed, [...batch.values()]);
+        batch.set(record.id, stagedRecord(record, stored, digest));
+        if (batch.size >= staging.batchSize) {
+          await staging.add([...batch.values()]);
           batch = new Map();
         }
       }
       if (options.onProgress && stats.read % every === 0) options.onProgress({ ...stats, skipped: input.stats.skipped });
     }
-    await stage(db, syncId, feed, [...batch.values()]);
+    await staging.add([...batch.values()]);
     stats.skipped = input.stats.skipped;
     stats.errors = input.stats.errors;
     // A source that yields nothing usable (a mirror that now serves an error page, a half-written file, records
@@ -280,7 +190,7 @@ export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult
     const removed = [...known.keys()].filter((id) => !seen.has(id));
     stats.removed = removed.length;
     const changedKeys = await db.transaction(async (trx) => {
-      await applyStaged(trx, feed, syncId, replaced.concat(removed));
+      await applyStaged(trx, feed, syncId, staging!, replaced.concat(removed));
       await recordSyncOutcome(trx, feed, { status: 'ok', stats, source: options.source, kind: options.kind });
       await options.onSwitch?.(trx, stats);
       return Number((await trx('vuln_rematch_keys').where({ sync_id: syncId }).count({ n: '*' }).first())?.n ?? 0);
@@ -288,9 +198,10 @@ export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult
     options.onProgress?.(stats);
     return { stats, syncId, changedKeys };
   } catch (err) {
-    await clearStaging(db, feed).catch(() => undefined);
     await recordSyncOutcome(db, feed, { status: 'failed', stats, error: err instanceof Error ? err.message : String(err), source: options.source, kind: options.kind });
     throw err;
+  } finally {
+    await staging?.discard().catch(() => undefined);
   }
 }
 

@@ -2,6 +2,7 @@
  * How feed records are stored and named: the compressed record column, feed group (namespace) names, and the
  * (ecosystem, release, name) keys the affected-package index is looked up by.
  */
+import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { OsvRecord } from './osv/types.js';
 
@@ -12,14 +13,39 @@ const DEFLATED = 1;
 
 /** The stored form: a format byte, then the record's JSON, raw-deflated when large. */
 export function encodeRecord(record: OsvRecord): Buffer {
-  return encodeRecordJson(JSON.stringify(record));
+  return storedForm(JSON.stringify(record)).stored;
 }
 
-/** The stored form of a record already serialised. */
-export function encodeRecordJson(text: string): Buffer {
-  const json = Buffer.from(text);
-  if (json.length <= DEFLATE_ABOVE_BYTES) return Buffer.concat([Buffer.of(PLAIN), json]);
-  return Buffer.concat([Buffer.of(DEFLATED), deflateRawSync(json, { level: 1 })]);
+/** The stored form of a record's JSON, and the JSON's UTF-8 bytes (a view of the stored form when not deflated). */
+function storedForm(json: string): { stored: Buffer; utf8: Buffer } {
+  const length = Buffer.byteLength(json);
+  const plain = Buffer.allocUnsafe(1 + length);
+  plain[0] = PLAIN;
+  plain.write(json, 1, 'utf8');
+  const utf8 = plain.subarray(1);
+  return { utf8, stored: length <= DEFLATE_ABOVE_BYTES ? plain : Buffer.concat([Buffer.of(DEFLATED), deflateRawSync(utf8, { level: 1 })]) };
+}
+
+/**
+ * The stored form of a record, and the digest feed syncs compare to find changed records: the sha256 of the
+ * record's JSON without `modified`, which some feeds never bump and others bump without a change. One
+ * JSON.stringify serves both: parseOsvRecord puts `modified` right after `id`, so the digested bytes are the stored
+ * JSON with that member skipped (a record built in another key order is serialised again without it).
+ */
+export function encodeRecordWithDigest(record: OsvRecord): { stored: Buffer; digest: string } {
+  const json = JSON.stringify(record);
+  const { stored, utf8 } = storedForm(json);
+  const hash = createHash('sha256');
+  const head = `{"id":${JSON.stringify(record.id)}`;
+  const member = `,"modified":${JSON.stringify(record.modified)}`;
+  if (json.startsWith(head) && json.startsWith(member, head.length)) {
+    const headBytes = Buffer.byteLength(head);
+    hash.update(utf8.subarray(0, headBytes)).update(utf8.subarray(headBytes + Buffer.byteLength(member)));
+  } else {
+    const { modified: _modified, ...content } = record;
+    hash.update(JSON.stringify(content));
+  }
+  return { stored, digest: hash.digest('hex') };
 }
 
 export function decodeRecord(stored: Buffer | Uint8Array): OsvRecord {

@@ -1,10 +1,15 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { zipSync, strToU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/index.js';
-import { feedGroupCounts, syncOsvSource } from '../../src/vulns/feed-sync.js';
+import { databaseKind } from '../../src/db/index.js';
+import { feedGroupCounts, syncFeedRecords, syncOsvSource } from '../../src/vulns/feed-sync.js';
+import { parseOsvRecord } from '../../src/vulns/osv/record.js';
+import type { OsvReadResult } from '../../src/vulns/osv/archive.js';
+import { decodeRecord, encodeRecordWithDigest } from '../../src/vulns/records.js';
 import { queuedKeysOf } from '../../src/vulns/rematch.js';
 import { createTestDb } from '../support/db.js';
 
@@ -152,5 +157,71 @@ describe('OSV feed sync', () => {
     await expect(syncOsvSource(db, 'osv', join(dir, 'nope', 'all.zip'))).rejects.toThrow(/nope/);
     mkdirSync(join(dir, 'empty'));
     expect((await syncOsvSource(db, 'other', join(dir, 'empty'))).stats).toMatchObject({ read: 0, inserted: 0 });
+  });
+
+  /** A source of `count` generated Go records that throws after them when `failAfter` is set. */
+  function generated(count: number, prefix: string, failAfter = false): OsvReadResult {
+    async function* records() {
+      for (let i = 0; i < count; i++) yield parseOsvRecord(record(`${prefix}-${i}`, '2026-06-01T00:00:00Z', [{ ecosystem: 'Go', name: `example.com/${prefix}/m${i}`, fixed: '1.0.0' }]));
+      if (failAfter) throw new Error('the source broke off');
+    }
+    return { records: records(), stats: { read: count, skipped: 0, errors: [] } };
+  }
+  /** SQLite stages in TEMP tables of the sync's own; none may outlive the sync. */
+  const tempStagingTables = async () =>
+    databaseKind(db) === 'sqlite' ? (await db.raw(`SELECT name FROM sqlite_temp_master WHERE type = 'table' AND name LIKE 'vuln_stage_%'`)).length : 0;
+  const staged = async () =>
+    Number((await db('vuln_sync_records').count({ n: '*' }).first())?.n) + Number((await db('vuln_sync_affected').count({ n: '*' }).first())?.n) + (await tempStagingTables());
+
+  it('imports a source larger than a staging batch and a switch copy step whole', async () => {
+    // 20 500 records: several staging transactions, and more rows than one copy statement moves on SQLite.
+    const { stats } = await syncFeedRecords(db, 'large', generated(20_500, 'GO-L'));
+    expect(stats).toMatchObject({ read: 20_500, inserted: 20_500 });
+    expect(Number((await db('vulnerabilities').where({ feed: 'large' }).count({ n: '*' }).first())?.n)).toBe(20_500);
+    expect(Number((await db('vulnerability_affected').where({ feed: 'large' }).count({ n: '*' }).first())?.n)).toBe(20_500);
+    const last = await db('vulnerability_affected').where({ feed: 'large', vuln_id: 'GO-L-20499' }).first();
+    expect(last).toMatchObject({ grp: 'go', ecosystem: 'go', release: null, package_name: 'example.com/GO-L/m20499' });
+    expect(JSON.parse(last.affected)).toMatchObject({ package: { name: 'example.com/GO-L/m20499' } });
+    const stored = await db('vulnerabilities').where({ feed: 'large', id: 'GO-L-7' }).first();
+    expect(decodeRecord(stored.record)).toEqual(parseOsvRecord(record('GO-L-7', '2026-06-01T00:00:00Z', [{ ecosystem: 'Go', name: 'example.com/GO-L/m7', fixed: '1.0.0' }])));
+    expect(stored).toMatchObject({ feed: 'large', modified: '2026-06-01T00:00:00Z', summary: 'advisory GO-L-7', updated_at: expect.any(String) });
+    expect(await staged()).toBe(0);
+  });
+
+  it('leaves the previous data whole when the source breaks off after batches were staged', async () => {
+    const before = await db('vulnerabilities').where({ feed: 'large' }).count({ n: '*' }).first();
+    await expect(syncFeedRecords(db, 'large', generated(6_000, 'GO-X', true))).rejects.toThrow('the source broke off');
+    expect(await db('vulnerabilities').where({ feed: 'large' }).count({ n: '*' }).first()).toEqual(before);
+    expect(await db('vulnerabilities').where({ feed: 'large' }).where('id', 'like', 'GO-X-%').first()).toBeUndefined();
+    expect(await db('vulnerability_affected').where({ feed: 'large' }).where('vuln_id', 'like', 'GO-X-%').first()).toBeUndefined();
+    expect((await db('vuln_feeds').where({ name: 'large' }).first()).last_sync_status).toBe('failed');
+    expect(await staged()).toBe(0);
+  });
+
+  it('rolls the whole switch back when work inside it fails, the copied records included', async () => {
+    const before = await db('vulnerability_affected').where({ feed: 'large' }).orderBy('row_id').pluck('vuln_id');
+    const onSwitch = async () => {
+      throw new Error('completion event refused');
+    };
+    await expect(syncFeedRecords(db, 'large', generated(3_000, 'GO-Y'), { onSwitch })).rejects.toThrow('completion event refused');
+    expect(await db('vulnerability_affected').where({ feed: 'large' }).orderBy('row_id').pluck('vuln_id')).toEqual(before);
+    expect(await db('vulnerabilities').where({ feed: 'large' }).where('id', 'like', 'GO-Y-%').first()).toBeUndefined();
+    expect(await db('vuln_rematch_keys').whereLike('package_name', 'example.com/GO-Y/%').first()).toBeUndefined();
+    expect(await staged()).toBe(0);
+  });
+
+  it('digests a record without its modified time, from the same serialisation it stores', () => {
+    const parsed = parseOsvRecord({ ...record('PYSEC-9', '2026-07-01T00:00:00Z', [{ ecosystem: 'PyPI', name: 'élan', fixed: '2.0' }]), details: 'ü'.repeat(5000) });
+    const { stored, digest } = encodeRecordWithDigest(parsed);
+    const { modified: _modified, ...content } = parsed;
+    expect(digest).toBe(createHash('sha256').update(JSON.stringify(content)).digest('hex'));
+    // Over the size limit, so deflated; it reads back as the record.
+    expect(stored[0]).toBe(1);
+    expect(decodeRecord(stored)).toEqual(parsed);
+    expect(encodeRecordWithDigest({ ...parsed, modified: '2027-01-01T00:00:00Z' }).digest).toBe(digest);
+    // A record built in another key order (serialised again without modified) digests the same content.
+    const reordered = { modified: parsed.modified, ...content };
+    expect(encodeRecordWithDigest(reordered).digest).toBe(digest);
+    expect(decodeRecord(encodeRecordWithDigest(reordered).stored)).toEqual(parsed);
   });
 });
