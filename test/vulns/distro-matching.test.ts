@@ -12,7 +12,7 @@ import type { Db } from '../../src/db/index.js';
 import type { DistroInfo } from '../../src/images/model.js';
 import { syncOsvSource } from '../../src/vulns/feed-sync.js';
 import { matchPackage } from '../../src/vulns/match-package.js';
-import { knexVulnerabilityProvider } from '../../src/vulns/vulnerability-repository.js';
+import { knexVulnerabilityProvider, markVulnerabilityDataChanged } from '../../src/vulns/vulnerability-repository.js';
 import { createTestDb } from '../support/db.js';
 
 let db: Db;
@@ -165,6 +165,8 @@ describe('migration 021: index rows keyed before the release keys changed', () =
     await db('vulnerability_affected').where({ vuln_id: 'RHSA-2099:0102' }).update({ release: 'enterprise_linux:9::baseos', grp: 'rhel:enterprise_linux:9::baseos' });
     const fips = db('vulnerability_affected').where({ vuln_id: 'UBUNTU-CVE-2099-0111' }).andWhere('affected', 'like', '%"pro":true%');
     await fips.clone().update({ release: '22.04', grp: 'ubuntu:22.04' });
+    // Written behind the provider's back: a change of the index replaces the data-version stamp, as a sync would.
+    await markVulnerabilityDataChanged(db);
     const libs = { type: 'rpm', name: 'openssl-libs', version: '1:3.0.7-27.el9', origin: 'openssl' };
     expect(await matchPackage(knexVulnerabilityProvider(db), libs, RHEL_9)).toEqual([]);
 

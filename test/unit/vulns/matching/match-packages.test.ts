@@ -39,7 +39,7 @@ describe('matching with an in-memory provider', () => {
   it('matches a Debian binary package through its source package, in its release only, with the fix', async () => {
     const vulns = provider();
     expect(await matchPackage(vulns, { type: 'dpkg', name: 'libssl3', version: '3.0.9-1', origin: 'openssl' }, DEBIAN_12)).toEqual([
-      { vulnId: 'DSA-1', feed: 'osv', group: 'debian:12', matchedName: 'openssl', fixState: 'fixed', fixedIn: ['3.0.11-1~deb12u2'] },
+      { vulnId: 'DSA-1', feed: 'osv', group: 'debian:12', matchedName: 'openssl', matchedBy: 'source-package', fixState: 'fixed', fixedIn: ['3.0.11-1~deb12u2'] },
     ]);
     expect(await matchPackage(vulns, { type: 'dpkg', name: 'libssl3', version: '3.0.11-1~deb12u2', origin: 'openssl' }, DEBIAN_12)).toEqual([]);
     // A derivative of Debian is matched through ID_LIKE.
