@@ -1,4 +1,4 @@
-import type { GoSymbolIndex } from './catalogers/go-symbols.js';
+import type { GoSymbolIndex } from '../ecosystems/go/symbols.js';
 
 /**
  * The shared vocabulary of image analysis: what a layer walk yields, what catalogers consume and produce.
@@ -42,7 +42,7 @@ export interface CatalogedPackage {
    */
   ownedPaths?: string[];
   /**
-   * Go module packages only: the functions the binary holds under the module (images/catalogers/go-symbols.ts),
+   * Go module packages only: the functions the binary holds under the module (ecosystems/go/symbols.ts),
    * for checking an advisory's affected symbols. Stored in its own column, not in metadata.
    */
   goSymbols?: GoSymbolIndex;

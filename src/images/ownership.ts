@@ -14,9 +14,9 @@
  * read (rpm.ts, dpkg.ts) to the paths `ownershipKey` accepts — the few that can be a language package's metadata
  * location — so what is held is one entry per owned language package or archive, never the file lists themselves.
  */
-import { isGemSpecificationPath } from './catalogers/gem.js';
-import { JAVA_ARCHIVE_EXTENSION } from './catalogers/java-archive.js';
-import { isInstalledPackageJson, isProjectPackageLock } from './catalogers/npm.js';
+import { isGemSpecificationPath } from '../ecosystems/gem/cataloger.js';
+import { JAVA_ARCHIVE_EXTENSION } from '../ecosystems/java/archive.js';
+import { isInstalledPackageJson, isProjectPackageLock } from '../ecosystems/npm/cataloger.js';
 import { OS_PACKAGE_TYPES, type CatalogedPackage, type PackageOwner, type PackageType } from './model.js';
 
 /** The path up to and including the first `*.dist-info` or `*.egg-info` component (directory or single file). */

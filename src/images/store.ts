@@ -11,7 +11,7 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
 import { recordEvent, type NewEvent } from '../events/events.js';
 import { writeFileList } from './file-list.js';
-import { decodeGoSymbols, encodeGoSymbols, type GoSymbolIndex } from './catalogers/go-symbols.js';
+import { decodeGoSymbols, encodeGoSymbols, type GoSymbolIndex } from '../ecosystems/go/symbols.js';
 import type { CatalogedPackage, FileRecord, PackageOwner } from './model.js';
 
 export type AnalysisStatus = 'not_analyzed' | 'analyzing' | 'analyzed' | 'analysis_failed';
@@ -277,7 +277,7 @@ export async function saveAnalysis(
       cpes: JSON.stringify(p.cpes),
       metadata: JSON.stringify(p.metadata),
       owner: p.owner ? JSON.stringify(p.owner) : null,
-      // Beside the row, not in metadata: only reachability checks read it (vulns/go-reachability.ts).
+      // Beside the row, not in metadata: only reachability checks read it (ecosystems/go/reachability.ts).
       go_symbols: goSymbolsColumn(result.packages[i]!),
     }));
 
@@ -312,7 +312,7 @@ function goSymbolsColumn(p: CatalogedPackage): Buffer | null {
   return p.goSymbols ? encodeGoSymbols(p.goSymbols) : null;
 }
 
-/** A Go package's stored symbol index (catalogers/go-symbols.ts), or undefined when it has none. */
+/** A Go package's stored symbol index (ecosystems/go/symbols.ts), or undefined when it has none. */
 export async function readGoSymbols(
   db: Db,
   accountName: string,

@@ -5,17 +5,17 @@
  */
 import type { DistroInfo } from '../images/model.js';
 import { normalizePackageName } from './package-names.js';
-import { apkComparator } from './versions/apk.js';
-import { composerComparator } from './versions/composer.js';
-import type { VersionComparator } from './versions/comparator.js';
-import { dpkgComparator } from './versions/dpkg.js';
-import { gemComparator } from './versions/gem.js';
-import { goComparator } from './versions/go.js';
-import { mavenComparator } from './versions/maven.js';
-import { nugetComparator } from './versions/nuget.js';
-import { pep440Comparator } from './versions/pep440.js';
-import { rpmComparator } from './versions/rpm.js';
-import { semverComparator } from './versions/semver.js';
+import { apkComparator } from '../ecosystems/apk/versions.js';
+import { composerComparator } from '../ecosystems/composer/versions.js';
+import type { VersionComparator } from '../ecosystems/shared/comparator.js';
+import { dpkgComparator } from '../ecosystems/dpkg/versions.js';
+import { gemComparator } from '../ecosystems/gem/versions.js';
+import { goComparator } from '../ecosystems/go/versions.js';
+import { mavenComparator } from '../ecosystems/java/versions.js';
+import { nugetComparator } from '../ecosystems/nuget/versions.js';
+import { pep440Comparator } from '../ecosystems/python/versions.js';
+import { rpmComparator } from '../ecosystems/rpm/versions.js';
+import { semverComparator } from '../ecosystems/shared/semver.js';
 
 export interface LookupTarget {
   /** Lower-case OSV base ecosystem, as vulnerability_affected stores it. */

@@ -17,12 +17,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRpmdbSqliteBlobs } from '../../src/images/catalogers/rpm.js';
+import { readRpmdbSqliteBlobs } from '../../src/ecosystems/rpm/cataloger.js';
 import { analyzeArchiveImage } from '../support/analysis.js';
 import { raw } from '../support/http.js';
 import type { FileSpec } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { buildBerkeleyPackagesFile, buildRpmdbFixture, type RpmdbFixture } from '../unit/images/catalogers/fixtures/rpmdb.js';
+import { buildBerkeleyPackagesFile, buildRpmdbFixture, type RpmdbFixture } from '../unit/ecosystems/rpm/testdata/rpmdb.js';
 import { osvRecord, writeRecords } from '../vulns/fixture-feed.js';
 
 const noarchSpec = (o: { name: string; epoch?: number; version: string; release: string; subpackage?: string }) => `

@@ -45,7 +45,7 @@ import { CARGO_LOCK, COMPOSER_LOCK, aspNetDepsJson } from '../support/language-f
 import { buildImage, dockerArchiveTar, type BuiltImage, type FileSpec } from '../support/image-builder.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { buildRpmdbFixture, type RpmdbFixture } from '../unit/images/catalogers/fixtures/rpmdb.js';
+import { buildRpmdbFixture, type RpmdbFixture } from '../unit/ecosystems/rpm/testdata/rpmdb.js';
 
 const REPO = 'team/ecosystems';
 const ARCHIVE_TAG = 'archive.example/team/ecosystems:from-docker-save';

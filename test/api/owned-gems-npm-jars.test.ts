@@ -23,7 +23,7 @@ import { installedGemspec, mavenJar } from '../support/ecosystem-fixtures.js';
 import { raw } from '../support/http.js';
 import type { FileSpec } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { buildRpmdbFixture, type RpmdbFixture } from '../unit/images/catalogers/fixtures/rpmdb.js';
+import { buildRpmdbFixture, type RpmdbFixture } from '../unit/ecosystems/rpm/testdata/rpmdb.js';
 import { osvRecord, writeRecords } from '../vulns/fixture-feed.js';
 
 const DEBIAN_OS_RELEASE =

@@ -27,7 +27,7 @@ import { json, raw } from '../support/http.js';
 import type { FileSpec } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { validateSpdxStructure } from '../support/spdx-schema.js';
-import { buildRpmdbFixture, type RpmdbFixture } from '../unit/images/catalogers/fixtures/rpmdb.js';
+import { buildRpmdbFixture, type RpmdbFixture } from '../unit/ecosystems/rpm/testdata/rpmdb.js';
 import { osvRecord, writeRecords } from '../vulns/fixture-feed.js';
 
 const SITE = '/usr/lib/python3.6/site-packages';

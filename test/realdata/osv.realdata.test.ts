@@ -12,7 +12,7 @@ import { readOsvArchive } from '../../src/vulns/osv/archive.js';
 import { isAffected } from '../../src/vulns/osv/ranges.js';
 import { isWithdrawn } from '../../src/vulns/osv/record.js';
 import type { OsvRecord } from '../../src/vulns/osv/types.js';
-import type { VersionComparator } from '../../src/vulns/versions/comparator.js';
+import type { VersionComparator } from '../../src/ecosystems/shared/comparator.js';
 
 const DATA = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/data/osv');
 const PYPI_ZIP = resolve(DATA, 'PyPI/all.zip');

@@ -19,7 +19,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 const RUN = !!process.env.VIGIL_REALIMAGE;
 const INCLUDE = ['python3-requests', 'python3-urllib3'];
 const ANALYSIS_TIMEOUT_MS = 5 * 60_000;
-/** Package states Vigil counts as installed (catalogers/dpkg.ts); dpkg-query lists the others too. */
+/** Package states Vigil counts as installed (ecosystems/dpkg/cataloger.ts); dpkg-query lists the others too. */
 const INSTALLED = new Set(['installed', 'triggers-awaiting', 'triggers-pending']);
 
 const started = Date.now();

@@ -5,7 +5,7 @@
  * file from an image.
  */
 import { describe, expect, it } from 'vitest';
-import { parsePackageLock } from '../../src/images/catalogers/npm-lockfile.js';
+import { parsePackageLock } from '../../src/ecosystems/npm/lockfile.js';
 import { appendAll, maxOf } from '../../src/util/arrays.js';
 
 const MANY = 500_000;

@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FileRecord } from '../../src/images/model.js';
-import { npmCataloger } from '../../src/images/catalogers/npm.js';
+import { npmCataloger } from '../../src/ecosystems/npm/cataloger.js';
 import { classifyLicense } from '../../src/images/sbom/licenses.js';
 import type { PolicyDocument } from '../../src/policy/document.js';
 import { evaluatePolicy } from '../../src/policy/evaluate-policy.js';

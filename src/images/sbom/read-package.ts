@@ -4,8 +4,8 @@
  * the origin from purl conventions when the document has no better source.
  */
 import { PackageURL } from 'packageurl-js';
-import { sourceRpmName } from '../catalogers/rpm.js';
-import { normalizePythonName } from '../catalogers/python.js';
+import { sourceRpmName } from '../../ecosystems/rpm/cataloger.js';
+import { normalizePythonName } from '../../ecosystems/python/cataloger.js';
 import { distroQualifier } from '../distro.js';
 import { purl as buildPurl } from '../identifiers.js';
 import type { CatalogedPackage, DistroInfo, PackageType } from '../model.js';

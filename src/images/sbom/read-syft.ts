@@ -2,7 +2,7 @@
  * syft JSON (and Vigil's native export, which has its shape) -> packages. Reads both the current schema (objects
  * for locations, licenses and cpes) and older ones (plain strings), and the distro block.
  */
-import { sourceRpmName } from '../catalogers/rpm.js';
+import { sourceRpmName } from '../../ecosystems/rpm/cataloger.js';
 import type { CatalogedPackage, DistroInfo, PackageType } from '../model.js';
 import { linkOwner } from '../ownership.js';
 import { OWNERSHIP_RELATIONSHIP } from './ownership-links.js';

@@ -6,7 +6,7 @@
  * only applies below one of them. GIT ranges hold commit hashes, which have no order without the repository's
  * commit graph, so they are skipped; records carrying them also list the affected versions explicitly.
  */
-import type { VersionComparator } from '../versions/comparator.js';
+import type { VersionComparator } from '../../ecosystems/shared/comparator.js';
 import type { OsvAffected, OsvEvent, OsvEventKind, OsvRange } from './types.js';
 
 /** The stretch of one range that contains the version, for showing why it matched. */

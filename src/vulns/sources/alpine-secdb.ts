@@ -14,7 +14,7 @@ import type { OsvReadError, OsvReadOptions, OsvReadResult, OsvReadStats } from '
 import { OsvRecordError } from '../osv/errors.js';
 import { parseOsvRecord } from '../osv/record.js';
 import type { OsvRecord } from '../osv/types.js';
-import { apkComparator, isValidApkVersion } from '../versions/apk.js';
+import { apkComparator, isValidApkVersion } from '../../ecosystems/apk/versions.js';
 
 /**
  * secdb has no dates. Feed sync detects changes by a digest of the record's content, so any stable value works and

@@ -4,15 +4,15 @@
  * assignment after the walk, syft's ownership relationships, and the matcher skipping owned packages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dpkgCataloger } from '../../../src/images/catalogers/dpkg.js';
-import { RPMTAG, RpmType, parseRpmHeader } from '../../../src/images/catalogers/rpm-header.js';
-import { rpmCataloger, rpmFilePaths } from '../../../src/images/catalogers/rpm.js';
+import { dpkgCataloger } from '../../../src/ecosystems/dpkg/cataloger.js';
+import { RPMTAG, RpmType, parseRpmHeader } from '../../../src/ecosystems/rpm/header.js';
+import { rpmCataloger, rpmFilePaths } from '../../../src/ecosystems/rpm/cataloger.js';
 import type { CatalogedPackage } from '../../../src/images/model.js';
 import { assignOwners, ownershipKey } from '../../../src/images/ownership.js';
 import { readSbomPackages } from '../../../src/images/sbom/index.js';
 import { lookupTarget } from '../../../src/vulns/ecosystems.js';
-import { buildRpmHeaderBlob } from './catalogers/fixtures/rpm-header-builder.js';
-import { buildRpmdbFixture, type RpmdbFixture } from './catalogers/fixtures/rpmdb.js';
+import { buildRpmHeaderBlob } from '../ecosystems/rpm/testdata/rpm-header-builder.js';
+import { buildRpmdbFixture, type RpmdbFixture } from '../ecosystems/rpm/testdata/rpmdb.js';
 
 const SITE = '/usr/lib64/python3.9/site-packages';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isAffected, sortRangeEvents } from '../../../../src/vulns/osv/ranges.js';
 import type { OsvAffected, OsvEvent, OsvEventKind, OsvRange } from '../../../../src/vulns/osv/types.js';
-import type { VersionComparator } from '../../../../src/vulns/versions/comparator.js';
+import type { VersionComparator } from '../../../../src/ecosystems/shared/comparator.js';
 
 // Two stand-in comparators, so these tests pin the OSV walk and not any real version format.
 

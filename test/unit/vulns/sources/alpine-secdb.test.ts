@@ -7,7 +7,7 @@ import { parseOsvRecord } from '../../../../src/vulns/osv/record.js';
 import type { OsvRecord } from '../../../../src/vulns/osv/types.js';
 import { isAffected } from '../../../../src/vulns/osv/ranges.js';
 import { ALPINE_SECDB_MODIFIED, extractIds, readAlpineSecdbPath, secfixRanges } from '../../../../src/vulns/sources/alpine-secdb.js';
-import { apkComparator, compareApkVersions } from '../../../../src/vulns/versions/apk.js';
+import { apkComparator, compareApkVersions } from '../../../../src/ecosystems/apk/versions.js';
 
 /** A secdb file as alpine-secdb publishes them (header fields the reader ignores included). */
 function secdb(release: string, repo: string, packages: string): string {
