@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Services } from '../service.js';
 import { refreshImageFindings } from '../vulns/findings.js';
-import { detectDistro } from './distro.js';
+import { detectDistro } from '../ecosystems/distro.js';
 import { guessDockerfile, historyOf } from './history.js';
 import { readImportParts, setOperationStatus } from './imports.js';
 import type { DistroInfo } from './model.js';

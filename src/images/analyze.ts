@@ -17,7 +17,7 @@ import type { JobContext } from '../jobs/worker.js';
 import type { Services } from '../service.js';
 import { refreshImageFindings } from '../vulns/findings.js';
 import { ALL_CATALOGERS } from './catalogers/index.js';
-import { DISTRO_FILES, detectDistro } from './distro.js';
+import { DISTRO_FILES, detectDistro } from '../ecosystems/distro.js';
 import { guessDockerfile, historyOf } from './history.js';
 import { LayerError, walkLayers } from './layers/index.js';
 import type { Cataloger, CatalogedPackage, FileRecord } from './model.js';

@@ -277,7 +277,7 @@ export async function saveAnalysis(
       cpes: JSON.stringify(p.cpes),
       metadata: JSON.stringify(p.metadata),
       owner: p.owner ? JSON.stringify(p.owner) : null,
-      // Beside the row, not in metadata: only reachability checks read it (ecosystems/go/reachability.ts).
+      // Beside the row, not in metadata: only reachability checks read it (vulns/go-reachability.ts).
       go_symbols: goSymbolsColumn(result.packages[i]!),
     }));
 

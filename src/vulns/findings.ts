@@ -12,7 +12,7 @@ import type { MatchedBy } from './match-explain.js';
 import { matchPackages, type FixState, type MatchExclusions, type PackageMatch, type VulnerabilityProvider } from './match-package.js';
 import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 import { matchKeyId } from './records.js';
-import { refineGoMatches, type Confidence, type ConfidentMatch } from '../ecosystems/go/reachability.js';
+import { refineGoMatches, type Confidence, type ConfidentMatch } from './go-reachability.js';
 import { readGoSymbols } from '../images/store.js';
 import { appendAll } from '../util/arrays.js';
 
@@ -36,7 +36,7 @@ export interface FindingRow {
   matched_by: MatchedBy;
   fix_state: FixState;
   fixed_in: string;
-  /** `low` for findings from advisories their publisher has not reviewed (ecosystems/go/reachability.ts). */
+  /** `low` for findings from advisories their publisher has not reviewed (vulns/go-reachability.ts). */
   confidence: Confidence;
   detected_at: string;
   fix_observed_at: string | null;

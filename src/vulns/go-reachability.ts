@@ -12,15 +12,15 @@
  *
  * Matching itself (match-package.ts) is untouched: this reads the matched records by (feed, id) and filters.
  */
-import type { Db } from '../../db/index.js';
-import type { GoSymbolIndex } from './symbols.js';
-import { STDLIB_MODULE } from './symbols.js';
-import type { MatchablePackage } from '../../vulns/ecosystems.js';
-import type { PackageMatch } from '../../vulns/match-package.js';
-import { registerSuppressionReason, type SuppressionReason } from '../../vulns/match-explain.js';
-import type { OsvAffected, OsvRecord } from '../../vulns/osv/types.js';
-import { normalizePackageName } from '../../vulns/package-names.js';
-import { decodeRecord } from '../../vulns/records.js';
+import type { Db } from '../db/index.js';
+import type { GoSymbolIndex } from '../ecosystems/go/symbols.js';
+import { STDLIB_MODULE } from '../ecosystems/go/symbols.js';
+import type { MatchablePackage } from './ecosystems.js';
+import type { PackageMatch } from './match-package.js';
+import { registerSuppressionReason, type SuppressionReason } from './match-explain.js';
+import type { OsvAffected, OsvRecord } from './osv/types.js';
+import { normalizePackageName } from './package-names.js';
+import { decodeRecord } from './records.js';
 
 export type Confidence = 'high' | 'low';
 export const CONFIDENCE_LEVELS: readonly Confidence[] = ['high', 'low'];

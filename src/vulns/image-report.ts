@@ -8,7 +8,7 @@ import { applicableAnnotation, listAnnotations, type AnnotationRecord } from './
 import { storedFindings, type FindingRow } from './findings.js';
 import type { MatchedBy } from './match-explain.js';
 import type { FixState } from './match-package.js';
-import type { Confidence } from '../ecosystems/go/reachability.js';
+import type { Confidence } from './go-reachability.js';
 import { detailsKey, epssOf, isKev, loadEnrichment, loadVulnerabilityDetails, type Enrichment, type VulnerabilityDetails } from './vuln-details.js';
 
 export type VulnType = 'os' | 'non-os' | 'all';

@@ -9,7 +9,7 @@ import { OWNED_BY_OS_PACKAGE, suppressionReasons, type MatchedBy, type Suppresse
 import { matchPackages, type PackageMatch } from './match-package.js';
 import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 import { OS_PACKAGE_TYPES } from './image-report.js';
-import { NOT_REACHABLE, refineGoMatches } from '../ecosystems/go/reachability.js';
+import { NOT_REACHABLE, refineGoMatches } from './go-reachability.js';
 import { readGoSymbols } from '../images/store.js';
 
 export interface MatchDebugEntry {

@@ -7,7 +7,7 @@ import type { DistroInfo } from '../images/model.js';
 import { lookupTarget, type LookupTarget, type MatchablePackage } from './ecosystems.js';
 import { matchedByOf, suppressionOf, type MatchedBy, type SuppressedCandidate } from './match-explain.js';
 import { isAffected, type AffectedVerdict } from './osv/ranges.js';
-import { sameModularity } from '../ecosystems/rpm/module-builds.js';
+import { sameModularity } from './rpm-modules.js';
 import type { VersionComparator } from '../ecosystems/shared/comparator.js';
 import type { OsvAffected } from './osv/types.js';
 import type { AffectedEntry, MatchExclusions, VulnerabilityProvider } from './vulnerability-provider.js';

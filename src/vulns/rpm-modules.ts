@@ -12,7 +12,7 @@
  * non-modular rpms only. Which stream a modular entry belongs to is not in the data, so two streams of one module
  * are not told apart here.
  */
-import type { OsvAffected } from '../../vulns/osv/types.js';
+import type { OsvAffected } from './osv/types.js';
 
 /** The OSV ecosystems (lower-cased) whose rpms can come from module streams. */
 const MODULAR_ECOSYSTEMS = new Set(['red hat', 'rocky linux', 'almalinux']);

@@ -8,7 +8,7 @@ import type { Db } from '../db/index.js';
 import { readSbomPackages, type SbomReadResult } from '../images/sbom/index.js';
 import { describeMatches, type MatchedVulnerability, type PackageVulnerabilityItem } from './image-report.js';
 import { matchPackages } from './match-package.js';
-import { refineGoMatches } from '../ecosystems/go/reachability.js';
+import { refineGoMatches } from './go-reachability.js';
 import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 
 export interface SbomScanResult {

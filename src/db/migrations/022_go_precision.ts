@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
  * - image_packages.go_symbols: for a Go module package, the gzipped symbol index of the binary it was found in
  *   (ecosystems/go/symbols.ts), read only when an advisory names affected symbols; null elsewhere.
  * - image_vulnerabilities.confidence: `high`, or `low` for a finding from an advisory its publisher has not
- *   reviewed (ecosystems/go/reachability.ts). Existing findings were all matched by reviewed rules: `high`.
+ *   reviewed (vulns/go-reachability.ts). Existing findings were all matched by reviewed rules: `high`.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('image_packages', (t) => {

@@ -1,9 +1,9 @@
 /**
  * Alpine (and Wolfi, Chainguard, postmarketOS) packages from apk's installed database, /lib/apk/db/installed.
  */
-import { distroQualifier } from '../../images/distro.js';
-import { cpe23, purl } from '../../images/identifiers.js';
-import type { CatalogedPackage, Cataloger, DistroInfo } from '../../images/model.js';
+import { distroQualifier } from '../distro.js';
+import { cpe23, purl } from '../shared/identifiers.js';
+import type { CatalogedPackage, Cataloger, DistroInfo } from '../model.js';
 
 /**
  * Where apk keeps its database. On usr-merged systems /lib is a symlink to usr/lib; the walker does not follow

@@ -9,8 +9,8 @@
  *
  * A package found in both is listed once, installed, with both locations (as npm's lock and manifests are).
  */
-import { cpe23, purl } from '../../images/identifiers.js';
-import type { CatalogedPackage, Cataloger } from '../../images/model.js';
+import { cpe23, purl } from '../shared/identifiers.js';
+import type { CatalogedPackage, Cataloger } from '../model.js';
 import { isJsonObject, parseJsonObject, stringField, withoutUndefined, type JsonObject } from '../../formats/json-object.js';
 import { mergeLockedIntoInstalled } from '../shared/lock-merge.js';
 

@@ -3,9 +3,9 @@
  * status.d directory distroless images use instead; plus the file lists (/var/lib/dpkg/info/<package>.list, or
  * <package>:<arch>.list for Multi-Arch: same packages), read only for which language packages they own.
  */
-import { distroQualifier } from '../../images/distro.js';
-import { cpe23, purl } from '../../images/identifiers.js';
-import type { CatalogedPackage, Cataloger, DistroInfo } from '../../images/model.js';
+import { distroQualifier } from '../distro.js';
+import { cpe23, purl } from '../shared/identifiers.js';
+import type { CatalogedPackage, Cataloger, DistroInfo } from '../model.js';
 import { collectOwnershipKeys } from '../../images/ownership.js';
 
 const STATUS_FILE = '/var/lib/dpkg/status';

@@ -12,8 +12,8 @@
  * (which RubyGems derives from the spec's full name) supplies them.
  */
 import { posix } from 'node:path';
-import { cpe23, purl } from '../../images/identifiers.js';
-import type { CatalogedPackage, Cataloger } from '../../images/model.js';
+import { cpe23, purl } from '../shared/identifiers.js';
+import type { CatalogedPackage, Cataloger } from '../model.js';
 import { withoutUndefined } from '../../formats/json-object.js';
 import { readRubyLiteral, type RubyLiteral } from './ruby-literal.js';
 

@@ -12,8 +12,8 @@
  * (go-symbols.ts), stored beside the package for reachability checks; not metadata, so listings and SBOMs stay
  * as they were.
  */
-import type { CatalogedPackage, Cataloger } from '../../images/model.js';
-import { cpe23, purl } from '../../images/identifiers.js';
+import type { CatalogedPackage, Cataloger } from '../model.js';
+import { cpe23, purl } from '../shared/identifiers.js';
 import { isExecutableCandidate } from '../shared/executable-paths.js';
 import { readGoBuildInfo, type GoBuildInfo } from './buildinfo.js';
 import type { GoModule } from './modinfo.js';

@@ -1,5 +1,5 @@
 /**
- * What a Go binary compiled in, per module, so that vulnerability matching (ecosystems/go/reachability.ts) can tell
+ * What a Go binary compiled in, per module, so that vulnerability matching (vulns/go-reachability.ts) can tell
  * whether the symbols an advisory names are in the binary, long after the binary itself is gone.
  *
  * Representation (`GoSymbolIndex`, stored gzipped in `image_packages.go_symbols`): for one module, its packages

@@ -10,8 +10,8 @@
  * The archive's own pom.properties receives the manifest's metadata and licenses, so the manifest never produces
  * a second package for the same artifact.
  */
-import type { CatalogedPackage, Cataloger } from '../../images/model.js';
-import { cpe23, purl } from '../../images/identifiers.js';
+import type { CatalogedPackage, Cataloger } from '../model.js';
+import { cpe23, purl } from '../shared/identifiers.js';
 import { JAVA_ARCHIVE_EXTENSION, walkJavaArchive, type JavaArchiveContents, type PomPropertiesFile } from './archive.js';
 import { parseJarFileName, type JarFileName } from './file-name.js';
 import { manifestAttribute, type ManifestAttributes } from './manifest.js';

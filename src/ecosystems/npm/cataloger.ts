@@ -3,7 +3,7 @@
  * at any depth, and Debian's `/usr/share/nodejs/<name>/package.json`) and the dependencies a project's
  * package-lock.json records.
  */
-import type { CatalogedPackage, Cataloger } from '../../images/model.js';
+import type { CatalogedPackage, Cataloger } from '../model.js';
 import { parseJsonObject, stringField, withoutUndefined } from '../../formats/json-object.js';
 import { mergeLockedIntoInstalled } from '../shared/lock-merge.js';
 import { parsePackageLock } from './lockfile.js';

@@ -5,7 +5,7 @@
  *  - v3 (npm 9+): `packages` only.
  * Whenever `packages` exists it is authoritative; `dependencies` is only read when it is all there is.
  */
-import type { CatalogedPackage } from '../../images/model.js';
+import type { CatalogedPackage } from '../model.js';
 import { isJsonObject, parseJsonObject, stringField, withoutUndefined, type JsonObject } from '../../formats/json-object.js';
 import { isNpmPackageName, npmLicenses, npmPackage } from './package-json.js';
 

@@ -1,6 +1,6 @@
 /** Building npm CatalogedPackages and reading the npm manifest conventions shared by package.json and lock files. */
-import { cpe23, purl } from '../../images/identifiers.js';
-import type { CatalogedPackage } from '../../images/model.js';
+import { cpe23, purl } from '../shared/identifiers.js';
+import type { CatalogedPackage } from '../model.js';
 import { isJsonObject, stringField } from '../../formats/json-object.js';
 
 /**

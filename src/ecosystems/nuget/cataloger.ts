@@ -13,8 +13,8 @@
  * app carries, itself a NuGet package); `project` entries are the application's own code and `reference`
  * entries framework assemblies, so neither is a package.
  */
-import { purl } from '../../images/identifiers.js';
-import type { CatalogedPackage, Cataloger } from '../../images/model.js';
+import { purl } from '../shared/identifiers.js';
+import type { CatalogedPackage, Cataloger } from '../model.js';
 import { isJsonObject, parseJsonObject, stringField, withoutUndefined } from '../../formats/json-object.js';
 
 const DEPS_JSON = /(?:^|\/)[^/]+\.deps\.json$/;

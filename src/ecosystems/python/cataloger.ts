@@ -4,8 +4,8 @@
  * python3-* packages install them).
  */
 import { posix } from 'node:path';
-import { cpe23, purl } from '../../images/identifiers.js';
-import type { CatalogedPackage, Cataloger } from '../../images/model.js';
+import { cpe23, purl } from '../shared/identifiers.js';
+import type { CatalogedPackage, Cataloger } from '../model.js';
 import { withoutUndefined } from '../../formats/json-object.js';
 import { pythonLicenses } from './licenses.js';
 import { allFields, firstField, parseHeaderFields, type HeaderFields } from '../../formats/rfc822.js';

@@ -5,9 +5,9 @@
  * (`Packages.db`, some SUSE releases) is not read.
  */
 import Database from 'better-sqlite3';
-import { distroQualifier } from '../../images/distro.js';
-import { cpe23, purl } from '../../images/identifiers.js';
-import type { CatalogedPackage, Cataloger, DistroInfo } from '../../images/model.js';
+import { distroQualifier } from '../distro.js';
+import { cpe23, purl } from '../shared/identifiers.js';
+import type { CatalogedPackage, Cataloger, DistroInfo } from '../model.js';
 import { collectOwnershipKeys } from '../../images/ownership.js';
 import { readBerkeleyHashValues } from './berkeley-db.js';
 import { RPMTAG, parseRpmHeader, type RpmHeader } from './header.js';

@@ -6,8 +6,8 @@
  * the workspace's own crates, which no advisory describes. Build-only dependencies of a binary (build scripts,
  * proc macros) ran on the build machine and are not in the executable, so they are not listed for it.
  */
-import { cpe23, purl } from '../../images/identifiers.js';
-import type { CatalogedPackage, Cataloger } from '../../images/model.js';
+import { cpe23, purl } from '../shared/identifiers.js';
+import type { CatalogedPackage, Cataloger } from '../model.js';
 import { readAuditedCrates } from './cargo-auditable.js';
 import { parseCargoLock } from './cargo-lock.js';
 import { isExecutableCandidate } from '../shared/executable-paths.js';

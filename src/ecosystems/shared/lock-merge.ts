@@ -1,5 +1,5 @@
 /** Folding a project's lock-file entries into the installed packages they describe (npm, Composer). */
-import type { CatalogedPackage } from '../../images/model.js';
+import type { CatalogedPackage } from '../model.js';
 
 /**
  * A lock file lists what its project installed: a lock entry for a package also found installed (same `key`) adds

@@ -1,5 +1,5 @@
 /** How documents name the image: by its first tag when it has one, else by digest, plus its OCI package URL. */
-import { purl } from '../identifiers.js';
+import { purl } from '../../ecosystems/shared/identifiers.js';
 import type { SbomImage } from './input.js';
 
 export function imageDisplayName(image: SbomImage): string {

@@ -6,8 +6,8 @@
 import { PackageURL } from 'packageurl-js';
 import { sourceRpmName } from '../../ecosystems/rpm/cataloger.js';
 import { normalizePythonName } from '../../ecosystems/python/cataloger.js';
-import { distroQualifier } from '../distro.js';
-import { purl as buildPurl } from '../identifiers.js';
+import { distroQualifier } from '../../ecosystems/distro.js';
+import { purl as buildPurl } from '../../ecosystems/shared/identifiers.js';
 import type { CatalogedPackage, DistroInfo, PackageType } from '../model.js';
 import { isOsPackageType, typeFromPurlType } from './package-types.js';
 

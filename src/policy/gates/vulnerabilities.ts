@@ -110,7 +110,7 @@ interface PackageRule {
   epssOp: string;
   epssScore: number | undefined;
   epssPercentile: number | undefined;
-  /** `all`, or only findings of this confidence (ecosystems/go/reachability.ts). */
+  /** `all`, or only findings of this confidence (vulns/go-reachability.ts). */
   confidence: string;
 }
 

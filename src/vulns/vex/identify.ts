@@ -3,7 +3,7 @@
  * text helpers. Everything here is a pure function of its arguments.
  */
 import { PackageURL } from 'packageurl-js';
-import { purl } from '../../images/identifiers.js';
+import { purl } from '../../ecosystems/shared/identifiers.js';
 import { splitTag } from '../../images/sbom/image-name.js';
 import { nameBasedUuid } from '../../images/sbom/stable-ids.js';
 import type { VexDocumentInput, VexJustification, VexProduct, VexStatement, VexStatus } from './types.js';

@@ -4,7 +4,7 @@
  * (images/distro.ts, then vulns/ecosystems.ts). An image must land on exactly its own release's records.
  */
 import { describe, expect, it } from 'vitest';
-import { detectDistro } from '../../../src/images/distro.js';
+import { detectDistro } from '../../../src/ecosystems/distro.js';
 import { lookupTarget } from '../../../src/vulns/ecosystems.js';
 import { parseEcosystem } from '../../../src/vulns/osv/ecosystem.js';
 import { feedGroupName } from '../../../src/vulns/records.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { GoSymbolIndex } from '../../../../src/ecosystems/go/symbols.js';
-import { goReachability, isUnreviewed } from '../../../../src/ecosystems/go/reachability.js';
-import type { OsvAffected } from '../../../../src/vulns/osv/types.js';
+import type { GoSymbolIndex } from '../../../src/ecosystems/go/symbols.js';
+import { goReachability, isUnreviewed } from '../../../src/vulns/go-reachability.js';
+import type { OsvAffected } from '../../../src/vulns/osv/types.js';
 
 function affected(imports?: unknown): OsvAffected {
   return {

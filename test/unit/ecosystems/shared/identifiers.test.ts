@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpe23, purl } from '../../../src/images/identifiers.js';
+import { cpe23, purl } from '../../../../src/ecosystems/shared/identifiers.js';
 
 describe('purl', () => {
   it('builds canonical package URLs with sorted, encoded qualifiers', () => {

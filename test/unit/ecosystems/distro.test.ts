@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DISTRO_FILES, detectDistro, distroQualifier, parseOsRelease, parseRedhatRelease } from '../../../src/images/distro.js';
+import { DISTRO_FILES, detectDistro, distroQualifier, parseOsRelease, parseRedhatRelease } from '../../../src/ecosystems/distro.js';
 
 const DEBIAN_12 = `PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"
 NAME="Debian GNU/Linux"
