@@ -1,4 +1,5 @@
 /** Handlers of the Images tag that read analysis results: content by type, files, summaries, metadata, artifacts. */
+import { CONTENT_TYPES } from '../ecosystems/registry.js';
 import type { FileRecord } from '../images/model.js';
 import { toCycloneDx, toNativeSbom, toSpdx } from '../images/sbom/index.js';
 import { sbomInputOf } from '../images/sbom-export.js';
@@ -29,19 +30,6 @@ type ContentOps =
   | 'list_retrieved_files'
   | 'list_file_content_search_results'
   | 'list_secret_search_results';
-
-/** Content types as the API names them, and the package types each covers. */
-const CONTENT_TYPES: Record<string, { display: string; types: string[] }> = {
-  os: { display: 'OS Packages', types: ['dpkg', 'apk', 'rpm'] },
-  npm: { display: 'NPM Packages', types: ['npm'] },
-  gem: { display: 'Ruby Gems', types: ['gem'] },
-  python: { display: 'Python Packages', types: ['python'] },
-  java: { display: 'Java Packages', types: ['java'] },
-  go: { display: 'Go Modules', types: ['go'] },
-  rust: { display: 'Rust Crates', types: ['rust'] },
-  nuget: { display: 'NuGet Packages', types: ['nuget'] },
-  composer: { display: 'PHP Composer Packages', types: ['composer'] },
-};
 
 const METADATA_TYPES = ['manifest', 'docker_history', 'dockerfile'] as const;
 
@@ -88,15 +76,15 @@ async function* fileContentChunks(ctx: RequestContext, digest: string) {
 export const imageContentHandlers: HandlerGroup<ContentOps> = {
   async list_image_content(ctx, { params }) {
     await analyzedImage(ctx, params.image_digest);
-    return { status: 200, body: [...Object.keys(CONTENT_TYPES), 'files'] };
+    return { status: 200, body: [...CONTENT_TYPES.map((c) => c.type), 'files'] };
   },
   async get_image_content_summary(ctx, { params }) {
     await analyzedImage(ctx, params.image_digest);
     const counts = await store.countPackagesByType(ctx.db, ctx.account.name, params.image_digest);
-    const items = Object.entries(CONTENT_TYPES).map(([contentType, c]) => ({
-      content_type: contentType,
+    const items = CONTENT_TYPES.map((c) => ({
+      content_type: c.type,
       display_name: c.display,
-      count: c.types.reduce((n, t) => n + (counts.get(t) ?? 0), 0),
+      count: c.packageTypes.reduce((n, t) => n + (counts.get(t) ?? 0), 0),
     }));
     items.push({ content_type: 'files', display_name: 'Files', count: await countFiles(ctx.db, ctx.account.name, params.image_digest) });
     return { status: 200, body: { items } };
@@ -141,7 +129,9 @@ export const imageContentHandlers: HandlerGroup<ContentOps> = {
   },
   async get_image_content_by_type(ctx, { params }) {
     await analyzedImage(ctx, params.image_digest);
-    const packages = await store.packagesOf(ctx.db, ctx.account.name, params.image_digest, CONTENT_TYPES[params.content_type].types);
+    // The spec's enum admits only the listed content types.
+    const packageTypes = CONTENT_TYPES.find((c) => c.type === params.content_type)?.packageTypes ?? [];
+    const packages = await store.packagesOf(ctx.db, ctx.account.name, params.image_digest, packageTypes);
     return { status: 200, body: { image_digest: params.image_digest, content_type: params.content_type, content: packages.map(packageContent) } };
   },
   async get_image_content_by_type_license(ctx, { params }) {

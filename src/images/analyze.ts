@@ -16,7 +16,7 @@ import type { Job } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
 import type { Services } from '../service.js';
 import { refreshImageFindings } from '../vulns/findings.js';
-import { ALL_CATALOGERS } from './catalogers/index.js';
+import { ALL_CATALOGERS } from '../ecosystems/registry.js';
 import { DISTRO_FILES, detectDistro } from '../ecosystems/distro.js';
 import { guessDockerfile, historyOf } from './history.js';
 import { LayerError, walkLayers } from './layers/index.js';

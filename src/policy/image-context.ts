@@ -11,7 +11,7 @@ import type { ContentSearchResult, RetrievedFile } from '../images/scanners/inde
 import { getAnalyzedImage, packagesOf, readDocument, type PackageRow } from '../images/store.js';
 import { distroOf } from '../vulns/findings.js';
 import { imageVulnerabilities } from '../vulns/image-report.js';
-import { lookupTarget } from '../vulns/ecosystems.js';
+import { distroFeedOf } from '../ecosystems/registry.js';
 import { feedGroupName } from '../vulns/records.js';
 import { toBool } from '../db/index.js';
 import type { EvaluatedTag, EvaluationContext, FeedGroupState } from './evaluation-context.js';
@@ -30,9 +30,8 @@ async function evaluatedTag(db: Db, accountName: string, digest: string, fullTag
 
 /** The feed group a distro's packages are matched in (`debian:12`), if it has one. */
 export function distroNamespaceOf(distro: DistroInfo | undefined): string | undefined {
-  if (!distro) return undefined;
-  const target = lookupTarget({ type: 'dpkg', name: 'x', version: '0' }, distro) ?? lookupTarget({ type: 'apk', name: 'x', version: '0' }, distro);
-  return target ? feedGroupName(target.ecosystem, target.release ?? null) : undefined;
+  const feed = distroFeedOf(distro);
+  return feed ? feedGroupName(feed.ecosystem, feed.release ?? null) : undefined;
 }
 
 /** Every feed group with its state, as the vulnerabilities gate's feed triggers read it. */

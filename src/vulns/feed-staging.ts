@@ -17,7 +17,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { databaseKind, type Db } from '../db/index.js';
 import { nowIso } from '../util/time.js';
 import type { OsvRecord } from './osv/types.js';
-import { normalizePackageName } from './package-names.js';
+import { normalizePackageName } from '../ecosystems/registry.js';
 import { feedGroupName } from './records.js';
 
 type Value = string | Buffer | null;

@@ -15,11 +15,11 @@
 import type { Db } from '../db/index.js';
 import type { GoSymbolIndex } from '../ecosystems/go/symbols.js';
 import { STDLIB_MODULE } from '../ecosystems/go/symbols.js';
-import type { MatchablePackage } from './ecosystems.js';
+import type { MatchablePackage } from '../ecosystems/shared/lookup.js';
 import type { PackageMatch } from './match-package.js';
 import { registerSuppressionReason, type SuppressionReason } from './match-explain.js';
 import type { OsvAffected, OsvRecord } from './osv/types.js';
-import { normalizePackageName } from './package-names.js';
+import { normalizePackageName } from '../ecosystems/registry.js';
 import { decodeRecord } from './records.js';
 
 export type Confidence = 'high' | 'low';

@@ -6,7 +6,7 @@
  * description for the debug view) and, when it judges single candidates, a `CandidateRule` that matching applies
  * after the version check. Rules never add matches, they only drop them.
  */
-import type { MatchablePackage } from './ecosystems.js';
+import type { MatchablePackage } from '../ecosystems/shared/lookup.js';
 import type { OsvAffected } from './osv/types.js';
 
 /**

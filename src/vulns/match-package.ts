@@ -4,7 +4,8 @@
  * with the ecosystem's comparator. Withdrawn advisories and disabled feeds or groups never match.
  */
 import type { DistroInfo } from '../images/model.js';
-import { lookupTarget, type LookupTarget, type MatchablePackage } from './ecosystems.js';
+import type { LookupTarget, MatchablePackage } from '../ecosystems/shared/lookup.js';
+import { lookupTarget } from './ecosystems.js';
 import { matchedByOf, suppressionOf, type MatchedBy, type SuppressedCandidate } from './match-explain.js';
 import { isAffected, type AffectedVerdict } from './osv/ranges.js';
 import { sameModularity } from './rpm-modules.js';

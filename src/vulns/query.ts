@@ -6,10 +6,9 @@
  */
 import type { Db } from '../db/index.js';
 import { InvalidError } from '../errors.js';
-import { comparatorForEcosystem } from './ecosystems.js';
+import { comparatorForEcosystem, indexNamesOf, typeOfFeed } from '../ecosystems/registry.js';
 import { isAffected } from './osv/ranges.js';
 import type { OsvAffected } from './osv/types.js';
-import { normalizePythonName } from './package-names.js';
 import { detailsKey, epssOf, isKev, loadEnrichment, loadVulnerabilityDetails } from './vuln-details.js';
 
 export interface VulnerabilityQuery {
@@ -29,34 +28,6 @@ interface AffectedRow {
   ecosystem: string;
   package_name: string;
   affected: string;
-}
-
-/** Package types as the API names them, per OSV ecosystem. */
-const PACKAGE_TYPES: Record<string, string> = {
-  debian: 'dpkg',
-  ubuntu: 'dpkg',
-  alpine: 'apk',
-  wolfi: 'apk',
-  chainguard: 'apk',
-  'red hat': 'rpm',
-  'rocky linux': 'rpm',
-  almalinux: 'rpm',
-  suse: 'rpm',
-  opensuse: 'rpm',
-  mageia: 'rpm',
-  pypi: 'python',
-  npm: 'npm',
-  go: 'go',
-  maven: 'java',
-  rubygems: 'gem',
-  'crates.io': 'rust',
-  nuget: 'nuget',
-  packagist: 'composer',
-};
-
-/** Candidate index names: the package as given, lower-cased (npm, gems) and PEP 503-normalised (PyPI). */
-function candidateNames(name: string): string[] {
-  return [...new Set([name, name.toLowerCase(), normalizePythonName(name)])];
 }
 
 /** Records read, enriched and written per chunk of the answer: memory holds one chunk, whatever the result size. */
@@ -87,7 +58,7 @@ async function candidateKeys(db: Db, q: VulnerabilityQuery): Promise<RecordKey[]
       // Aliases are stored as a JSON array of strings: a quoted match is exact.
       for (const id of q.ids!) w.orWhere('v.aliases', 'like', `%${JSON.stringify(id).replace(/[%_]/g, '')}%`);
     });
-  if (q.affectedPackage) sel.whereIn('a.package_name', candidateNames(q.affectedPackage));
+  if (q.affectedPackage) sel.whereIn('a.package_name', indexNamesOf(q.affectedPackage));
   if (q.namespaces?.length) sel.whereIn('a.grp', q.namespaces);
   const rows: { vuln_id: string; feed: string }[] = await sel.orderBy(['a.vuln_id', 'a.feed']);
   return rows.map((r) => ({ feed: r.feed, id: r.vuln_id }));
@@ -98,7 +69,7 @@ async function matchKeys(db: Db, q: VulnerabilityQuery, keys: RecordKey[]): Prom
   const sel = db('vulnerability_affected as a')
     .whereIn('a.vuln_id', [...new Set(keys.map((k) => k.id))])
     .select('a.feed', 'a.vuln_id', 'a.grp', 'a.ecosystem', 'a.package_name', 'a.affected');
-  if (q.affectedPackage) sel.whereIn('a.package_name', candidateNames(q.affectedPackage));
+  if (q.affectedPackage) sel.whereIn('a.package_name', indexNamesOf(q.affectedPackage));
   if (q.namespaces?.length) sel.whereIn('a.grp', q.namespaces);
   const byKey = new Map<string, MatchedRecord>(keys.map((k) => [detailsKey(k.feed, k.id), { ...k, rows: [] }]));
   for (const row of (await sel.orderBy('a.row_id')) as AffectedRow[]) {
@@ -128,7 +99,7 @@ function affectedPackage(row: AffectedRow) {
   return {
     name: affected.package?.name ?? row.package_name,
     version: fixed[0] ?? null,
-    type: PACKAGE_TYPES[row.ecosystem] ?? row.ecosystem,
+    type: typeOfFeed(row.ecosystem) ?? row.ecosystem,
     namespace: row.grp,
     will_not_fix: false,
   };

@@ -60,7 +60,7 @@ function apkNamespace(distro: DistroInfo | undefined): string {
   return 'alpine';
 }
 
-function apkPurl(name: string, version: string, arch: string | undefined, distro: DistroInfo | undefined): string {
+export function apkPurl(name: string, version: string, arch: string | undefined, distro: DistroInfo | undefined): string {
   return purl('apk', apkNamespace(distro), name, version, { arch, distro: distroQualifier(distro) });
 }
 

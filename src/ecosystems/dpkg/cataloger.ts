@@ -6,7 +6,7 @@
 import { distroQualifier } from '../distro.js';
 import { cpe23, purl } from '../shared/identifiers.js';
 import type { CatalogedPackage, Cataloger, DistroInfo } from '../model.js';
-import { collectOwnershipKeys } from '../../images/ownership.js';
+import { collectOwnershipKeys, type OwnershipKey } from '../shared/ownership-keys.js';
 
 const STATUS_FILE = '/var/lib/dpkg/status';
 const STATUS_DIR = '/var/lib/dpkg/status.d/';
@@ -20,11 +20,11 @@ const FILE_LIST = /^\/var\/lib\/dpkg\/info\/([^/:]+)(?::[^/:]+)?\.list$/;
 const fileListRecords = new WeakSet<CatalogedPackage>();
 
 /** One file list reduced to its ownership keys (see ownership.ts for why only those are kept). */
-export function parseDpkgFileList(path: string, content: Buffer): CatalogedPackage[] {
+export function parseDpkgFileList(path: string, content: Buffer, ownershipKey: OwnershipKey): CatalogedPackage[] {
   const name = FILE_LIST.exec(path)?.[1];
   if (!name) return [];
   const started = performance.now();
-  const keys = collectOwnershipKeys(content.toString('utf8').split('\n'));
+  const keys = collectOwnershipKeys(content.toString('utf8').split('\n'), ownershipKey);
   // Kept when it owns nothing too, so the time it took is counted (a few bytes per installed package).
   const record: CatalogedPackage = {
     name,
@@ -129,7 +129,7 @@ function kibToBytes(value: string | undefined): number | undefined {
   return value !== undefined && /^\d+$/.test(value) ? Number(value) * 1024 : undefined;
 }
 
-function debPurl(name: string, version: string, arch: string | undefined, distro: DistroInfo | undefined): string {
+export function debPurl(name: string, version: string, arch: string | undefined, distro: DistroInfo | undefined): string {
   return purl('deb', distro?.name ?? 'debian', name, version, { arch, distro: distroQualifier(distro) });
 }
 
@@ -170,26 +170,29 @@ function isStatusDirEntry(path: string): boolean {
   return rest !== '' && !rest.includes('/') && !rest.endsWith('.md5sums');
 }
 
-export const dpkgCataloger: Cataloger = {
-  name: 'dpkg',
-  maxFileBytes: 64 * 1024 * 1024,
-  matches(path) {
-    return path === STATUS_FILE || isStatusDirEntry(path) || FILE_LIST.test(path);
-  },
-  parse(path, content) {
-    if (FILE_LIST.test(path)) return parseDpkgFileList(path, content);
-    const packages: CatalogedPackage[] = [];
-    for (const stanza of parseDpkgStatus(content.toString('utf8'))) {
-      if (!isInstalled(stanza)) continue;
-      const pkg = toPackage(stanza, path);
-      if (pkg) packages.push(pkg);
-    }
-    return packages;
-  },
-  finalize(found, distro) {
-    return foldFileLists(found).map((pkg) => {
-      const arch = typeof pkg.metadata.architecture === 'string' ? pkg.metadata.architecture : undefined;
-      return { ...pkg, purl: debPurl(pkg.name, pkg.version, arch, distro) };
-    });
-  },
-};
+/** The dpkg cataloger, reducing file lists with `ownershipKey` (the ownable ecosystems' keys, registry.ts). */
+export function createDpkgCataloger(ownershipKey: OwnershipKey): Cataloger {
+  return {
+    name: 'dpkg',
+    maxFileBytes: 64 * 1024 * 1024,
+    matches(path) {
+      return path === STATUS_FILE || isStatusDirEntry(path) || FILE_LIST.test(path);
+    },
+    parse(path, content) {
+      if (FILE_LIST.test(path)) return parseDpkgFileList(path, content, ownershipKey);
+      const packages: CatalogedPackage[] = [];
+      for (const stanza of parseDpkgStatus(content.toString('utf8'))) {
+        if (!isInstalled(stanza)) continue;
+        const pkg = toPackage(stanza, path);
+        if (pkg) packages.push(pkg);
+      }
+      return packages;
+    },
+    finalize(found, distro) {
+      return foldFileLists(found).map((pkg) => {
+        const arch = typeof pkg.metadata.architecture === 'string' ? pkg.metadata.architecture : undefined;
+        return { ...pkg, purl: debPurl(pkg.name, pkg.version, arch, distro) };
+      });
+    },
+  };
+}

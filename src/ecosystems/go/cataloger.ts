@@ -98,7 +98,7 @@ function goModulePackage(location: string, mod: GoModule, metadata: Record<strin
 }
 
 /** `pkg:golang/<path up to the last slash>/<last element>@<version>`; `(devel)` is no version, so it is left out. */
-function goPurl(path: string, version: string): string {
+export function goPurl(path: string, version: string): string {
   const slash = path.lastIndexOf('/');
   const namespace = slash > 0 ? path.slice(0, slash) : undefined;
   const name = slash > 0 ? path.slice(slash + 1) : path;

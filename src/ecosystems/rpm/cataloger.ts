@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { distroQualifier } from '../distro.js';
 import { cpe23, purl } from '../shared/identifiers.js';
 import type { CatalogedPackage, Cataloger, DistroInfo } from '../model.js';
-import { collectOwnershipKeys } from '../../images/ownership.js';
+import { collectOwnershipKeys, type OwnershipKey } from '../shared/ownership-keys.js';
 import { readBerkeleyHashValues } from './berkeley-db.js';
 import { RPMTAG, parseRpmHeader, type RpmHeader } from './header.js';
 
@@ -89,16 +89,17 @@ export function* rpmFilePaths(header: RpmHeader): Generator<string> {
  * The ownership keys of the header's files (ownership.ts). A broken file list loses ownership, never the package:
  * the package is then simply matched as if it owned nothing.
  */
-function ownedKeys(header: RpmHeader): string[] {
+function ownedKeys(header: RpmHeader, ownershipKey: OwnershipKey | undefined): string[] {
+  if (!ownershipKey) return [];
   try {
-    return [...collectOwnershipKeys(rpmFilePaths(header))];
+    return [...collectOwnershipKeys(rpmFilePaths(header), ownershipKey)];
   } catch {
     return [];
   }
 }
 
 /** Decodes one header blob into a package; undefined for malformed headers and gpg-pubkey pseudo-packages. */
-export function rpmPackageFromHeader(blob: Buffer, path: string): CatalogedPackage | undefined {
+export function rpmPackageFromHeader(blob: Buffer, path: string, ownershipKey?: OwnershipKey): CatalogedPackage | undefined {
   try {
     const header = parseRpmHeader(blob);
     const name = header.string(RPMTAG.NAME);
@@ -116,7 +117,7 @@ export function rpmPackageFromHeader(blob: Buffer, path: string): CatalogedPacka
     const version = epoch !== undefined ? `${epoch}:${versionRelease}` : versionRelease;
     const origin = sourceRpmName(sourceRpm);
     const started = performance.now();
-    const ownedPaths = ownedKeys(header);
+    const ownedPaths = ownedKeys(header, ownershipKey);
     const ownershipMs = performance.now() - started;
     const metadata: Record<string, unknown> = { version: upstreamVersion };
     if (release) metadata.release = release;
@@ -157,23 +158,26 @@ function rpmPurl(name: string, metadata: Record<string, unknown>, distro: Distro
   });
 }
 
-export const rpmCataloger: Cataloger = {
-  name: 'rpm',
-  // Container rpm databases are tens of MB; whole-system ones more. Reading SQLite briefly holds the content
-  // three times (the walker's, our WAL-patched copy, SQLite's own), hence no higher.
-  maxFileBytes: 256 * 1024 * 1024,
-  matches(path) {
-    return RPMDB_PATHS.has(path);
-  },
-  parse(path, content) {
-    const packages: CatalogedPackage[] = [];
-    for (const blob of readRpmdbBlobs(content)) {
-      const pkg = rpmPackageFromHeader(blob, path);
-      if (pkg) packages.push(pkg);
-    }
-    return packages;
-  },
-  finalize(packages, distro) {
-    return packages.map((pkg) => ({ ...pkg, purl: rpmPurl(pkg.name, pkg.metadata, distro) }));
-  },
-};
+/** The rpm cataloger, reducing each package's file list with `ownershipKey` (registry.ts). */
+export function createRpmCataloger(ownershipKey: OwnershipKey): Cataloger {
+  return {
+    name: 'rpm',
+    // Container rpm databases are tens of MB; whole-system ones more. Reading SQLite briefly holds the content
+    // three times (the walker's, our WAL-patched copy, SQLite's own), hence no higher.
+    maxFileBytes: 256 * 1024 * 1024,
+    matches(path) {
+      return RPMDB_PATHS.has(path);
+    },
+    parse(path, content) {
+      const packages: CatalogedPackage[] = [];
+      for (const blob of readRpmdbBlobs(content)) {
+        const pkg = rpmPackageFromHeader(blob, path, ownershipKey);
+        if (pkg) packages.push(pkg);
+      }
+      return packages;
+    },
+    finalize(packages, distro) {
+      return packages.map((pkg) => ({ ...pkg, purl: rpmPurl(pkg.name, pkg.metadata, distro) }));
+    },
+  };
+}

@@ -5,7 +5,8 @@
  * package is owned by it (sbom/ownership-links.ts).
  */
 import type { CatalogedPackage, DistroInfo, PackageType } from '../model.js';
-import { linkOwner, OWNABLE_TYPES } from '../ownership.js';
+import { OWNABLE_TYPES } from '../../ecosystems/registry.js';
+import { linkOwner } from '../ownership.js';
 import { CDX_PROPERTY } from './cyclonedx.js';
 import { typeFromSyftType } from './package-types.js';
 import { child, FieldReader, type JsonObject } from './read-fields.js';

@@ -1,13 +1,6 @@
+import { ecosystemOf } from '../../ecosystems/registry.js';
 import type { PackageRow } from '../../images/store.js';
 import { compileUserRegex } from '../../util/user-regex.js';
-import { apkComparator } from '../../ecosystems/apk/versions.js';
-import type { VersionComparator } from '../../ecosystems/shared/comparator.js';
-import { dpkgComparator } from '../../ecosystems/dpkg/versions.js';
-import { gemComparator } from '../../ecosystems/gem/versions.js';
-import { goComparator } from '../../ecosystems/go/versions.js';
-import { mavenComparator } from '../../ecosystems/java/versions.js';
-import { pep440Comparator } from '../../ecosystems/python/versions.js';
-import { rpmComparator } from '../../ecosystems/rpm/versions.js';
 import { semverComparator } from '../../ecosystems/shared/semver.js';
 import type { EvaluationContext, Fired, TriggerEvaluator, TriggerParams } from '../evaluation-context.js';
 import type { GateDefinition, ParamDefinition } from '../gate-types.js';
@@ -17,22 +10,11 @@ import { orderComparison, satisfiesOrder } from './common.js';
 
 const GATE = 'packages';
 
-/** How versions of a package type are ordered; SemVer (lenient) for types without a format of their own. */
-const COMPARATORS: Record<string, VersionComparator> = {
-  dpkg: dpkgComparator,
-  rpm: rpmComparator,
-  apk: apkComparator,
-  python: pep440Comparator,
-  gem: gemComparator,
-  java: mavenComparator,
-  go: goComparator,
-  npm: semverComparator,
-};
-
 /** Negative, zero or positive as the package's version is lower than, equal to or higher than `version`. */
 function compareVersion(pkg: PackageRow, version: string): number {
   if (pkg.version === version) return 0;
-  return (COMPARATORS[pkg.type.toLowerCase()] ?? semverComparator).compare(pkg.version, version);
+  // SemVer (lenient) for types without a format of their own.
+  return (ecosystemOf(pkg.type.toLowerCase())?.comparator ?? semverComparator).compare(pkg.version, version);
 }
 
 

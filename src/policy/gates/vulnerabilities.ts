@@ -1,3 +1,4 @@
+import { ecosystemOf } from '../../ecosystems/registry.js';
 import { compileUserRegex } from '../../util/user-regex.js';
 import { OS_PACKAGE_TYPES, type PackageVulnerabilityItem } from '../../vulns/image-report.js';
 import type { EvaluationContext, Fired, TriggerEvaluator, TriggerParams } from '../evaluation-context.js';
@@ -73,10 +74,7 @@ function detailGroup(parts: [string, number | string | undefined][]): string {
 function packageKey(item: PackageVulnerabilityItem): string {
   if (packageClass(item) === 'os') return item.package_name;
   const parts = (item.package_path ?? '').split('/');
-  let key: string | undefined;
-  const type = item.package_type.toLowerCase();
-  if (type === 'java' || type === 'gem') key = parts[parts.length - 1];
-  else if (type === 'npm') key = parts.length >= 2 ? parts[parts.length - 2] : undefined;
+  const key = ecosystemOf(item.package_type.toLowerCase())?.allowlistKey?.(parts);
   return key || `${item.package_name}-${item.package_version}`;
 }
 

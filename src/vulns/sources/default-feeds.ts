@@ -3,7 +3,7 @@
  * looks packages up in, the CISA KEV catalog and EPSS scores. `nvd` adds NVD's yearly CVE files for CVSS. Each is a
  * plain `name=url` source, so it is downloaded, detected and synced like any configured one (through src/outbound).
  */
-import { MATCHED_ECOSYSTEMS } from '../ecosystems.js';
+import { MATCHED_ECOSYSTEMS, osvNameOf } from '../../ecosystems/registry.js';
 
 export const OSV_EXPORTS = 'https://osv-vulnerabilities.storage.googleapis.com';
 export const KEV_CATALOG_URL = 'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json';
@@ -11,29 +11,6 @@ export const EPSS_SCORES_URL = 'https://epss.empiricalsecurity.com/epss_scores-c
 export const NVD_FEEDS = 'https://nvd.nist.gov/feeds/json/cve/2.0';
 /** NVD's yearly files start with the CVEs of 2002 (which also holds the older ones). */
 const NVD_FIRST_YEAR = 2002;
-
-/** OSV's export folder (its ecosystem name as written) for each lower-cased ecosystem Vigil matches. */
-const OSV_EXPORT_FOLDERS: Record<string, string> = {
-  debian: 'Debian',
-  ubuntu: 'Ubuntu',
-  alpine: 'Alpine',
-  wolfi: 'Wolfi',
-  chainguard: 'Chainguard',
-  'red hat': 'Red Hat',
-  'rocky linux': 'Rocky Linux',
-  almalinux: 'AlmaLinux',
-  suse: 'SUSE',
-  opensuse: 'openSUSE',
-  mageia: 'Mageia',
-  npm: 'npm',
-  pypi: 'PyPI',
-  rubygems: 'RubyGems',
-  maven: 'Maven',
-  go: 'Go',
-  'crates.io': 'crates.io',
-  nuget: 'NuGet',
-  packagist: 'Packagist',
-};
 
 export interface DefaultFeedSource {
   name: string;
@@ -47,7 +24,7 @@ function slug(text: string): string {
 /** OSV exports for the matched ecosystems, then KEV and EPSS. */
 export function defaultFeedSources(): DefaultFeedSource[] {
   const osv = MATCHED_ECOSYSTEMS.map((ecosystem) => {
-    const folder = OSV_EXPORT_FOLDERS[ecosystem];
+    const folder = osvNameOf(ecosystem);
     // A matched ecosystem without a known export is a programming error, caught by the tests.
     if (!folder) throw new Error(`no OSV export folder is known for ecosystem "${ecosystem}"`);
     return { name: slug(folder), location: `${OSV_EXPORTS}/${encodeURIComponent(folder)}/all.zip` };

@@ -4,17 +4,19 @@
  * assignment after the walk, syft's ownership relationships, and the matcher skipping owned packages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dpkgCataloger } from '../../../src/ecosystems/dpkg/cataloger.js';
 import { RPMTAG, RpmType, parseRpmHeader } from '../../../src/ecosystems/rpm/header.js';
-import { rpmCataloger, rpmFilePaths } from '../../../src/ecosystems/rpm/cataloger.js';
+import { rpmFilePaths } from '../../../src/ecosystems/rpm/cataloger.js';
+import { catalogerNamed, ownershipKey } from '../../../src/ecosystems/registry.js';
 import type { CatalogedPackage } from '../../../src/images/model.js';
-import { assignOwners, ownershipKey } from '../../../src/images/ownership.js';
+import { assignOwners } from '../../../src/images/ownership.js';
 import { readSbomPackages } from '../../../src/images/sbom/index.js';
 import { lookupTarget } from '../../../src/vulns/ecosystems.js';
 import { buildRpmHeaderBlob } from '../ecosystems/rpm/testdata/rpm-header-builder.js';
 import { buildRpmdbFixture, type RpmdbFixture } from '../ecosystems/rpm/testdata/rpmdb.js';
 
 const SITE = '/usr/lib64/python3.9/site-packages';
+const dpkgCataloger = catalogerNamed('dpkg');
+const rpmCataloger = catalogerNamed('rpm');
 
 describe('ownershipKey', () => {
   it('reduces a Python metadata entry and everything inside it to the entry', () => {

@@ -1,7 +1,7 @@
 /** Where Rust, .NET and PHP packages are looked up: their OSV ecosystem, the name as it is indexed, the ordering. */
 import { describe, expect, it } from 'vitest';
 import { lookupTarget } from '../../../src/vulns/ecosystems.js';
-import { normalizePackageName } from '../../../src/vulns/package-names.js';
+import { normalizePackageName } from '../../../src/ecosystems/registry.js';
 
 const target = (type: string, name: string, version: string) => {
   const t = lookupTarget({ type, name, version }, undefined);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allPairs, shuffled, vectorChecks } from '../shared/testdata/vector-checks.js';
 import { antisymmetryViolations, reflexivityViolations, transitivityViolations } from '../shared/testdata/ordering-properties.js';
-import { comparatorForEcosystem } from '../../../../src/vulns/ecosystems.js';
+import { comparatorForEcosystem } from '../../../../src/ecosystems/registry.js';
 import { composerComparator, compareComposerVersions, parseComposerVersion } from '../../../../src/ecosystems/composer/versions.js';
 
 const cmp = compareComposerVersions;

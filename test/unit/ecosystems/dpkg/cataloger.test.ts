@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { dpkgCataloger, parseDpkgSource, parseDpkgStatus } from '../../../../src/ecosystems/dpkg/cataloger.js';
+import { parseDpkgSource, parseDpkgStatus } from '../../../../src/ecosystems/dpkg/cataloger.js';
+import { catalogerNamed } from '../../../../src/ecosystems/registry.js';
+
+const dpkgCataloger = catalogerNamed('dpkg');
 import type { CatalogedPackage } from '../../../../src/images/model.js';
 
 const STATUS_PATH = '/var/lib/dpkg/status';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { allPairs, shuffled, vectorChecks } from '../shared/testdata/vector-checks.js';
 import { antisymmetryViolations, reflexivityViolations, transitivityViolations } from '../shared/testdata/ordering-properties.js';
 import { compareNuGetVersions, nugetComparator, parseNuGetVersion } from '../../../../src/ecosystems/nuget/versions.js';
-import { comparatorForEcosystem } from '../../../../src/vulns/ecosystems.js';
+import { comparatorForEcosystem } from '../../../../src/ecosystems/registry.js';
 
 const cmp = compareNuGetVersions;
 const { misordered, unequal } = vectorChecks(cmp);

@@ -2,12 +2,14 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RPMTAG, RpmHeaderError, RpmType, parseRpmHeader } from '../../../../src/ecosystems/rpm/header.js';
 import { readBerkeleyHashValues } from '../../../../src/ecosystems/rpm/berkeley-db.js';
-import { readRpmdbSqliteBlobs, rpmCataloger, rpmPackageFromHeader, sourceRpmName } from '../../../../src/ecosystems/rpm/cataloger.js';
+import { readRpmdbSqliteBlobs, rpmPackageFromHeader, sourceRpmName } from '../../../../src/ecosystems/rpm/cataloger.js';
+import { catalogerNamed } from '../../../../src/ecosystems/registry.js';
 import type { CatalogedPackage } from '../../../../src/images/model.js';
 import { buildRpmHeaderBlob } from './testdata/rpm-header-builder.js';
 import { type RpmdbFixture, type RpmQuery, buildBerkeleyPackagesFile, buildRpmdbFixture } from './testdata/rpmdb.js';
 
 const DB_PATH = '/var/lib/rpm/rpmdb.sqlite';
+const rpmCataloger = catalogerNamed('rpm');
 
 const SPECS: Record<string, string> = {
   // noarch, with an epoch, an SPDX expression and a vendor.

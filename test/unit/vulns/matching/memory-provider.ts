@@ -4,7 +4,7 @@
  * for withdrawn records). It counts the searches it answers, so tests can see how matching asks.
  */
 import { parseOsvRecord } from '../../../../src/vulns/osv/record.js';
-import { normalizePackageName } from '../../../../src/vulns/package-names.js';
+import { normalizePackageName } from '../../../../src/ecosystems/registry.js';
 import { feedGroupName } from '../../../../src/vulns/records.js';
 import {
   excludedGroupKey,

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../src/config.js';
 import { OutboundPolicy } from '../../../../src/outbound/policy.js';
-import { comparatorForEcosystem, MATCHED_ECOSYSTEMS } from '../../../../src/vulns/ecosystems.js';
+import { comparatorForEcosystem, MATCHED_ECOSYSTEMS } from '../../../../src/ecosystems/registry.js';
 import { configuredSources } from '../../../../src/vulns/feeds.js';
 import { defaultFeedSources, nvdFeedSources } from '../../../../src/vulns/sources/default-feeds.js';
 import { detectFeedKind } from '../../../../src/vulns/sources/detect.js';
