@@ -10,6 +10,7 @@
  *  - Rocky Linux 9 (the same rpm database): `Rocky Linux:9` matches, `Rocky Linux:8` and the Red Hat records do not.
  *  - SLES 12 SP5 (Berkeley DB `Packages`, as SLE 12 keeps it): `SUSE:Linux Enterprise Server 12 SP5` matches by
  *    source package, `SUSE:Linux Enterprise Server 15 SP5` does not.
+ *  - SLES 15 SP5 (rpm's ndb `/usr/lib/sysimage/rpm/Packages.db`, as SLE 15 SP3+ keeps it): the other way round.
  *
  * Needs rpm and rpmbuild (Debian: rpm), gpg (gnupg) and perl with DB_File (perl).
  */
@@ -22,39 +23,20 @@ import { analyzeArchiveImage } from '../support/analysis.js';
 import { raw } from '../support/http.js';
 import type { FileSpec } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { buildBerkeleyPackagesFile, buildRpmdbFixture, type RpmdbFixture } from '../unit/ecosystems/rpm/testdata/rpmdb.js';
+import { buildBerkeleyPackagesFile, buildNdbPackagesFile, buildRpmdbFixture, noarchRpmSpec, type RpmdbFixture } from '../unit/ecosystems/rpm/testdata/rpmdb.js';
 import { osvRecord, writeRecords } from '../vulns/fixture-feed.js';
 
-const noarchSpec = (o: { name: string; epoch?: number; version: string; release: string; subpackage?: string }) => `
-%global debug_package %{nil}
-Name: ${o.name}
-${o.epoch !== undefined ? `Epoch: ${o.epoch}` : ''}
-Version: ${o.version}
-Release: ${o.release}
-Summary: ${o.name} as the distribution builds it
-License: MIT
-BuildArch: noarch
-AutoReqProv: no
-
-%description
-${o.name}.
-${o.subpackage ? `\n%package -n ${o.subpackage}\nSummary: ${o.subpackage}\n\n%description -n ${o.subpackage}\n${o.subpackage}.\n` : ''}
-%install
-mkdir -p %{buildroot}/usr/share/doc/${o.subpackage ?? o.name}
-echo ${o.name} > %{buildroot}/usr/share/doc/${o.subpackage ?? o.name}/README
-
-%files${o.subpackage ? ` -n ${o.subpackage}` : ''}
-/usr/share/doc/${o.subpackage ?? o.name}/README
-`;
-
 const EL9_SPECS = {
-  nodejs: noarchSpec({ name: 'nodejs', epoch: 1, version: '16.20.2', release: '3.el9' }),
-  openssl: noarchSpec({ name: 'openssl', epoch: 1, version: '3.0.7', release: '27.el9', subpackage: 'openssl-libs' }),
+  nodejs: noarchRpmSpec({ name: 'nodejs', epoch: 1, version: '16.20.2', release: '3.el9' }),
+  openssl: noarchRpmSpec({ name: 'openssl', epoch: 1, version: '3.0.7', release: '27.el9', subpackage: 'openssl-libs' }),
   // From the postgresql:15 module stream: the release names the module build.
-  postgresql: noarchSpec({ name: 'postgresql', version: '15.6', release: '1.module+el9.4.0+21000+0a1b2c3d' }),
+  postgresql: noarchRpmSpec({ name: 'postgresql', version: '15.6', release: '1.module+el9.4.0+21000+0a1b2c3d' }),
 };
 const SLE12_SPECS = {
-  'openssl-1_1': noarchSpec({ name: 'openssl-1_1', version: '1.1.1d', release: '2.80.1', subpackage: 'libopenssl1_1' }),
+  'openssl-1_1': noarchRpmSpec({ name: 'openssl-1_1', version: '1.1.1d', release: '2.80.1', subpackage: 'libopenssl1_1' }),
+};
+const SLE15_SPECS = {
+  'openssl-1_1': noarchRpmSpec({ name: 'openssl-1_1', version: '1.1.1l', release: '150500.17.22.1', subpackage: 'libopenssl1_1' }),
 };
 
 const OS_RELEASE = {
@@ -62,6 +44,7 @@ const OS_RELEASE = {
   rhel: 'NAME="Red Hat Enterprise Linux"\nVERSION="9.4 (Plow)"\nID="rhel"\nID_LIKE="fedora"\nVERSION_ID="9.4"\nPLATFORM_ID="platform:el9"\nPRETTY_NAME="Red Hat Enterprise Linux 9.4 (Plow)"\nCPE_NAME="cpe:/o:redhat:enterprise_linux:9::baseos"\n',
   rocky: 'NAME="Rocky Linux"\nVERSION="9.3 (Blue Onyx)"\nID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.3"\nPLATFORM_ID="platform:el9"\nPRETTY_NAME="Rocky Linux 9.3 (Blue Onyx)"\nCPE_NAME="cpe:/o:rocky:rocky:9::baseos"\n',
   sles: 'NAME="SLES"\nVERSION="12-SP5"\nVERSION_ID="12.5"\nPRETTY_NAME="SUSE Linux Enterprise Server 12 SP5"\nID="sles"\nANSI_COLOR="0;32"\nCPE_NAME="cpe:/o:suse:sles:12:sp5"\n',
+  sles15: 'NAME="SLES"\nVERSION="15-SP5"\nVERSION_ID="15.5"\nPRETTY_NAME="SUSE Linux Enterprise Server 15 SP5"\nID="sles"\nID_LIKE="suse"\nANSI_COLOR="0;32"\nCPE_NAME="cpe:/o:suse:sles:15:sp5"\n',
 };
 
 const UBUNTU_STATUS = `Package: libssl3
@@ -100,6 +83,7 @@ let server: TestServer;
 let work: string;
 let el9: RpmdbFixture;
 let sle12: RpmdbFixture;
+let sle15: RpmdbFixture;
 const digests: Record<string, string> = {};
 
 interface Finding {
@@ -120,17 +104,20 @@ async function findings(image: string): Promise<string[]> {
 beforeAll(async () => {
   el9 = buildRpmdbFixture(EL9_SPECS);
   sle12 = buildRpmdbFixture(SLE12_SPECS);
+  sle15 = buildRpmdbFixture(SLE15_SPECS);
   work = mkdtempSync(join(tmpdir(), 'vigil-distros-'));
   writeRecords(join(work, 'osv'), Object.fromEntries(FEED.map((r) => [r.id, r])));
   server = await startTestServer({ VIGIL_FEED_SOURCES: `osv=${join(work, 'osv')}` });
   const synced = await raw(server.url, 'POST', '/v2/system/feeds?wait=true');
   expect(synced.json.status).toBe('done');
   const sle12Packages = buildBerkeleyPackagesFile(readRpmdbSqliteBlobs(sle12.sqlite), { pageSize: 4096 });
+  const sle15PackagesDb = buildNdbPackagesFile(readRpmdbSqliteBlobs(sle15.sqlite));
   const images: [string, FileSpec[]][] = [
     ['ubuntu', [{ path: 'etc/os-release', content: OS_RELEASE.ubuntu }, { path: 'var/lib/dpkg/status', content: UBUNTU_STATUS }]],
     ['rhel', [{ path: 'etc/os-release', content: OS_RELEASE.rhel }, { path: 'var/lib/rpm/rpmdb.sqlite', content: el9.sqlite }]],
     ['rocky', [{ path: 'etc/os-release', content: OS_RELEASE.rocky }, { path: 'var/lib/rpm/rpmdb.sqlite', content: el9.sqlite }]],
     ['sles', [{ path: 'etc/os-release', content: OS_RELEASE.sles }, { path: 'var/lib/rpm/Packages', content: sle12Packages }]],
+    ['sles15', [{ path: 'etc/os-release', content: OS_RELEASE.sles15 }, { path: 'usr/lib/sysimage/rpm/Packages.db', content: sle15PackagesDb }]],
   ];
   for (const [name, files] of images) digests[name] = await analyzeArchiveImage(server, [files], `registry.example.com/distros/${name}:latest`);
 }, 180_000);
@@ -139,6 +126,7 @@ afterAll(async () => {
   await server?.close();
   el9?.cleanup();
   sle12?.cleanup();
+  sle15?.cleanup();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -161,6 +149,15 @@ describe('distro images against their own release in OSV', () => {
 
   it('SLES 12 SP5: its product by source package, not SLE 15 SP5', async () => {
     expect(await findings('sles')).toEqual(['SUSE-SU-2099:1012-1 sles:12.5 rpm:libopenssl1_1 1.1.1d-2.80.1 fix 1.1.1d-2.90.1']);
+  });
+
+  it('SLES 15 SP5 with an ndb Packages.db: its rpm packages with SUSE purls, and its own product matched', async () => {
+    const res = await raw(server.url, 'GET', `/v2/images/${digests.sles15}/content/os`);
+    expect(res.status).toBe(200);
+    expect((res.json.content as { package: string; version: string; purl: string; location: string }[]).map((p) => [p.package, p.version, p.purl, p.location])).toEqual([
+      ['libopenssl1_1', '1.1.1l-150500.17.22.1', 'pkg:rpm/sles/libopenssl1_1@1.1.1l-150500.17.22.1?arch=noarch&distro=sles-15.5', '/usr/lib/sysimage/rpm/Packages.db'],
+    ]);
+    expect(await findings('sles15')).toEqual(['SUSE-SU-2099:1013-1 sles:15.5 rpm:libopenssl1_1 1.1.1l-150500.17.22.1 fix 1.1.1l-150500.17.25.1']);
   });
 
   it('lists a namespace per release and product stream, with its records', async () => {

@@ -1,8 +1,8 @@
 /**
- * Red Hat family packages (RHEL, CentOS, Fedora, Rocky, Alma, Amazon Linux, SUSE, ...) from rpm's database:
- * rpmdb.sqlite, the default since rpm 4.16 (Fedora 33, RHEL 9), or the Berkeley DB `Packages` file before it
- * (rpm-bdb.ts). Either way each record is one rpm header blob, decoded by rpm-header.ts. The ndb format
- * (`Packages.db`, some SUSE releases) is not read.
+ * Red Hat family packages (RHEL, CentOS, Fedora, Rocky, Alma, Amazon Linux, SUSE, ...) from rpm's database in
+ * any of its three formats: rpmdb.sqlite, the default since rpm 4.16 (Fedora 33, RHEL 9); rpm's own ndb
+ * `Packages.db` (rpm-ndb.ts), which SLE 15 SP3+ and openSUSE Leap 15.3+/Tumbleweed use; or the Berkeley DB
+ * `Packages` file before both (rpm-bdb.ts). Either way each record is one rpm header blob, decoded by rpm-header.ts.
  */
 import Database from 'better-sqlite3';
 import { distroQualifier } from '../distro.js';
@@ -11,12 +11,15 @@ import type { CatalogedPackage, Cataloger, DistroInfo } from '../model.js';
 import { collectOwnershipKeys, type OwnershipKey } from '../shared/ownership-keys.js';
 import { readBerkeleyHashValues } from './berkeley-db.js';
 import { RPMTAG, parseRpmHeader, type RpmHeader } from './header.js';
+import { isNdbPackages, readNdbPackageBlobs } from './ndb.js';
 
 const RPMDB_PATHS = new Set([
   '/var/lib/rpm/rpmdb.sqlite',
   '/usr/lib/sysimage/rpm/rpmdb.sqlite',
   '/var/lib/rpm/Packages',
   '/usr/lib/sysimage/rpm/Packages',
+  '/var/lib/rpm/Packages.db',
+  '/usr/lib/sysimage/rpm/Packages.db',
 ]);
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
@@ -38,9 +41,14 @@ function isSqlite(content: Buffer): boolean {
   return content.length >= 100 && content.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC);
 }
 
-/** The header blobs of an rpm database of either format, told apart by its first bytes rather than its name. */
+/**
+ * The header blobs of an rpm database of any of the three formats, told apart by its first bytes rather than its
+ * name: SQLite and ndb start with their magic, Berkeley DB keeps its magic at byte 12 (rpm-bdb.ts checks it).
+ */
 export function readRpmdbBlobs(content: Buffer): Buffer[] {
-  return isSqlite(content) ? readRpmdbSqliteBlobs(content) : readBerkeleyHashValues(content);
+  if (isSqlite(content)) return readRpmdbSqliteBlobs(content);
+  if (isNdbPackages(content)) return readNdbPackageBlobs(content);
+  return readBerkeleyHashValues(content);
 }
 
 /** The header blobs of an rpmdb.sqlite, or [] when the content is not a readable rpm SQLite database. */

@@ -273,13 +273,15 @@ describe('rpm cataloger on a Berkeley DB Packages file (rpm < 4.16)', () => {
 });
 
 describe('rpm cataloger on malformed input', () => {
-  it('matches only the SQLite rpmdb locations', () => {
+  it('matches only the rpmdb locations of its three formats', () => {
     expect(rpmCataloger.matches('/var/lib/rpm/rpmdb.sqlite')).toBe(true);
     expect(rpmCataloger.matches('/usr/lib/sysimage/rpm/rpmdb.sqlite')).toBe(true);
     expect(rpmCataloger.matches('/var/lib/rpm/rpmdb.sqlite-wal')).toBe(false);
     expect(rpmCataloger.matches('/var/lib/rpm/Packages')).toBe(true);
     expect(rpmCataloger.matches('/usr/lib/sysimage/rpm/Packages')).toBe(true);
-    expect(rpmCataloger.matches('/usr/lib/sysimage/rpm/Packages.db')).toBe(false);
+    expect(rpmCataloger.matches('/usr/lib/sysimage/rpm/Packages.db')).toBe(true);
+    expect(rpmCataloger.matches('/var/lib/rpm/Packages.db')).toBe(true);
+    expect(rpmCataloger.matches('/var/lib/rpm/Index.db')).toBe(false);
     expect(rpmCataloger.matches('/var/lib/rpm/Name')).toBe(false);
     expect(rpmCataloger.matches('/opt/var/lib/rpm/rpmdb.sqlite')).toBe(false);
   });
