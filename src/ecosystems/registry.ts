@@ -20,7 +20,7 @@ import type { VersionComparator } from './shared/comparator.js';
 import { findDistroFeed, type DistroFeed, type FeedEcosystem } from './shared/lookup.js';
 
 /** Language ecosystems, in listing order; those with an `ownershipKey` can be installed by an OS package. */
-const LANGUAGE: readonly Ecosystem[] = [npmEcosystem, pythonEcosystem, gemEcosystem, javaEcosystem, goEcosystem, rustEcosystem, nugetEcosystem, composerEcosystem];
+const LANGUAGE: readonly Ecosystem[] = [npmEcosystem, gemEcosystem, pythonEcosystem, javaEcosystem, goEcosystem, rustEcosystem, nugetEcosystem, composerEcosystem];
 
 /**
  * The key under which a path counts for ownership (images/ownership.ts), or undefined when the path cannot be (or
