@@ -7,7 +7,7 @@
 import type { PackageURL } from 'packageurl-js';
 import type { Cataloger, DistroInfo, PackageType } from './model.js';
 import type { VersionComparator } from './shared/comparator.js';
-import type { DistroFeed, FeedEcosystem, Lookup } from './shared/lookup.js';
+import { distroLookup, feedEcosystem, languageLookup, type DistroFeed, type FeedEcosystem, type Lookup } from './shared/lookup.js';
 
 /** How other tools and formats name the type. */
 export interface EcosystemNames {
@@ -78,3 +78,38 @@ export interface Ecosystem {
    */
   allowlistKey?(pathParts: readonly string[]): string | undefined;
 }
+
+type Derived = 'feeds' | 'distros' | 'lookup';
+
+/** A language ecosystem: its packages are looked up by normalised name in its one OSV ecosystem. */
+export interface LanguageEcosystemSpec extends Omit<Ecosystem, Derived> {
+  /** OSV's name of the ecosystem (`PyPI`, `crates.io`). */
+  readonly osv: string;
+  /** A narrower lookup built on the by-name one (Maven's group:artifact, Composer's branch installs). */
+  readonly lookup?: (byName: Lookup) => Lookup;
+}
+
+export function languageEcosystem({ osv, lookup, ...rest }: LanguageEcosystemSpec): Ecosystem {
+  const feed = feedEcosystem(osv);
+  const byName = languageLookup(feed, rest.normalizeName, rest.comparator);
+  return { ...rest, feeds: [feed], lookup: lookup ? lookup(byName) : byName };
+}
+
+/** An OS package manager: its packages are looked up in the image's distribution, one of `distros`. */
+export interface OsEcosystemSpec extends Omit<Ecosystem, Derived | 'content' | 'normalizeName'> {
+  readonly distros: readonly DistroFeed[];
+}
+
+export function osEcosystem(spec: OsEcosystemSpec): Ecosystem {
+  return {
+    ...spec,
+    content: { type: 'os', display: 'OS Packages' },
+    feeds: spec.distros,
+    lookup: distroLookup(spec.distros, spec.comparator),
+    // Distro package names are case-sensitive as given.
+    normalizeName: (name) => name,
+  };
+}
+
+/** Name normalisation of the ecosystems whose names are case-insensitive (npm, RubyGems, crates.io, ...). */
+export const lowerCaseName = (name: string): string => name.toLowerCase();

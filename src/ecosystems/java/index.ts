@@ -1,15 +1,12 @@
 /** Java archives (jar, war, ear, Jenkins plugins, nested archives included); Maven advisories. */
-import type { Ecosystem } from '../ecosystem.js';
+import { languageEcosystem } from '../ecosystem.js';
 import { purl } from '../shared/identifiers.js';
-import { feedEcosystem, languageLookup } from '../shared/lookup.js';
 import { JAVA_ARCHIVE_EXTENSION } from './archive.js';
 import { javaCataloger } from './cataloger.js';
 import { mavenComparator } from './versions.js';
 
-const FEED = feedEcosystem('Maven');
 // group:artifact coordinates are case-sensitive as given.
 const normalizeName = (name: string) => name;
-const byCoordinates = languageLookup(FEED, normalizeName, mavenComparator);
 
 /**
  * The Java archive a path is or lies in: the archive itself (`/usr/share/java/x.jar`) or, for a package found in a
@@ -22,18 +19,18 @@ function javaArchiveOf(path: string): string | undefined {
   return JAVA_ARCHIVE_EXTENSION.test(path) ? path : undefined;
 }
 
-export const javaEcosystem: Ecosystem = {
+export const javaEcosystem = languageEcosystem({
   type: 'java',
   names: { syft: 'java-archive', syftAliases: ['jenkins-plugin'], purl: 'maven', language: 'java', foundBy: 'java' },
   content: { type: 'java', display: 'Java Packages' },
   catalogers: [javaCataloger],
   comparator: mavenComparator,
-  feeds: [FEED],
+  osv: 'Maven',
   // Maven advisories name group:artifact; without a group the artifact alone cannot be matched precisely.
-  lookup: (pkg, distro) => (pkg.origin ? byCoordinates({ ...pkg, name: `${pkg.origin}:${pkg.name}` }, distro) : undefined),
+  lookup: (byCoordinates) => (pkg, distro) => (pkg.origin ? byCoordinates({ ...pkg, name: `${pkg.origin}:${pkg.name}` }, distro) : undefined),
   normalizeName,
   ownershipKey: javaArchiveOf,
   purlFor: ({ name, version, origin }) => purl('maven', origin ?? name, name, version),
   originFromPurl: (parsed) => (parsed?.namespace ? { origin: parsed.namespace } : {}),
   allowlistKey: (parts) => parts[parts.length - 1],
-};
+});

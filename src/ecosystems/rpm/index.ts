@@ -3,9 +3,9 @@
  * advisories.
  */
 import { distroQualifier } from '../distro.js';
-import type { Ecosystem } from '../ecosystem.js';
+import { osEcosystem, type Ecosystem } from '../ecosystem.js';
 import { purl } from '../shared/identifiers.js';
-import { distroFeed, distroLookup, versionParts, type DistroFeed } from '../shared/lookup.js';
+import { distroFeed, versionParts, type DistroFeed } from '../shared/lookup.js';
 import type { OwnershipKey } from '../shared/ownership-keys.js';
 import { createRpmCataloger, sourceRpmName } from './cataloger.js';
 import { rpmComparator } from './versions.js';
@@ -37,16 +37,12 @@ function splitEpoch(version: string): { epoch?: string; rest: string } {
 }
 
 export function createRpmEcosystem(ownershipKey: OwnershipKey): Ecosystem {
-  return {
+  return osEcosystem({
     type: 'rpm',
     names: { syft: 'rpm', purl: 'rpm', language: '', foundBy: 'rpm' },
-    content: { type: 'os', display: 'OS Packages' },
     catalogers: [createRpmCataloger(ownershipKey)],
     comparator: rpmComparator,
-    feeds: DISTROS,
     distros: DISTROS,
-    lookup: distroLookup(DISTROS, rpmComparator),
-    normalizeName: (name) => name,
     purlFor: ({ name, version, distro, arch }) => {
       const { epoch, rest } = splitEpoch(version);
       return purl('rpm', distro?.name, name, rest, { arch, distro: distroQualifier(distro), epoch });
@@ -56,5 +52,5 @@ export function createRpmEcosystem(ownershipKey: OwnershipKey): Ecosystem {
       const upstream = parsed?.qualifiers?.['upstream'];
       return upstream ? { origin: sourceRpmName(upstream) ?? upstream } : {};
     },
-  };
+  });
 }
