@@ -274,7 +274,7 @@ describe('sources with no usable record', () => {
 });
 
 describe('a large single-entry archive', () => {
-  /** What the reader may hold of an archive at once: its 8 MiB read window (see zip-entries.ts). */
+  /** What the reader may hold of an archive at once: its 8 MiB read window (see src/formats/zip.ts). */
   const READER_BOUND = 8 << 20;
   /** How far the reader reads a streamed entry at a time, and the record limit of the hostile case. */
   const STREAM_READ = 1 << 20;

@@ -9,7 +9,7 @@
  */
 import { parseJarManifest, type JarManifest } from './manifest.js';
 import { parsePomProperties, type PomProperties } from './pom-properties.js';
-import { readZipEntry, zipEntries, type ZipEntry } from '../../formats/zip-reader.js';
+import { readZipEntry, salvageZipEntries, type SalvagedEntry } from '../../formats/zip.js';
 
 export const JAVA_ARCHIVE_EXTENSION = /\.(jar|war|ear|jpi|hpi)$/i;
 
@@ -75,7 +75,7 @@ export function walkJavaArchive(
 ): JavaArchiveWalkResult {
   const state = { remaining: limits.maxExtractedBytes, extractions: 0, skippedTooDeep: 0, skippedOverBudget: 0 };
 
-  const extract = (archive: Uint8Array, entry: ZipEntry, cap: number): Uint8Array | undefined => {
+  const extract = (archive: Uint8Array, entry: SalvagedEntry, cap: number): Uint8Array | undefined => {
     if (++state.extractions > limits.maxExtractions) {
       state.skippedOverBudget++;
       return undefined;
@@ -90,11 +90,11 @@ export function walkJavaArchive(
   };
 
   const walk = (virtualPath: string, fileName: string, archive: Uint8Array, depth: number): void => {
-    let manifestEntry: ZipEntry | undefined;
-    const pomEntries: { entry: ZipEntry; group: string; artifact: string }[] = [];
-    const nested: ZipEntry[] = [];
+    let manifestEntry: SalvagedEntry | undefined;
+    const pomEntries: { entry: SalvagedEntry; group: string; artifact: string }[] = [];
+    const nested: SalvagedEntry[] = [];
     let entryCount = 0;
-    for (const entry of zipEntries(archive)) {
+    for (const entry of salvageZipEntries(archive)) {
       entryCount++;
       if (entry.name.endsWith('/')) continue;
       const pom = POM_PROPERTIES.exec(entry.name);
@@ -104,7 +104,7 @@ export function walkJavaArchive(
     }
     if (entryCount === 0) return;
 
-    const text = (entry: ZipEntry): string | undefined => {
+    const text = (entry: SalvagedEntry): string | undefined => {
       const bytes = extract(archive, entry, limits.maxIdentityFileBytes);
       return bytes && new TextDecoder('utf-8', { fatal: false }).decode(bytes);
     };

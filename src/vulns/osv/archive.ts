@@ -15,7 +15,7 @@ import { OsvRecordError } from './errors.js';
 import { splitJsonDocument } from './json-split.js';
 import { parseOsvRecord } from './record.js';
 import type { OsvRecord } from './types.js';
-import { zipEntries } from './zip-entries.js';
+import { zipEntries } from '../../formats/zip.js';
 
 export interface OsvReadError {
   /** Archive entry name, file path, or `path[index]` for an element of a JSON array file. */

@@ -5,7 +5,7 @@ import { parseJarFileName } from '../../../../src/ecosystems/java/file-name.js';
 import { manifestAttribute, parseJarManifest } from '../../../../src/ecosystems/java/manifest.js';
 import { parsePomProperties } from '../../../../src/ecosystems/java/pom-properties.js';
 import { bundleLicenses, javaCataloger, javaCpes } from '../../../../src/ecosystems/java/cataloger.js';
-import { readZipEntry, zipEntries } from '../../../../src/formats/zip-reader.js';
+import { readZipEntry, salvageZipEntries } from '../../../../src/formats/zip.js';
 
 /** A zip built with fflate; `stored` entries are written uncompressed (as Spring Boot requires for nested jars). */
 function zip(files: Record<string, string | Uint8Array>, stored: string[] = []): Buffer {
@@ -435,14 +435,29 @@ describe('javaCataloger.parse', () => {
     expect(javaCataloger.parse('/app/o.jar', overlapping)).toMatchObject([{ name: 'o' }, { name: 'x', locations: ['/app/o.jar:lib/x.jar'] }]);
   });
 
-  it('never inflates past the declared size of an entry (lying headers)', () => {
+  it('reads the decodable start of a deflated entry cut short, and refuses one that inflates past the cap', () => {
+    const text = Array.from({ length: 20_000 }, (_, i) => `line ${i}`).join('\n');
+    const whole = zip({ 'big.txt': text });
+    const cut = whole.subarray(0, whole.indexOf(Buffer.from('big.txt')) + 7 + 2_000);
+    const [entry] = [...salvageZipEntries(cut)];
+    const partial = Buffer.from(readZipEntry(cut, entry!, 1024 * 1024)!).toString('utf8');
+    expect(partial.length).toBeGreaterThan(1_000);
+    expect(text.startsWith(partial)).toBe(true);
+    const [full] = [...salvageZipEntries(whole)];
+    expect(readZipEntry(whole, full!, 1_000)).toBeUndefined();
+  });
+
+  it('never inflates past the declared size of an entry (lying headers): such an entry is unreadable', () => {
     const real = zip({ 'a.txt': 'y'.repeat(100_000) });
     // Claim 10 bytes uncompressed in the central directory.
     const cd = real.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
     real.writeUInt32LE(10, cd + 24);
-    const [entry] = [...zipEntries(real)];
+    const [entry] = [...salvageZipEntries(real)];
     expect(entry!.size).toBe(10);
-    expect(readZipEntry(real, entry!, 1024 * 1024)?.length).toBe(10);
+    expect(readZipEntry(real, entry!, 1024 * 1024)).toBeUndefined();
+    // The same entry with its true size reads whole.
+    real.writeUInt32LE(100_000, cd + 24);
+    expect(readZipEntry(real, [...salvageZipEntries(real)][0]!, 1024 * 1024)?.length).toBe(100_000);
   });
 });
 
