@@ -1,7 +1,8 @@
 /**
  * The shape of the code, checked: no runtime import cycles in src/, and the ecosystems layer (src/ecosystems/,
  * src/formats/) depends on nothing above it (only on src/util/ and the coded errors of src/errors.ts), so images,
- * vulns and policy read ecosystem knowledge from it and never the other way round. Type-only imports are left out: they vanish at compile time.
+ * vulns and policy read ecosystem knowledge from it and never the other way round. Type-only imports are left
+ * out: they vanish at compile time.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
