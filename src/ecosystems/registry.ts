@@ -3,7 +3,7 @@
  * src/ecosystems/ exporting an Ecosystem, its type in model.ts's PackageType, and a line here; the catalogers,
  * SBOM type names, content listings, version ordering, feed names and lookups below all derive from this list.
  */
-import { apkEcosystem } from './apk/index.js';
+import { createApkEcosystem } from './apk/index.js';
 import { composerEcosystem } from './composer/index.js';
 import { createDpkgEcosystem } from './dpkg/index.js';
 import type { Ecosystem } from './ecosystem.js';
@@ -35,7 +35,7 @@ export function ownershipKey(path: string): string | undefined {
   return undefined;
 }
 
-export const ECOSYSTEMS: readonly Ecosystem[] = [createDpkgEcosystem(ownershipKey), apkEcosystem, createRpmEcosystem(ownershipKey), ...LANGUAGE];
+export const ECOSYSTEMS: readonly Ecosystem[] = [createDpkgEcosystem(ownershipKey), createApkEcosystem(ownershipKey), createRpmEcosystem(ownershipKey), ...LANGUAGE];
 
 const BY_TYPE = new Map<string, Ecosystem>(ECOSYSTEMS.map((e) => [e.type, e]));
 

@@ -9,6 +9,8 @@
  *    /usr/local/lib/python3.6/site-packages.
  *  - Ubuntu 14.04: dpkg's python-yaml 3.10-4 (source pyyaml) with /var/lib/dpkg/info/python-yaml.list naming the
  *    single-file PyYAML-3.10.egg-info; plus a pip-installed PyYAML 3.10 under /usr/local.
+ *  - Alpine 3.19: apk's py3-urllib3 1.26.18-r0 whose file list (F:/R: lines of /lib/apk/db/installed) names the
+ *    urllib3-1.26.18.dist-info directory under /usr/lib/python3.11/site-packages.
  *  - The RHEL content as a syft SBOM with an `ownership-by-file-overlap` relationship, as an SPDX document the way
  *    syft writes that relationship (OTHER, with a comment naming it) and as a CycloneDX document with the Python
  *    component nested in the rpm's, each scanned and imported.
@@ -30,6 +32,7 @@ import { validateSpdxStructure } from '../support/spdx-schema.js';
 import { buildRpmdbFixture, type RpmdbFixture } from '../unit/ecosystems/rpm/testdata/rpmdb.js';
 import { osvRecord, writeRecords } from '../vulns/fixture-feed.js';
 
+const rel = (path: string) => path.replace(/^\//, '');
 const SITE = '/usr/lib/python3.6/site-packages';
 const URLLIB3_EGG = `${SITE}/urllib3-1.24.2-py3.6.egg-info`;
 const PIP_SITE = '/usr/local/lib/python3.6/site-packages';
@@ -75,6 +78,21 @@ Description: YAML parser and emitter for Python
 
 `;
 
+const ALPINE_SITE = '/usr/lib/python3.11/site-packages';
+const ALPINE_OS_RELEASE = 'NAME="Alpine Linux"\nID=alpine\nVERSION_ID=3.19.1\nPRETTY_NAME="Alpine Linux v3.19"\n';
+const ALPINE_INSTALLED = `P:py3-urllib3
+V:1.26.18-r0
+A:noarch
+L:MIT
+o:py3-urllib3
+F:${rel(ALPINE_SITE)}/urllib3
+R:__init__.py
+F:${rel(ALPINE_SITE)}/urllib3-1.26.18.dist-info
+R:METADATA
+R:RECORD
+
+`;
+
 const urllib3Metadata = wheelMetadata({ name: 'urllib3', version: '1.24.2', summary: 'HTTP library', license: 'MIT', classifiers: [] });
 const pyyamlInfo = pkgInfo({ name: 'PyYAML', version: '3.10', summary: 'YAML parser and emitter for Python', license: 'MIT', classifiers: [] });
 
@@ -83,6 +101,8 @@ const FEED = [
   osvRecord('PYSEC-2099-21', 'PyPI', 'PyYAML', [{ introduced: '0' }, { fixed: '4.1' }], { aliases: ['CVE-2099-0021'] }),
   osvRecord('RHSA-2099:0022', 'Red Hat:8', 'python3-urllib3', [{ introduced: '0' }, { fixed: '1.24.2-5.el8' }], { aliases: ['CVE-2099-0020'] }),
   osvRecord('USN-2099-23', 'Ubuntu:14.04:LTS', 'pyyaml', [{ introduced: '0' }, { fixed: '3.10-4ubuntu0.1' }], { aliases: ['CVE-2099-0021'] }),
+  osvRecord('PYSEC-2099-24', 'PyPI', 'urllib3', [{ introduced: '1.26.0' }, { fixed: '1.26.19' }], { aliases: ['CVE-2099-0024'] }),
+  osvRecord('ALPINE-CVE-2099-0024', 'Alpine:v3.19', 'py3-urllib3', [{ introduced: '0' }, { fixed: '1.26.18-r1' }], { aliases: ['CVE-2099-0024'] }),
 ];
 
 const RHEL_FINDINGS = [
@@ -95,8 +115,8 @@ let work: string;
 let rpmdb: RpmdbFixture;
 let rhelDigest: string;
 let ubuntuDigest: string;
+let alpineDigest: string;
 
-const rel = (path: string) => path.replace(/^\//, '');
 
 function rhelLayers(): FileSpec[][] {
   return [
@@ -109,6 +129,18 @@ function rhelLayers(): FileSpec[][] {
     [
       { path: rel(`${PIP_SITE}/urllib3-1.24.2.dist-info/METADATA`), content: urllib3Metadata },
       { path: rel(`${PIP_SITE}/urllib3-1.24.2.dist-info/INSTALLER`), content: 'pip\n' },
+    ],
+  ];
+}
+
+function alpineLayers(): FileSpec[][] {
+  const urllib3 = wheelMetadata({ name: 'urllib3', version: '1.26.18', summary: 'HTTP library', license: 'MIT', classifiers: [] });
+  return [
+    [
+      { path: 'etc/os-release', content: ALPINE_OS_RELEASE },
+      { path: 'lib/apk/db/installed', content: ALPINE_INSTALLED },
+      { path: rel(`${ALPINE_SITE}/urllib3-1.26.18.dist-info/METADATA`), content: urllib3 },
+      { path: rel(`${ALPINE_SITE}/urllib3/__init__.py`), content: "__version__ = '1.26.18'\n" },
     ],
   ];
 }
@@ -169,6 +201,7 @@ beforeAll(async () => {
   expect(synced.json.status).toBe('done');
   rhelDigest = await analyzeArchiveImage(server, rhelLayers(), 'registry.example.com/owned/rhel:8');
   ubuntuDigest = await analyzeArchiveImage(server, ubuntuLayers(), 'registry.example.com/owned/ubuntu:14.04');
+  alpineDigest = await analyzeArchiveImage(server, alpineLayers(), 'registry.example.com/owned/alpine:3.19');
 }, 120_000);
 
 afterAll(async () => {
@@ -218,6 +251,19 @@ describe('language packages owned by a dpkg package', () => {
     expect(content.map((p) => p.location)).toEqual([`${DIST}/PyYAML-3.10.egg-info`, `${PIP_DIST}/PyYAML-3.10.dist-info/METADATA`]);
     expect(content[0]!.metadata.ownedBy).toEqual({ type: 'dpkg', name: 'python-yaml', version: '3.10-4' });
     expect(content[1]!.metadata.ownedBy).toBeUndefined();
+  });
+});
+
+describe('language packages owned by an apk package', () => {
+  it('matches the apk-owned urllib3 through py3-urllib3 against Alpine only, not against PyPI', async () => {
+    expect(await findings(alpineDigest)).toEqual(['ALPINE-CVE-2099-0024 apk:py3-urllib3 /lib/apk/db/installed']);
+  });
+
+  it('lists the Python package with its apk owner', async () => {
+    const content = await pythonContent(alpineDigest);
+    expect(content.map((p) => [p.package, p.location, p.metadata.ownedBy])).toEqual([
+      ['urllib3', `${ALPINE_SITE}/urllib3-1.26.18.dist-info/METADATA`, { type: 'apk', name: 'py3-urllib3', version: '1.26.18-r0' }],
+    ]);
   });
 });
 

@@ -1,8 +1,10 @@
 /**
- * Alpine (and Wolfi, Chainguard, postmarketOS) packages from apk's installed database, /lib/apk/db/installed.
+ * Alpine (and Wolfi, Chainguard, postmarketOS) packages from apk's installed database, /lib/apk/db/installed,
+ * with each package's file list (`F:` directories, `R:` files) read only for which language packages it owns.
  */
 import { distroQualifier } from '../distro.js';
 import { cpe23, purl } from '../shared/identifiers.js';
+import { collectOwnershipKeys, type OwnershipKey } from '../shared/ownership-keys.js';
 import type { CatalogedPackage, Cataloger, DistroInfo } from '../model.js';
 
 /**
@@ -13,26 +15,37 @@ const INSTALLED_DB_PATHS = new Set(['/lib/apk/db/installed', '/usr/lib/apk/db/in
 
 /**
  * One package record: single-letter keys to their values. Keys that repeat within a record (F, R, a, M, Z: the
- * file list and its attributes) keep every value, in order.
+ * file list and its attributes) keep every value, in order. Under `FILES` (not a letter, so no field's key) every
+ * file's absolute path, each `R:` name joined to the `F:` directory before it.
  */
 export type ApkRecord = Map<string, string[]>;
+export const FILES = 'files';
 
 /** Splits the installed database into records ("K:value" lines, records separated by blank lines). */
 export function parseApkInstalled(content: string): ApkRecord[] {
   const records: ApkRecord[] = [];
   let current: ApkRecord = new Map();
+  let directory = '';
+  const add = (key: string, value: string) => {
+    const values = current.get(key);
+    if (values) values.push(value);
+    else current.set(key, [value]);
+  };
   for (const line of content.split(/\r?\n/)) {
     if (line.trim() === '') {
       if (current.size > 0) records.push(current);
       current = new Map();
+      directory = '';
       continue;
     }
     // Keys are single letters; anything else is not a field.
     if (line[1] !== ':' || !/^[A-Za-z]$/.test(line[0] ?? '')) continue;
     const key = line[0]!;
-    const values = current.get(key);
-    if (values) values.push(line.slice(2));
-    else current.set(key, [line.slice(2)]);
+    const value = line.slice(2);
+    add(key, value);
+    // Directories are relative to the root (`usr/lib`); files are names within the directory before them.
+    if (key === 'F') directory = value;
+    else if (key === 'R') add(FILES, directory ? `/${directory}/${value}` : `/${value}`);
   }
   if (current.size > 0) records.push(current);
   return records;
@@ -64,7 +77,7 @@ export function apkPurl(name: string, version: string, arch: string | undefined,
   return purl('apk', apkNamespace(distro), name, version, { arch, distro: distroQualifier(distro) });
 }
 
-function toPackage(record: ApkRecord, path: string): CatalogedPackage | undefined {
+function toPackage(record: ApkRecord, path: string, ownershipKey: OwnershipKey): CatalogedPackage | undefined {
   const field = (key: string) => record.get(key)?.[0];
   const name = field('P');
   const version = field('V');
@@ -92,6 +105,9 @@ function toPackage(record: ApkRecord, path: string): CatalogedPackage | undefine
   setIf('provides', words(field('p')));
   const origin = field('o');
   const size = integer(installedSize);
+  const started = performance.now();
+  const ownedPaths = [...collectOwnershipKeys(record.get(FILES) ?? [], ownershipKey)];
+  const ownershipMs = performance.now() - started;
   return {
     name,
     version,
@@ -103,27 +119,32 @@ function toPackage(record: ApkRecord, path: string): CatalogedPackage | undefine
     purl: apkPurl(name, version, arch, undefined),
     cpes: [cpe23(name, name, version)],
     metadata,
+    ...(ownedPaths.length > 0 ? { ownedPaths } : {}),
+    ownershipMs,
   };
 }
 
-export const apkCataloger: Cataloger = {
-  name: 'apk',
-  maxFileBytes: 64 * 1024 * 1024,
-  matches(path) {
-    return INSTALLED_DB_PATHS.has(path);
-  },
-  parse(path, content) {
-    const packages: CatalogedPackage[] = [];
-    for (const record of parseApkInstalled(content.toString('utf8'))) {
-      const pkg = toPackage(record, path);
-      if (pkg) packages.push(pkg);
-    }
-    return packages;
-  },
-  finalize(packages, distro) {
-    return packages.map((pkg) => {
-      const arch = typeof pkg.metadata.architecture === 'string' ? pkg.metadata.architecture : undefined;
-      return { ...pkg, purl: apkPurl(pkg.name, pkg.version, arch, distro) };
-    });
-  },
-};
+/** The apk cataloger, reducing each package's file list with `ownershipKey` (registry.ts). */
+export function createApkCataloger(ownershipKey: OwnershipKey): Cataloger {
+  return {
+    name: 'apk',
+    maxFileBytes: 64 * 1024 * 1024,
+    matches(path) {
+      return INSTALLED_DB_PATHS.has(path);
+    },
+    parse(path, content) {
+      const packages: CatalogedPackage[] = [];
+      for (const record of parseApkInstalled(content.toString('utf8'))) {
+        const pkg = toPackage(record, path, ownershipKey);
+        if (pkg) packages.push(pkg);
+      }
+      return packages;
+    },
+    finalize(packages, distro) {
+      return packages.map((pkg) => {
+        const arch = typeof pkg.metadata.architecture === 'string' ? pkg.metadata.architecture : undefined;
+        return { ...pkg, purl: apkPurl(pkg.name, pkg.version, arch, distro) };
+      });
+    },
+  };
+}

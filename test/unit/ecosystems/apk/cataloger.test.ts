@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { apkCataloger, parseApkInstalled, splitApkLicense } from '../../../../src/ecosystems/apk/cataloger.js';
+import { FILES, parseApkInstalled, splitApkLicense } from '../../../../src/ecosystems/apk/cataloger.js';
+import { catalogerNamed } from '../../../../src/ecosystems/registry.js';
 import type { CatalogedPackage } from '../../../../src/images/model.js';
 
 const DB_PATH = '/lib/apk/db/installed';
+const apkCataloger = catalogerNamed('apk');
 
 /** Shaped after an Alpine 3.19 image's /lib/apk/db/installed (file lists trimmed), plus an older-style license. */
 const INSTALLED = `C:Q1bsdHmAe2vpWXeSHOBp2b/V5PPSA=
@@ -241,5 +243,46 @@ describe('apk cataloger', () => {
     expect(bare[0]).toMatchObject({ name: 'bare', licenses: [], metadata: {}, purl: 'pkg:apk/alpine/bare@1-r0' });
     expect(bare[0]).not.toHaveProperty('size');
     expect(bare[0]).not.toHaveProperty('origin');
+  });
+});
+
+describe('apk file lists and ownership', () => {
+  // Shaped after Alpine 3.19's py3-urllib3: the dist-info directory and the module files under site-packages.
+  const SITE = 'usr/lib/python3.11/site-packages';
+  const PY3_URLLIB3 = `P:py3-urllib3
+V:1.26.18-r0
+A:noarch
+o:py3-urllib3
+F:${SITE}/urllib3
+R:__init__.py
+R:connection.py
+F:${SITE}/urllib3-1.26.18.dist-info
+R:METADATA
+R:RECORD
+F:usr/share/licenses/py3-urllib3
+R:LICENSE.txt
+`;
+
+  it('joins each file name to the directory listed before it', () => {
+    const [record] = parseApkInstalled(PY3_URLLIB3);
+    expect(record!.get(FILES)).toEqual([
+      `/${SITE}/urllib3/__init__.py`,
+      `/${SITE}/urllib3/connection.py`,
+      `/${SITE}/urllib3-1.26.18.dist-info/METADATA`,
+      `/${SITE}/urllib3-1.26.18.dist-info/RECORD`,
+      '/usr/share/licenses/py3-urllib3/LICENSE.txt',
+    ]);
+    // A file before any directory lies in the root; the next record starts afresh.
+    const [first, second] = parseApkInstalled('P:a\nV:1\nF:etc\nR:x\n\nP:b\nV:1\nR:y\n');
+    expect(first!.get(FILES)).toEqual(['/etc/x']);
+    expect(second!.get(FILES)).toEqual(['/y']);
+  });
+
+  it('keeps only the ownership keys of the file list: the language package metadata it installed', async () => {
+    const [pkg] = (await apkCataloger.parse(DB_PATH, Buffer.from(PY3_URLLIB3))) as CatalogedPackage[];
+    expect(pkg!.ownedPaths).toEqual([`/${SITE}/urllib3-1.26.18.dist-info`]);
+    expect(pkg!.ownershipMs).toBeGreaterThanOrEqual(0);
+    const [musl] = (await apkCataloger.parse(DB_PATH, Buffer.from(INSTALLED))) as CatalogedPackage[];
+    expect(musl!.ownedPaths).toBeUndefined();
   });
 });
