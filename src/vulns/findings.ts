@@ -190,7 +190,7 @@ async function desiredFindings(
   cache?: MatchCache,
 ) {
   const raw = await matchWithCache(provider, packages, distro, exclusions, cache);
-  const { matches } = await refineGoMatches(db, packages, raw, (pkg) => readGoSymbols(db, scope.account_name, scope.image_digest, pkg as ImagePackage));
+  const { matches } = await refineGoMatches(provider, packages, raw, (pkg) => readGoSymbols(db, scope.account_name, scope.image_digest, pkg as ImagePackage));
   const desired = new Map<string, { pkg: ImagePackage; match: ConfidentMatch }>();
   packages.forEach((pkg, i) => {
     for (const match of matches[i]!) desired.set(findingKey(match.vulnId, pkg), { pkg, match });

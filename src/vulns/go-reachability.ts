@@ -12,7 +12,6 @@
  *
  * Matching itself (match-package.ts) is untouched: this reads the matched records by (feed, id) and filters.
  */
-import type { Db } from '../db/index.js';
 import type { GoSymbolIndex } from '../ecosystems/go/symbols.js';
 import { STDLIB_MODULE } from '../ecosystems/go/symbols.js';
 import type { MatchablePackage } from '../ecosystems/shared/lookup.js';
@@ -20,7 +19,7 @@ import type { PackageMatch } from './match-package.js';
 import { registerSuppressionReason, type SuppressionReason } from './match-explain.js';
 import type { OsvAffected, OsvRecord } from './osv/types.js';
 import { normalizePackageName } from '../ecosystems/registry.js';
-import { decodeRecord } from './records.js';
+import { recordKey, type VulnerabilityProvider } from './vulnerability-provider.js';
 
 export type Confidence = 'high' | 'low';
 export const CONFIDENCE_LEVELS: readonly Confidence[] = ['high', 'low'];
@@ -107,36 +106,18 @@ function namesImports(record: OsvRecord): boolean {
   return record.affected.some((a) => Array.isArray(a.ecosystemSpecific?.['imports']) && (a.ecosystemSpecific!['imports'] as unknown[]).length > 0);
 }
 
-async function loadRecords(db: Db, keys: { feed: string; id: string }[]): Promise<Map<string, OsvRecord>> {
-  const out = new Map<string, OsvRecord>();
-  const byFeed = new Map<string, Set<string>>();
-  for (const k of keys) {
-    let ids = byFeed.get(k.feed);
-    if (!ids) byFeed.set(k.feed, (ids = new Set()));
-    ids.add(k.id);
-  }
-  for (const [feed, ids] of byFeed) {
-    const list = [...ids];
-    for (let i = 0; i < list.length; i += 400) {
-      const rows: { id: string; record: Buffer }[] = await db('vulnerabilities').where({ feed }).whereIn('id', list.slice(i, i + 400)).select('id', 'record');
-      for (const r of rows) out.set(`${feed}\u0000${r.id}`, decodeRecord(r.record));
-    }
-  }
-  return out;
-}
-
 /**
  * Confidence for every match, and Go matches whose record names affected symbols none of which the binary holds
  * left out. `symbolsOf` reads a package's stored index; it is asked only for Go packages with such a match.
  */
 export async function refineGoMatches(
-  db: Db,
+  provider: VulnerabilityProvider,
   packages: readonly MatchablePackage[],
   matches: readonly PackageMatch[][],
   symbolsOf: (pkg: MatchablePackage, index: number) => Promise<GoSymbolIndex | undefined>,
 ): Promise<{ matches: ConfidentMatch[][]; suppressed: SuppressedMatch[] }> {
   const keys = packages.flatMap((p, i) => (p.type === 'go' ? matches[i]!.map((m) => ({ feed: m.feed, id: m.vulnId })) : []));
-  const records = keys.length ? await loadRecords(db, keys) : new Map<string, OsvRecord>();
+  const records = await provider.records(keys);
   const suppressed: SuppressedMatch[] = [];
   const refined: ConfidentMatch[][] = [];
   for (let i = 0; i < packages.length; i++) {
@@ -149,7 +130,7 @@ export async function refineGoMatches(
     let indexRead = false;
     const kept: ConfidentMatch[] = [];
     for (const m of matches[i]!) {
-      const record = records.get(`${m.feed}\u0000${m.vulnId}`);
+      const record = records.get(recordKey({ feed: m.feed, id: m.vulnId }));
       if (record && namesImports(record)) {
         if (!indexRead) {
           index = await symbolsOf(pkg, i);

@@ -68,7 +68,7 @@ export async function imageMatchDebug(db: Db, accountName: string, digest: strin
   const suppressedLists: SuppressedCandidate[][] = [];
   const candidates = await matchPackages(provider, packages, distro, exclusions, suppressedLists);
   // The Go step after matching, as findings.ts runs it: matches whose named symbols the binary lacks drop out.
-  const refined = await refineGoMatches(db, packages, candidates, (pkg) => readGoSymbols(db, accountName, digest, pkg as ImagePackage));
+  const refined = await refineGoMatches(provider, packages, candidates, (pkg) => readGoSymbols(db, accountName, digest, pkg as ImagePackage));
   const matches: MatchDebugEntry[] = [];
   const suppressed: MatchDebugEntry[] = [];
   packages.forEach((p, i) => {

@@ -26,7 +26,8 @@ export function sbomId(document: unknown): string {
 export async function scanSbomPackages(db: Db, read: SbomReadResult, options: { includeDescription: boolean; vendorOnly: boolean }): Promise<PackageVulnerabilityItem[]> {
   const packages = read.packages;
   // An SBOM carries no symbol table: Go findings get their confidence, reachability stays unknown.
-  const { matches } = await refineGoMatches(db, packages, await matchPackages(knexVulnerabilityProvider(db), packages, read.distro), async () => undefined);
+  const provider = knexVulnerabilityProvider(db);
+  const { matches } = await refineGoMatches(provider, packages, await matchPackages(provider, packages, read.distro), async () => undefined);
   const found: MatchedVulnerability[] = [];
   packages.forEach((p, i) => {
     for (const m of matches[i]!) {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { GoSymbolIndex } from '../../../src/ecosystems/go/symbols.js';
-import { goReachability, isUnreviewed } from '../../../src/vulns/go-reachability.js';
+import { goReachability, isUnreviewed, refineGoMatches } from '../../../src/vulns/go-reachability.js';
+import { matchPackages } from '../../../src/vulns/match-package.js';
+import { MemoryVulnerabilityProvider } from './matching/memory-provider.js';
 import type { OsvAffected } from '../../../src/vulns/osv/types.js';
 
 function affected(imports?: unknown): OsvAffected {
@@ -48,5 +50,46 @@ describe('goReachability', () => {
     expect(isUnreviewed({ databaseSpecific: { review_status: 'UNREVIEWED' } })).toBe(true);
     expect(isUnreviewed({ databaseSpecific: { review_status: 'REVIEWED' } })).toBe(false);
     expect(isUnreviewed({})).toBe(false);
+  });
+});
+
+describe('refineGoMatches over a provider (no database)', () => {
+  const goRecord = (id: string, imports: unknown, reviewStatus?: string) => ({
+    schema_version: '1.6.0',
+    id,
+    modified: '2024-01-01T00:00:00Z',
+    affected: [
+      {
+        package: { ecosystem: 'Go', name: 'golang.org/x/net' },
+        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '0.23.0' }] }],
+        ...(imports === undefined ? {} : { ecosystem_specific: { imports } }),
+      },
+    ],
+    ...(reviewStatus ? { database_specific: { review_status: reviewStatus } } : {}),
+  });
+  const provider = new MemoryVulnerabilityProvider().add('osv', [
+    goRecord('GO-2099-0001', [{ path: 'golang.org/x/net/html', symbols: ['Render'] }]),
+    goRecord('GO-2099-0002', [{ path: 'golang.org/x/net/html', symbols: ['Parse'] }]),
+    goRecord('GO-2099-0003', undefined, 'UNREVIEWED'),
+  ]);
+  const pkg = { type: 'go', name: 'golang.org/x/net', version: 'v0.22.0' };
+  const npmPkg = { type: 'npm', name: 'left-pad', version: '1.0.0' };
+
+  it('drops a match whose named symbols the binary lacks, keeps the reachable one, and rates unreviewed records low', async () => {
+    const candidates = await matchPackages(provider, [pkg, npmPkg], undefined);
+    expect(candidates[0]!.map((m) => m.vulnId).sort()).toEqual(['GO-2099-0001', 'GO-2099-0002', 'GO-2099-0003']);
+    const asked: number[] = [];
+    const { matches, suppressed } = await refineGoMatches(provider, [pkg, npmPkg], candidates, async (_p, index) => {
+      asked.push(index);
+      return xnet;
+    });
+    expect(matches[0]!.map((m) => [m.vulnId, m.confidence]).sort()).toEqual([
+      ['GO-2099-0002', 'high'],
+      ['GO-2099-0003', 'low'],
+    ]);
+    expect(matches[1]).toEqual([]);
+    expect(suppressed).toEqual([{ packageIndex: 0, vulnId: 'GO-2099-0001', feed: 'osv', reason: 'not-reachable' }]);
+    // The symbol index is read once, and only for the Go package.
+    expect(asked).toEqual([0]);
   });
 });

@@ -10,12 +10,16 @@ import {
   excludedGroupKey,
   type AffectedEntry,
   type AffectedSearch,
+  recordKey,
   type MatchExclusions,
+  type RecordRef,
   type VulnerabilityProvider,
 } from '../../../../src/vulns/vulnerability-provider.js';
+import type { OsvRecord } from '../../../../src/vulns/osv/types.js';
 
 export class MemoryVulnerabilityProvider implements VulnerabilityProvider {
   private readonly entries = new Map<string, AffectedEntry[]>();
+  private readonly byKey = new Map<string, OsvRecord>();
   readonly disabledFeeds = new Set<string>();
   readonly disabledGroups = new Set<string>();
   /** Each findAffected call, as asked. */
@@ -25,6 +29,7 @@ export class MemoryVulnerabilityProvider implements VulnerabilityProvider {
   add(feed: string, records: unknown[]): this {
     for (const raw of records) {
       const record = parseOsvRecord(raw);
+      this.byKey.set(recordKey({ feed, id: record.id }), record);
       if (record.withdrawn !== undefined) continue;
       for (const affected of record.affected) {
         if (!affected.package) continue;
@@ -61,5 +66,14 @@ export class MemoryVulnerabilityProvider implements VulnerabilityProvider {
 
   async exclusions(): Promise<MatchExclusions> {
     return { feeds: new Set(this.disabledFeeds), groups: new Set(this.disabledGroups) };
+  }
+
+  async records(refs: readonly RecordRef[]): Promise<Map<string, OsvRecord>> {
+    const out = new Map<string, OsvRecord>();
+    for (const ref of refs) {
+      const record = this.byKey.get(recordKey(ref));
+      if (record) out.set(recordKey(ref), record);
+    }
+    return out;
   }
 }
