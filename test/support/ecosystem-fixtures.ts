@@ -6,6 +6,7 @@
  *
  * The rpm database is built by `buildRpmdbFixture` of the rpm cataloger tests (rpmbuild + `rpm --justdb`).
  */
+import { haveGo, offlineGoEnv, writeModuleProxy } from './go-build.js';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,51 +43,22 @@ function write(path: string, content: string): void {
  * module served by a `file://` GOPROXY written here, so the build is offline and the build info carries an h1: sum.
  */
 export function buildGoBinary(): GoBinaryFixture {
-  try {
-    execFileSync('go', ['version'], { stdio: 'pipe' });
-  } catch {
-    throw new Error(GO_MISSING);
-  }
+  if (!haveGo()) throw new Error(GO_MISSING);
   const dir = mkdtempSync(join(tmpdir(), 'vigil-eco-go-'));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   try {
     const dependency = { path: 'github.com/vigil-test/greeting', version: 'v1.2.3' };
     const depMod = `module ${dependency.path}\n\ngo 1.18\n`;
     const depSrc = 'package greeting\n\nfunc Hello(name string) string { return "hello, " + name }\n';
-    const proxy = join(dir, 'proxy', dependency.path, '@v');
-    mkdirSync(proxy, { recursive: true });
-    writeFileSync(join(proxy, 'list'), `${dependency.version}\n`);
-    writeFileSync(join(proxy, `${dependency.version}.info`), `{"Version":"${dependency.version}","Time":"2023-01-01T00:00:00Z"}`);
-    writeFileSync(join(proxy, `${dependency.version}.mod`), depMod);
-    const prefix = `${dependency.path}@${dependency.version}`;
-    writeFileSync(
-      join(proxy, `${dependency.version}.zip`),
-      zipSync({ [`${prefix}/go.mod`]: strToU8(depMod), [`${prefix}/greeting.go`]: strToU8(depSrc) }),
-    );
+    writeModuleProxy(join(dir, 'proxy'), dependency.path, dependency.version, { 'go.mod': depMod, 'greeting.go': depSrc });
     const mainModule = 'example.com/agent';
     write(join(dir, 'app/go.mod'), `module ${mainModule}\n\ngo 1.18\n\nrequire ${dependency.path} ${dependency.version}\n`);
     write(
       join(dir, 'app/main.go'),
       `package main\n\nimport (\n\t"fmt"\n\n\t"${dependency.path}"\n)\n\nfunc main() { fmt.Println(greeting.Hello("vigil")) }\n`,
     );
-    const env = {
-      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-      HOME: dir,
-      GOPATH: join(dir, 'gopath'),
-      GOCACHE: join(dir, 'gocache'),
-      GOENV: 'off',
-      // -modcacherw: the module cache is read-only by default, which would stop cleanup from deleting it.
-      GOFLAGS: '-mod=mod -modcacherw',
-      GOPROXY: `file://${join(dir, 'proxy')}`,
-      GOSUMDB: 'off',
-      GOTOOLCHAIN: 'local',
-      GOWORK: 'off',
-      GO111MODULE: 'on',
-      CGO_ENABLED: '0',
-      // The image is linux/amd64, so is its binary, whatever the host.
-      GOOS: 'linux',
-      GOARCH: 'amd64',
-    };
+    // The image is linux/amd64, so is its binary, whatever the host.
+    const env = offlineGoEnv(dir, { proxy: join(dir, 'proxy'), goarch: 'amd64' });
     const go = (...args: string[]): string => {
       try {
         return execFileSync('go', args, { cwd: join(dir, 'app'), env, stdio: 'pipe' }).toString().trim();

@@ -8,18 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { offlineGoEnv } from './go-build.js';
 
-/** The one line a test prints when it skips for want of Go. */
-export const GO_SKIP_NOTE = 'skipped: needs the Go toolchain (`go`, Debian package golang-go)';
-
-export function haveGo(): boolean {
-  try {
-    execFileSync('go', ['version'], { stdio: 'pipe' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { GO_SKIP_NOTE, haveGo } from './go-build.js';
 
 export interface VulnlibBinaries {
   /** Calls parser.(*Decoder).Decode. */
@@ -93,21 +84,7 @@ export function buildVulnlibBinaries(): VulnlibBinaries {
   try {
     write(join(dir, 'vulnlib/go.mod'), 'module example.com/vulnlib\n\ngo 1.18\n');
     write(join(dir, 'vulnlib/parser/parser.go'), PARSER);
-    const env = {
-      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-      HOME: dir,
-      GOPATH: join(dir, 'gopath'),
-      GOCACHE: join(dir, 'gocache'),
-      GOENV: 'off',
-      GOFLAGS: '-mod=mod -modcacherw',
-      GOPROXY: 'off',
-      GOSUMDB: 'off',
-      GOTOOLCHAIN: 'local',
-      GOWORK: 'off',
-      GO111MODULE: 'on',
-      CGO_ENABLED: '0',
-      GOOS: 'linux',
-    };
+    const env = offlineGoEnv(dir);
     const build = (name: string, main: string, out: string, ...flags: string[]): Buffer => {
       const app = join(dir, name);
       write(join(app, 'go.mod'), 'module example.com/app\n\ngo 1.18\n\nrequire example.com/vulnlib v1.0.0\n\nreplace example.com/vulnlib => ../vulnlib\n');

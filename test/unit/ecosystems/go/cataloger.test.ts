@@ -1,8 +1,8 @@
+import { haveGo, offlineGoEnv, writeModuleProxy } from '../../../support/go-build.js';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { goBinaryCataloger, goModuleCpes, goPackages } from '../../../../src/ecosystems/go/cataloger.js';
 import { readGoBuildInfo } from '../../../../src/ecosystems/go/buildinfo.js';
@@ -31,22 +31,10 @@ function write(path: string, content: string): void {
 }
 
 function buildGoBinaries(): Built {
-  try {
-    execFileSync('go', ['version'], { stdio: 'pipe' });
-  } catch {
-    throw new Error(GO_MISSING);
-  }
+  if (!haveGo()) throw new Error(GO_MISSING);
   const dir = mkdtempSync(join(tmpdir(), 'vigil-go-'));
   const lib = { 'go.mod': 'module example.org/lib\n\ngo 1.18\n', 'lib.go': 'package lib\n\nfunc Hello() string { return "hello" }\n' };
-  const proxy = join(dir, 'proxy/example.org/lib/@v');
-  mkdirSync(proxy, { recursive: true });
-  writeFileSync(join(proxy, 'list'), 'v1.2.3\n');
-  writeFileSync(join(proxy, 'v1.2.3.info'), '{"Version":"v1.2.3","Time":"2023-01-01T00:00:00Z"}');
-  writeFileSync(join(proxy, 'v1.2.3.mod'), lib['go.mod']);
-  writeFileSync(
-    join(proxy, 'v1.2.3.zip'),
-    zipSync({ 'example.org/lib@v1.2.3/go.mod': strToU8(lib['go.mod']), 'example.org/lib@v1.2.3/lib.go': strToU8(lib['lib.go']) }),
-  );
+  writeModuleProxy(join(dir, 'proxy'), 'example.org/lib', 'v1.2.3', lib);
   write(join(dir, 'dep/go.mod'), 'module example.com/dep\n\ngo 1.18\n');
   write(join(dir, 'dep/dep.go'), 'package dep\n\nfunc Name() string { return "dep" }\n');
   write(
@@ -57,21 +45,7 @@ function buildGoBinaries(): Built {
     join(dir, 'app/main.go'),
     'package main\n\nimport (\n\t"fmt"\n\n\t"example.com/dep"\n\t"example.org/lib"\n)\n\nfunc main() { fmt.Println(dep.Name(), lib.Hello()) }\n',
   );
-  const env = {
-    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-    HOME: dir,
-    GOPATH: join(dir, 'gopath'),
-    GOCACHE: join(dir, 'gocache'),
-    GOENV: 'off',
-    // -modcacherw: the module cache is read-only by default, which would stop afterAll from deleting it.
-    GOFLAGS: '-mod=mod -modcacherw',
-    GOPROXY: `file://${join(dir, 'proxy')}`,
-    GOSUMDB: 'off',
-    GOTOOLCHAIN: 'local',
-    GOWORK: 'off',
-    GO111MODULE: 'on',
-    CGO_ENABLED: '0',
-  };
+  const env = offlineGoEnv(dir, { proxy: join(dir, 'proxy') });
   const go = (...args: string[]): string => execFileSync('go', args, { cwd: join(dir, 'app'), env, stdio: 'pipe' }).toString().trim();
   go('build', '-buildvcs=false', '-o', join(dir, 'app-full'), '.');
   go('build', '-buildvcs=false', '-ldflags=-s -w', '-o', join(dir, 'app-stripped'), '.');
