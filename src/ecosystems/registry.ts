@@ -128,6 +128,13 @@ export function indexNamesOf(name: string): string[] {
 
 const DISTRO_FEEDS: readonly DistroFeed[] = ECOSYSTEMS.flatMap((e) => e.distros ?? []);
 
+const DISTRO_BY_KEY = new Map(DISTRO_FEEDS.map((f) => [f.key, f]));
+
+/** The distribution an OSV ecosystem name (`Ubuntu`, `Red Hat`) stands for, if it is one Vigil matches. */
+export function distroFeedNamed(osvName: string): DistroFeed | undefined {
+  return DISTRO_BY_KEY.get(osvName.toLowerCase());
+}
+
 /** The image's distribution feed and release, or undefined when no feed covers the distribution. */
 export function distroFeedOf(distro: DistroInfo | undefined): { ecosystem: string; release?: string } | undefined {
   const feed = distro && findDistroFeed(DISTRO_FEEDS, distro);

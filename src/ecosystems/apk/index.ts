@@ -8,7 +8,8 @@ import { apkComparator } from './versions.js';
 
 /** Alpine by major.minor (`Alpine:v3.18`); Wolfi and Chainguard are rolling, their records name no release. */
 const DISTROS = [
-  distroFeed('Alpine', ['alpine'], (d) => versionParts(d, 2)),
+  // The schema requires `Alpine:v3.18`; os-release and secdb say `3.18`.
+  distroFeed('Alpine', ['alpine'], (d) => versionParts(d, 2), (suffix) => ({ release: suffix.replace(/^v(?=\d)/, '') })),
   distroFeed('Wolfi', ['wolfi'], () => undefined),
   distroFeed('Chainguard', ['chainguard'], () => undefined),
 ];

@@ -41,23 +41,47 @@ export interface FeedEcosystem {
   readonly key: string;
 }
 
-/** A distribution whose OSV ecosystem scopes advisories by release. */
+/** What the suffix of a distribution's OSV ecosystem string (`Ubuntu:22.04:LTS` -> `22.04:LTS`) says. */
+export interface FeedRelease {
+  /** The release key, as `DistroFeed.release` gives it for an image of that release. */
+  release?: string;
+  /** Ubuntu's markers. */
+  lts?: boolean;
+  pro?: boolean;
+}
+
+/**
+ * A distribution whose OSV ecosystem scopes advisories by release. Both sides of the release key are here, since
+ * they must meet: the feed's (`feedRelease`, applied as records are read) and the image's (`release`).
+ */
 export interface DistroFeed extends FeedEcosystem {
   /** os-release IDs (or ID_LIKE entries) of images built on it. */
   readonly ids: readonly string[];
-  /**
-   * The release as the feed's records name it (osv/ecosystem.ts gives the feed's side), from the image's
-   * os-release; undefined for a rolling distribution whose records carry none.
-   */
+  /** The release an image's os-release names; undefined for a rolling distribution whose records carry none. */
   release(distro: DistroInfo): string | undefined;
+  /** The release a record's ecosystem suffix names (never empty; total: an unknown form is kept as written). */
+  feedRelease(suffix: string): FeedRelease;
 }
 
 export function feedEcosystem(osv: string): FeedEcosystem {
   return { osv, key: osv.toLowerCase() };
 }
 
-export function distroFeed(osv: string, ids: readonly string[], release: (distro: DistroInfo) => string | undefined): DistroFeed {
-  return { ...feedEcosystem(osv), ids, release };
+export function distroFeed(
+  osv: string,
+  ids: readonly string[],
+  release: (distro: DistroInfo) => string | undefined,
+  feedRelease: (suffix: string) => FeedRelease = (suffix) => ({ release: suffix }),
+): DistroFeed {
+  return { ...feedEcosystem(osv), ids, release, feedRelease };
+}
+
+/** Product names are short; longer suffixes are kept as written rather than fed to patterns. */
+export const MAX_PRODUCT_CHARS = 200;
+
+/** A suffix scoped by major release (`Rocky Linux:9.3` -> `9`), as images of every minor release share one feed. */
+export function majorFeedRelease(suffix: string): FeedRelease {
+  return { release: /^\d+(\.\d+)*$/.test(suffix) ? suffix.split('.')[0]! : suffix };
 }
 
 /** os-release VERSION_ID's leading parts: `majorRelease` for Debian, RHEL and the like, two for Alpine or SLE. */
