@@ -55,7 +55,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { strToU8, zipSync } from 'fflate';
 import { databaseKind, type Db } from '../src/db/index.js';
-import type { DistroInfo } from '../src/images/model.js';
+import type { DistroInfo } from '../src/ecosystems/model.js';
 import type { MatchablePackage } from '../src/ecosystems/shared/lookup.js';
 import { lookupTarget } from '../src/vulns/ecosystems.js';
 import { syncOsvSource, type SyncResult } from '../src/vulns/feed-sync.js';

@@ -61,7 +61,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Db } from '../src/db/index.js';
-import type { CatalogedPackage } from '../src/images/model.js';
+import type { CatalogedPackage } from '../src/ecosystems/model.js';
 import { ensureImage, mapTag, packageRowOf, saveAnalysis, transitionAnalysis, type PackageRow } from '../src/images/store.js';
 import { defaultPolicy } from '../src/policy/default-policy.js';
 import type { AllowlistItem, PolicyDocument } from '../src/policy/document.js';

@@ -8,7 +8,7 @@ import { refreshImageFindings } from '../vulns/findings.js';
 import { detectDistro } from '../ecosystems/distro.js';
 import { guessDockerfile, historyOf } from './history.js';
 import { readImportParts, setOperationStatus } from './imports.js';
-import type { DistroInfo } from './model.js';
+import type { DistroInfo } from '../ecosystems/model.js';
 import { readSbomPackages } from './sbom/index.js';
 import { type ImportedContentSearch, type ImportedFileContent, importedRetrievedFiles, importedSearchResults } from './scanners/imported.js';
 import type { ImageConfig } from './sources/image-config.js';

@@ -1,12 +1,8 @@
 /**
- * The shared vocabulary of image analysis: what a layer walk yields, what catalogers consume and produce.
- * Nothing here knows about HTTP or the database.
+ * The shared vocabulary of image analysis: what a layer walk yields (files) and the content scanners that read
+ * along. Nothing here knows about HTTP or the database. The package vocabulary (package types, CatalogedPackage,
+ * Cataloger, DistroInfo) is the ecosystems' (src/ecosystems/model.ts).
  */
-
-// The package vocabulary (types, packages, distro, catalogers) belongs to the ecosystems; analysis code reads it here too.
-export { OS_PACKAGE_TYPES } from '../ecosystems/model.js';
-export type { CatalogedPackage, Cataloger, DistroInfo, PackageOwner, PackageType } from '../ecosystems/model.js';
-
 export type FileType = 'file' | 'dir' | 'symlink' | 'hardlink' | 'char' | 'block' | 'fifo';
 
 /** One path of the image's final filesystem view. */

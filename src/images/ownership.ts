@@ -15,7 +15,7 @@
  * language package's metadata location. What is held is one entry per owned package or archive, never the lists.
  */
 import { OWNABLE_TYPES, ownershipKey } from '../ecosystems/registry.js';
-import { OS_PACKAGE_TYPES, type CatalogedPackage, type PackageOwner } from './model.js';
+import { OS_PACKAGE_TYPES, type CatalogedPackage, type PackageOwner } from '../ecosystems/model.js';
 
 export function ownerOf(pkg: Pick<CatalogedPackage, 'type' | 'name' | 'version'>): PackageOwner {
   return { type: pkg.type, name: pkg.name, version: pkg.version };

@@ -1,6 +1,6 @@
 /** Assembles the SBOM writers' input from a stored analysis. */
 import type { Db } from '../db/index.js';
-import type { DistroInfo } from './model.js';
+import type { DistroInfo } from '../ecosystems/model.js';
 import type { SbomInput } from './sbom/input.js';
 import { readFileList } from './file-list.js';
 import * as store from './store.js';

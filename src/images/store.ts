@@ -12,7 +12,8 @@ import { nowIso } from '../util/time.js';
 import { recordEvent, type NewEvent } from '../events/events.js';
 import { writeFileList } from './file-list.js';
 import { decodeGoSymbols, encodeGoSymbols, type GoSymbolIndex } from '../ecosystems/go/symbols.js';
-import type { CatalogedPackage, FileRecord, PackageOwner } from './model.js';
+import type { FileRecord } from './model.js';
+import type { CatalogedPackage, PackageOwner } from '../ecosystems/model.js';
 
 export type AnalysisStatus = 'not_analyzed' | 'analyzing' | 'analyzed' | 'analysis_failed';
 export type ImageStatus = 'active' | 'deleting';

@@ -3,7 +3,8 @@
  * vulnerabilities, feed state and the previous image of the evaluated tag. Triggers see only this interface, so
  * they are testable with plain objects and know nothing about the database.
  */
-import type { DistroInfo, FileRecord } from '../images/model.js';
+import type { FileRecord } from '../images/model.js';
+import type { DistroInfo } from '../ecosystems/model.js';
 import type { PackageRow } from '../images/store.js';
 import type { ContentSearchResult } from '../images/scanners/index.js';
 import type { PackageVulnerabilityItem } from '../vulns/image-report.js';

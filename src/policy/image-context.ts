@@ -6,7 +6,7 @@ import type { Db } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
 import { imageAncestors } from '../images/ancestry.js';
 import { readFileList } from '../images/file-list.js';
-import type { DistroInfo } from '../images/model.js';
+import type { DistroInfo } from '../ecosystems/model.js';
 import type { ContentSearchResult, RetrievedFile } from '../images/scanners/index.js';
 import { getAnalyzedImage, packagesOf, readDocument, type PackageRow } from '../images/store.js';
 import { distroOf } from '../vulns/findings.js';

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { databaseKind, type Db } from '../db/index.js';
-import type { DistroInfo } from '../images/model.js';
+import type { DistroInfo } from '../ecosystems/model.js';
 import { nowIso } from '../util/time.js';
 import type { MatchablePackage } from '../ecosystems/shared/lookup.js';
 import { lookupTarget } from './ecosystems.js';

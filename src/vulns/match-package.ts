@@ -3,7 +3,7 @@
  * VulnerabilityProvider in one call per run (the database: vulnerability-repository.ts), then OSV range evaluation
  * with the ecosystem's comparator. Withdrawn advisories and disabled feeds or groups never match.
  */
-import type { DistroInfo } from '../images/model.js';
+import type { DistroInfo } from '../ecosystems/model.js';
 import type { LookupTarget, MatchablePackage } from '../ecosystems/shared/lookup.js';
 import { lookupTarget } from './ecosystems.js';
 import { matchedByOf, suppressionOf, type MatchedBy, type SuppressedCandidate } from './match-explain.js';

@@ -22,7 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CatalogedPackage } from '../../src/images/model.js';
+import type { CatalogedPackage } from '../../src/ecosystems/model.js';
 import { waitForAnalysis } from '../support/analysis.js';
 import {
   DEBIAN_OS_RELEASE,

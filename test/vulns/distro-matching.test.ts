@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as migration021 from '../../src/db/migrations/021_distro_release_keys.js';
 import type { Db } from '../../src/db/index.js';
-import type { DistroInfo } from '../../src/images/model.js';
+import type { DistroInfo } from '../../src/ecosystems/model.js';
 import { syncOsvSource } from '../../src/vulns/feed-sync.js';
 import { matchPackage } from '../../src/vulns/match-package.js';
 import { knexVulnerabilityProvider, markVulnerabilityDataChanged } from '../../src/vulns/vulnerability-repository.js';

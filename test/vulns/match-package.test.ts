@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/index.js';
-import type { DistroInfo } from '../../src/images/model.js';
+import type { DistroInfo } from '../../src/ecosystems/model.js';
 import { syncOsvSource } from '../../src/vulns/feed-sync.js';
 import type { SuppressedCandidate } from '../../src/vulns/match-explain.js';
 import { matchPackage, matchPackages } from '../../src/vulns/match-package.js';

@@ -3,7 +3,7 @@
  * catalogers parse it; afterwards its content is kept (within the same budget, oldest dropped first) only so that
  * a later hardlink to it in the same layer can be cataloged too.
  */
-import type { Cataloger } from '../model.js';
+import type { Cataloger } from '../../ecosystems/model.js';
 import type { FsNode } from './tree.js';
 
 interface KeptContent {

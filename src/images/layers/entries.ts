@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Header } from 'tar-stream';
-import type { Cataloger, ContentScanner, FileRecord, FileType } from '../model.js';
+import type { ContentScanner, FileRecord, FileType } from '../model.js';
+import type { Cataloger } from '../../ecosystems/model.js';
 import type { CaptureBudget } from './capture.js';
 import { LayerLimitError, UnsafePathError } from './errors.js';
 import { ROOT, baseName, checkSymlinkTarget, joinPath, normaliseEntryPath, parentPath } from './paths.js';

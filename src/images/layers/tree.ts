@@ -3,7 +3,8 @@
  * directory drops its whole subtree in one step, and catalog results stored on a node vanish with it.
  * Every node remembers the layer that last wrote it, because whiteouts only hide what lower layers wrote.
  */
-import type { CatalogedPackage, FileRecord } from '../model.js';
+import type { FileRecord } from '../model.js';
+import type { CatalogedPackage } from '../../ecosystems/model.js';
 import { UnsafePathError } from './errors.js';
 import { ROOT, joinPath, pathComponents } from './paths.js';
 

@@ -6,7 +6,8 @@
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
-import type { Cataloger, CatalogedPackage, ContentScanner, FileRecord } from '../model.js';
+import type { ContentScanner, FileRecord } from '../model.js';
+import type { Cataloger, CatalogedPackage } from '../../ecosystems/model.js';
 import { CaptureBudget } from './capture.js';
 import { type LayerCompression, SNIFF_BYTES, createDecompressor, describeDecompressionFailure, detectCompression, peekBytes } from './decompress.js';
 import { EntryApplier, EntryStreamFailed, type LayerPosition, type TarHeader } from './entries.js';

@@ -6,7 +6,7 @@
  */
 import { Enums, Models, Types, type Serialize } from '@cyclonedx/cyclonedx-library';
 import { cycloneDxJson, type CycloneDxSpecVersion } from './cyclonedx-serialize.js';
-import type { DistroInfo } from '../model.js';
+import type { DistroInfo } from '../../ecosystems/model.js';
 import { imageDisplayName, imagePurl } from './image-name.js';
 import { documentTime, type SbomImage, type SbomInput, type SbomPackage } from './input.js';
 import { classifyLicense, conjoin, type LicenseChoice } from './licenses.js';

@@ -3,7 +3,8 @@
  * (a PackageRow or a CatalogedPackage both fit `SbomPackage`). Writers are pure functions of this input, so an
  * export of the same analysis is the same document byte for byte.
  */
-import type { DistroInfo, FileRecord, PackageOwner } from '../model.js';
+import type { FileRecord } from '../model.js';
+import type { DistroInfo, PackageOwner } from '../../ecosystems/model.js';
 
 export interface SbomLayer {
   digest: string;

@@ -5,7 +5,7 @@
  */
 import type { EcosystemNames } from '../../ecosystems/ecosystem.js';
 import { ecosystemOf } from '../../ecosystems/registry.js';
-import { OS_PACKAGE_TYPES } from '../model.js';
+import { OS_PACKAGE_TYPES } from '../../ecosystems/model.js';
 
 export { typeFromPurlType, typeFromSyftType } from '../../ecosystems/registry.js';
 

@@ -4,7 +4,7 @@
  * distro. Understands Vigil's `vigil:` properties and syft's `syft:` ones. A language package nested in an OS
  * package is owned by it (sbom/ownership-links.ts).
  */
-import type { CatalogedPackage, DistroInfo, PackageType } from '../model.js';
+import type { CatalogedPackage, DistroInfo, PackageType } from '../../ecosystems/model.js';
 import { OWNABLE_TYPES } from '../../ecosystems/registry.js';
 import { linkOwner } from '../ownership.js';
 import { CDX_PROPERTY } from './cyclonedx.js';

@@ -6,7 +6,7 @@
 import { PackageURL } from 'packageurl-js';
 import type { Ecosystem, ImportedIdentity } from '../../ecosystems/ecosystem.js';
 import { ecosystemOf } from '../../ecosystems/registry.js';
-import type { CatalogedPackage, DistroInfo, PackageType } from '../model.js';
+import type { CatalogedPackage, DistroInfo, PackageType } from '../../ecosystems/model.js';
 import { isOsPackageType, typeFromPurlType } from './package-types.js';
 
 /** What a reader gathered about one package; `typeHints` are Vigil types in the format's order of trust. */

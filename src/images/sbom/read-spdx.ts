@@ -4,7 +4,7 @@
  * operating system giving the distro. syft's ownership relationships (`OTHER`, comment `ownership-by-file-overlap...`)
  * make the OS package the owner of the language package (sbom/ownership-links.ts).
  */
-import type { CatalogedPackage, DistroInfo } from '../model.js';
+import type { CatalogedPackage, DistroInfo } from '../../ecosystems/model.js';
 import { linkOwner } from '../ownership.js';
 import { isValidSpdxExpression } from './licenses.js';
 import { isSpdxOwnershipComment } from './ownership-links.js';

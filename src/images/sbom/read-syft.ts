@@ -3,7 +3,7 @@
  * for locations, licenses and cpes) and older ones (plain strings), and the distro block.
  */
 import { sourceRpmName } from '../../ecosystems/rpm/cataloger.js';
-import type { CatalogedPackage, DistroInfo, PackageType } from '../model.js';
+import type { CatalogedPackage, DistroInfo, PackageType } from '../../ecosystems/model.js';
 import { linkOwner } from '../ownership.js';
 import { OWNERSHIP_RELATIONSHIP } from './ownership-links.js';
 import { typeFromSyftType } from './package-types.js';

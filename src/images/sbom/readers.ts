@@ -3,7 +3,7 @@
  * have reported them. Malformed documents raise SbomReadError naming the field; packages Vigil cannot represent
  * are skipped with a warning.
  */
-import type { CatalogedPackage, DistroInfo } from '../model.js';
+import type { CatalogedPackage, DistroInfo } from '../../ecosystems/model.js';
 import { CYCLONEDX_SPEC_VERSIONS, detectSbomFormat, isCycloneDxShaped, isSpdxShaped, SPDX_VERSIONS } from './detect.js';
 import { readCycloneDx } from './read-cyclonedx.js';
 import { SbomReadError, type SbomFormat } from './read-errors.js';

@@ -4,7 +4,7 @@
  * an OTHER relationship (syft's ownership-by-file-overlap) to each language package it owns. Files are left
  * out: SPDX 2.3 requires a SHA-1 for every file and Vigil records SHA-256 only.
  */
-import type { DistroInfo } from '../model.js';
+import type { DistroInfo } from '../../ecosystems/model.js';
 import { imageDisplayName, imagePurl } from './image-name.js';
 import { documentTime, type SbomImage, type SbomInput, type SbomPackage } from './input.js';
 import { classifyLicense, conjoin, licenseRefsIn, type LicenseChoice } from './licenses.js';

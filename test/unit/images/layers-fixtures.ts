@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
 import tar from 'tar-stream';
-import type { Cataloger, CatalogedPackage } from '../../../src/images/model.js';
+import type { Cataloger, CatalogedPackage } from '../../../src/ecosystems/model.js';
 import type { LayerBlob } from '../../../src/images/layers/walker.js';
 
 export interface FixtureEntry {

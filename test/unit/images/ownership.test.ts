@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RPMTAG, RpmType, parseRpmHeader } from '../../../src/ecosystems/rpm/header.js';
 import { rpmFilePaths } from '../../../src/ecosystems/rpm/cataloger.js';
 import { catalogerNamed, ownershipKey } from '../../../src/ecosystems/registry.js';
-import type { CatalogedPackage } from '../../../src/images/model.js';
+import type { CatalogedPackage } from '../../../src/ecosystems/model.js';
 import { assignOwners } from '../../../src/images/ownership.js';
 import { readSbomPackages } from '../../../src/images/sbom/index.js';
 import { lookupTarget } from '../../../src/vulns/ecosystems.js';

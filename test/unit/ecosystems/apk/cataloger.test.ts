@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FILES, parseApkInstalled, splitApkLicense } from '../../../../src/ecosystems/apk/cataloger.js';
 import { catalogerNamed } from '../../../../src/ecosystems/registry.js';
-import type { CatalogedPackage } from '../../../../src/images/model.js';
+import type { CatalogedPackage } from '../../../../src/ecosystems/model.js';
 
 const DB_PATH = '/lib/apk/db/installed';
 const apkCataloger = catalogerNamed('apk');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { composerCataloger, isComposerInstalledJson, isComposerLock } from '../../../../src/ecosystems/composer/cataloger.js';
-import type { CatalogedPackage } from '../../../../src/images/model.js';
+import type { CatalogedPackage } from '../../../../src/ecosystems/model.js';
 import { COMPOSER_INSTALLED_JSON, COMPOSER_LOCK } from '../../../support/language-fixtures.js';
 
 const parse = (path: string, content: string | Buffer) => composerCataloger.parse(path, Buffer.from(content)) as CatalogedPackage[];

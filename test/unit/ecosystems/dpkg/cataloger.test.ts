@@ -3,7 +3,7 @@ import { parseDpkgSource, parseDpkgStatus } from '../../../../src/ecosystems/dpk
 import { catalogerNamed } from '../../../../src/ecosystems/registry.js';
 
 const dpkgCataloger = catalogerNamed('dpkg');
-import type { CatalogedPackage } from '../../../../src/images/model.js';
+import type { CatalogedPackage } from '../../../../src/ecosystems/model.js';
 
 const STATUS_PATH = '/var/lib/dpkg/status';
 

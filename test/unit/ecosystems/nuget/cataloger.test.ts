@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dotnetCataloger, isDepsJsonPath } from '../../../../src/ecosystems/nuget/cataloger.js';
-import type { CatalogedPackage } from '../../../../src/images/model.js';
+import type { CatalogedPackage } from '../../../../src/ecosystems/model.js';
 import { aspNetDepsJson } from '../../../support/language-fixtures.js';
 
 const parse = (path: string, content: string | Buffer) => dotnetCataloger.parse(path, Buffer.from(content)) as CatalogedPackage[];

@@ -4,7 +4,7 @@ import { RPMTAG, RpmHeaderError, RpmType, parseRpmHeader } from '../../../../src
 import { readBerkeleyHashValues } from '../../../../src/ecosystems/rpm/berkeley-db.js';
 import { readRpmdbSqliteBlobs, rpmPackageFromHeader, sourceRpmName } from '../../../../src/ecosystems/rpm/cataloger.js';
 import { catalogerNamed } from '../../../../src/ecosystems/registry.js';
-import type { CatalogedPackage } from '../../../../src/images/model.js';
+import type { CatalogedPackage } from '../../../../src/ecosystems/model.js';
 import { buildRpmHeaderBlob } from './testdata/rpm-header-builder.js';
 import { type RpmdbFixture, type RpmQuery, buildBerkeleyPackagesFile, buildRpmdbFixture } from './testdata/rpmdb.js';
 

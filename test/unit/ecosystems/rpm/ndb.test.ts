@@ -8,7 +8,7 @@ import { detectDistro } from '../../../../src/ecosystems/distro.js';
 import { readRpmdbBlobs, readRpmdbSqliteBlobs } from '../../../../src/ecosystems/rpm/cataloger.js';
 import { readNdbPackageBlobs } from '../../../../src/ecosystems/rpm/ndb.js';
 import { catalogerNamed } from '../../../../src/ecosystems/registry.js';
-import type { CatalogedPackage } from '../../../../src/images/model.js';
+import type { CatalogedPackage } from '../../../../src/ecosystems/model.js';
 import { buildNdbPackagesFile, buildRpmdbFixture, noarchRpmSpec, type RpmdbFixture } from './testdata/rpmdb.js';
 
 const rpmCataloger = catalogerNamed('rpm');

@@ -2,7 +2,7 @@ import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readAuditedCrates } from '../../../../src/ecosystems/rust/cargo-auditable.js';
 import { MAX_CARGO_LOCK_PACKAGES, parseCargoLock } from '../../../../src/ecosystems/rust/cargo-lock.js';
-import type { CatalogedPackage } from '../../../../src/images/model.js';
+import type { CatalogedPackage } from '../../../../src/ecosystems/model.js';
 import { goBinaryCataloger } from '../../../../src/ecosystems/go/cataloger.js';
 import { isProjectCargoLock, rustBinaryCataloger, rustCargoLockCataloger } from '../../../../src/ecosystems/rust/cataloger.js';
 import { CARGO_LOCK, CRATES_IO, RUSTC_MISSING, auditData, buildAuditableRustBinary, elfWithSections, rustcAvailable, type AuditedCrateSpec } from '../../../support/language-fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DistroInfo } from '../../../../src/images/model.js';
+import type { DistroInfo } from '../../../../src/ecosystems/model.js';
 import type { TriggerParams } from '../../../../src/policy/evaluation-context.js';
 import { compareDistroVersions, distroGate } from '../../../../src/policy/gates/distro.js';
 import { defaultTriggerId } from '../../../../src/policy/trigger-ids.js';

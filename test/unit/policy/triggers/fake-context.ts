@@ -1,5 +1,6 @@
 /** A plain-object EvaluationContext for trigger tests, plus fixture builders for packages and findings. */
-import type { DistroInfo, FileRecord } from '../../../../src/images/model.js';
+import type { FileRecord } from '../../../../src/images/model.js';
+import type { DistroInfo } from '../../../../src/ecosystems/model.js';
 import type { ContentSearchResult } from '../../../../src/images/scanners/index.js';
 import type { PackageRow } from '../../../../src/images/store.js';
 import type { EvaluationContext, FeedGroupState, Fired, TriggerParams } from '../../../../src/policy/evaluation-context.js';

@@ -4,7 +4,7 @@
  * provider.
  */
 import { describe, expect, it } from 'vitest';
-import type { DistroInfo } from '../../../../src/images/model.js';
+import type { DistroInfo } from '../../../../src/ecosystems/model.js';
 import { matchPackage, matchPackages } from '../../../../src/vulns/match-package.js';
 import { MemoryVulnerabilityProvider } from './memory-provider.js';
 
