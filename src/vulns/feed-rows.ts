@@ -77,7 +77,7 @@ export function serialiseRecord(r: OsvRecord): SerialisedRecord {
       affected.push([r.id, feedGroupName(ecosystem, release), ecosystem, release, normalizePackageName(ecosystem, a.package.name), JSON.stringify(a)]);
     }
   }
-  const contentJson = contentJsonUnlessCanonical(r, json);
+  const contentJson = contentJsonUnlessCanonical(r);
   return { id: r.id, modified: r.modified, json, ...(contentJson === undefined ? {} : { contentJson }), columns, affected };
 }
 
