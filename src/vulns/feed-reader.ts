@@ -1,7 +1,8 @@
 /**
  * Reads an OSV path (all.zip, directory, file) in a worker thread: inflating, decoding, JSON.parse, validation
- * and serialising (feed-rows.ts) happen there, while the main thread digests, compares and writes. On two cores the two halves overlap, and however large the feed, its parsing never
- * blocks the event loop that serves API requests.
+ * and serialising (feed-rows.ts) happen there, while the main thread digests, compares and writes. On two cores
+ * the two halves overlap, and however large the feed, its parsing never blocks the event loop that serves API
+ * requests.
  *
  * Batches arrive with bounded flow control (at most READER_WINDOW of them wait; see feed-reader-worker.ts). Read
  * errors keep their meaning: a malformed record is skipped and counted by the reader as in process, and a source
@@ -17,8 +18,8 @@ import { startModuleWorker } from '../util/module-worker.js';
 import { SERIALISED_BATCH_RECORDS, type SerialisedRecord, type SerialisedSource } from './feed-rows.js';
 import type { OsvReadOptions, OsvReadStats } from './osv/archive.js';
 
-/** Batches the reader may post ahead of the main thread. */
-export const READER_WINDOW = 4;
+/** Batches the reader may post ahead of the main thread: 2 000 records, what one SQLite staging step takes, so the reader need not stall while the main thread stages. */
+export const READER_WINDOW = 8;
 /** How long an idle reader thread is kept for the next read. */
 const READER_IDLE_MS = 30_000;
 

@@ -54,8 +54,8 @@ export interface SerialisedSource {
   stats: OsvReadStats;
 }
 
-/** Records per batch: one message from the reader thread, so a few of them in flight stay a few MiB. */
-export const SERIALISED_BATCH_RECORDS = 1000;
+/** Records per batch: one message from the reader thread. Small, so the staging thread waits little for the first one and the last. */
+export const SERIALISED_BATCH_RECORDS = 250;
 
 export function serialiseRecord(r: OsvRecord): SerialisedRecord {
   const json = JSON.stringify(r);

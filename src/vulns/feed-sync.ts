@@ -7,7 +7,8 @@
  * caller's own switch work (its completion event). A sync is all or nothing: a source that fails part-way
  * (truncated archive, unreadable path, a crash) never reaches the switch, and a switch that fails rolls back
  * whole, so the previous data keeps serving, unchanged. Malformed records are skipped and counted; a source
- * with no valid record at all fails.
+ * with no valid record at all fails. OSV paths are read and parsed in the feed reader thread (feed-reader.ts)
+ * while this thread digests and stages; other sources are read here, through the same feed-rows.ts functions.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/index.js';
