@@ -16,22 +16,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import { databaseKind, type Db } from '../db/index.js';
 import { nowIso } from '../util/time.js';
-import type { OsvRecord } from './osv/types.js';
-import { normalizePackageName } from '../ecosystems/registry.js';
-import { feedGroupName } from './records.js';
-
-type Value = string | Buffer | null;
-
-/**
- * A record in the form it is staged in: its row, in RECORD_COLUMNS order without the first and last (feed and
- * updated_at, the same for a whole sync), and its index entries, each in AFFECTED_COLUMNS order without the first
- * (feed). Built as soon as a record is known to be new or changed, so the parsed record is garbage before the
- * batch is written.
- */
-export interface StagedRecord {
-  row: Value[];
-  affected: Value[][];
-}
+import type { StagedRecord, StagedValue } from './feed-rows.js';
 
 export interface Staging {
   /** Records to collect before calling `add`: one staging transaction each. */
@@ -60,34 +45,8 @@ const RECORD_COLUMNS = [
   'record',
   'updated_at',
 ] as const;
+/** The index entries' columns; feed-rows.ts builds staged rows in these orders. */
 const AFFECTED_COLUMNS = ['feed', 'vuln_id', 'grp', 'ecosystem', 'release', 'package_name', 'affected'] as const;
-
-/** The staged form of a record, given its stored form and content digest (records.ts). */
-export function stagedRecord(r: OsvRecord, stored: Buffer, digest: string): StagedRecord {
-  const row = [
-    r.id,
-    r.modified,
-    r.published ?? null,
-    r.withdrawn ?? null,
-    r.summary ?? null,
-    r.severityLabel ?? null,
-    JSON.stringify(r.severity),
-    JSON.stringify(r.aliases),
-    digest,
-    stored,
-  ];
-  // A withdrawn record gets no index entries, so the matcher never needs to look at the record.
-  const affected: Value[][] = [];
-  if (r.withdrawn === undefined) {
-    for (const a of r.affected) {
-      if (!a.package) continue;
-      const ecosystem = a.package.ecosystem.ecosystem.toLowerCase();
-      const release = a.package.ecosystem.release ?? null;
-      affected.push([r.id, feedGroupName(ecosystem, release), ecosystem, release, normalizePackageName(ecosystem, a.package.name), JSON.stringify(a)]);
-    }
-  }
-  return { row, affected };
-}
 
 /** Opens the staging area of one sync of `feed`, clearing what a crashed sync of the feed may have left. */
 export async function openStaging(db: Db, feed: string, syncId: string): Promise<Staging> {
@@ -238,7 +197,7 @@ class SharedTableStaging implements Staging {
 }
 
 /** Multi-row inserts with positional parameters, without a query builder per row. */
-async function insertRows(trx: Db, table: string, columns: readonly string[], rows: Value[][]): Promise<void> {
+async function insertRows(trx: Db, table: string, columns: readonly string[], rows: StagedValue[][]): Promise<void> {
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   for (let i = 0; i < rows.length; i += INSERT_ROWS) {
     const slice = rows.slice(i, i + INSERT_ROWS);

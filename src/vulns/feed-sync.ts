@@ -7,14 +7,16 @@
  * caller's own switch work (its completion event). A sync is all or nothing: a source that fails part-way
  * (truncated archive, unreadable path, a crash) never reaches the switch, and a switch that fails rolls back
  * whole, so the previous data keeps serving, unchanged. Malformed records are skipped and counted; a source
- * with no valid record at all fails.
+ * with no valid record at all fails. OSV paths are read and parsed in the feed reader thread (feed-reader.ts)
+ * while this thread digests and stages; other sources are read here, through the same feed-rows.ts functions.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/index.js';
 import { nowIso } from '../util/time.js';
-import { readOsvPath, type OsvReadError, type OsvReadResult } from './osv/archive.js';
-import { openStaging, stagedRecord, type StagedRecord, type Staging } from './feed-staging.js';
-import { encodeRecordWithDigest } from './records.js';
+import type { OsvReadError, OsvReadOptions, OsvReadResult } from './osv/archive.js';
+import { readOsvPathInWorker } from './feed-reader.js';
+import { prepareRecord, serialiseInProcess, type SerialisedSource, type StagedRecord } from './feed-rows.js';
+import { openStaging, type Staging } from './feed-staging.js';
 import { markVulnerabilityDataChanged } from './vulnerability-repository.js';
 
 export interface SyncStats {
@@ -49,6 +51,8 @@ export interface SyncOptions {
    * transaction, after everything else in it; a throw rolls the switch back and fails the sync.
    */
   onSwitch?: SwitchHook<SyncStats>;
+  /** Aborting fails the sync (the previous data keeps serving) and stops reading the source. */
+  signal?: AbortSignal;
 }
 
 /** Work run inside a sync's switch transaction, given the sync's statistics. */
@@ -135,8 +139,27 @@ export async function recordSyncOutcome(
     });
 }
 
-/** Syncs a feed from records read from any source; the source is treated as the feed's complete content. */
-export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult, options: SyncOptions = {}): Promise<SyncResult> {
+/** Syncs a feed from records read in this thread from any source; the source is treated as the feed's complete content. */
+export function syncFeedRecords(db: Db, feed: string, input: OsvReadResult, options: SyncOptions = {}): Promise<SyncResult> {
+  return syncSerialised(db, feed, serialiseInProcess(input), options);
+}
+
+/**
+ * Syncs a feed from an OSV path (all.zip, directory or JSON file), read, parsed and prepared in the feed reader
+ * thread (feed-reader.ts) while this thread stages.
+ */
+export async function syncOsvSource(db: Db, feed: string, path: string, options: SyncOptions & { read?: OsvReadOptions } = {}): Promise<SyncResult> {
+  const { read, ...sync } = options;
+  // Started before the database work below, which it overlaps; closed whichever way the sync ends.
+  const source = readOsvPathInWorker(path, read);
+  try {
+    return await syncSerialised(db, feed, source, { source: path, kind: 'osv', ...sync });
+  } finally {
+    source.close();
+  }
+}
+
+async function syncSerialised(db: Db, feed: string, input: SerialisedSource, options: SyncOptions): Promise<SyncResult> {
   await ensureFeed(db, feed, options.kind);
   const stats: SyncStats = { read: 0, skipped: 0, inserted: 0, updated: 0, unchanged: 0, removed: 0, errors: [] };
   const every = options.progressEvery ?? 10_000;
@@ -152,30 +175,34 @@ export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult
     const replaced: string[] = [];
     // Keyed by id: a source that lists one id twice stores its last copy once.
     let batch = new Map<string, StagedRecord>();
-    for await (const record of input.records) {
-      stats.read++;
-      const { stored, digest } = encodeRecordWithDigest(record);
-      if (seen.has(record.id)) {
-        // A second copy of an id: the last one wins while it is still unstaged.
-        if (batch.has(record.id)) batch.set(record.id, stagedRecord(record, stored, digest));
-        continue;
-      }
-      seen.add(record.id);
-      const before = known.get(record.id);
-      if (before === digest) stats.unchanged++;
-      else {
-        if (before === undefined) stats.inserted++;
+    // Leaving this loop early (a throw, an abort) closes the source, which stops its reader thread.
+    for await (const serialised of input.batches) {
+      options.signal?.throwIfAborted();
+      for (const record of serialised) {
+        const { id, digest, staged } = prepareRecord(record);
+        stats.read++;
+        if (seen.has(id)) {
+          // A second copy of an id: the last one wins while it is still unstaged.
+          if (batch.has(id)) batch.set(id, staged);
+          continue;
+        }
+        seen.add(id);
+        const before = known.get(id);
+        if (before === digest) stats.unchanged++;
         else {
-          stats.updated++;
-          replaced.push(record.id);
+          if (before === undefined) stats.inserted++;
+          else {
+            stats.updated++;
+            replaced.push(id);
+          }
+          batch.set(id, staged);
+          if (batch.size >= staging.batchSize) {
+            await staging.add([...batch.values()]);
+            batch = new Map();
+          }
         }
-        batch.set(record.id, stagedRecord(record, stored, digest));
-        if (batch.size >= staging.batchSize) {
-          await staging.add([...batch.values()]);
-          batch = new Map();
-        }
+        if (options.onProgress && stats.read % every === 0) options.onProgress({ ...stats, skipped: input.stats.skipped });
       }
-      if (options.onProgress && stats.read % every === 0) options.onProgress({ ...stats, skipped: input.stats.skipped });
     }
     await staging.add([...batch.values()]);
     stats.skipped = input.stats.skipped;
@@ -203,11 +230,6 @@ export async function syncFeedRecords(db: Db, feed: string, input: OsvReadResult
   } finally {
     await staging?.discard().catch(() => undefined);
   }
-}
-
-/** Syncs a feed from an OSV path (all.zip, directory or JSON file). */
-export function syncOsvSource(db: Db, feed: string, path: string, options: SyncOptions = {}): Promise<SyncResult> {
-  return syncFeedRecords(db, feed, readOsvPath(path), { source: path, kind: 'osv', ...options });
 }
 
 /** Record counts per group (`debian:12`, `pypi`, ...), as feed listings show them. */

@@ -17,8 +17,7 @@ import type { Services } from '../service.js';
 import { nowIso } from '../util/time.js';
 import { reevaluateImage } from '../policy/reevaluate.js';
 import { syncEpssSource, syncKevSource, syncNvdSource } from './enrichment-sync.js';
-import { syncFeedRecords, type SwitchHook, type SyncStats } from './feed-sync.js';
-import { readOsvPath } from './osv/archive.js';
+import { syncFeedRecords, syncOsvSource, type SwitchHook, type SyncStats } from './feed-sync.js';
 import { rematchQueuedKeys, type RematchStats } from './rematch.js';
 import { readAlpineSecdbPath } from './sources/alpine-secdb.js';
 import { detectFeedKind, feedNameFromLocation, type FeedKind } from './sources/detect.js';
@@ -127,15 +126,24 @@ async function localCopy(services: Services, source: FeedSource, force: boolean,
 }
 
 /** Imports a downloaded source; `onSwitch` runs in the transaction that makes its data live. */
-async function importSource(services: Services, name: string, kind: FeedKind, path: string, location: string, progress: FeedSyncProgress, onSwitch: SwitchHook<unknown>): Promise<unknown> {
+async function importSource(
+  services: Services,
+  name: string,
+  kind: FeedKind,
+  path: string,
+  location: string,
+  progress: FeedSyncProgress,
+  onSwitch: SwitchHook<unknown>,
+  signal: AbortSignal,
+): Promise<unknown> {
   const onProgress = (s: Readonly<SyncStats>) => {
     progress.records = s.read;
     services.log.info({ feed: name, ...s, errors: undefined }, 'feed sync progress');
   };
-  const options = { source: location, kind, onProgress, progressEvery: 20_000, onSwitch };
+  const options = { source: location, kind, onProgress, progressEvery: 20_000, onSwitch, signal };
   switch (kind) {
     case 'osv':
-      return (await syncFeedRecords(services.db, name, readOsvPath(path, { maxRecordBytes: services.config.feeds.maxRecordBytes }), options)).stats;
+      return (await syncOsvSource(services.db, name, path, { ...options, read: { maxRecordBytes: services.config.feeds.maxRecordBytes } })).stats;
     case 'alpine-secdb':
       return (await syncFeedRecords(services.db, name, readAlpineSecdbPath(path), options)).stats;
     case 'kev':
@@ -173,7 +181,7 @@ async function syncOne(services: Services, source: FeedSource, force: boolean, s
         details: { kind, location, stats },
       });
     };
-    const stats = await importSource(services, source.name, kind, copy.path, location, progress, onSwitch);
+    const stats = await importSource(services, source.name, kind, copy.path, location, progress, onSwitch, signal);
     return { feed: source.name, status: 'ok', kind, stats };
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);

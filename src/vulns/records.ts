@@ -34,17 +34,42 @@ function storedForm(json: string): { stored: Buffer; utf8: Buffer } {
  */
 export function encodeRecordWithDigest(record: OsvRecord): { stored: Buffer; digest: string } {
   const json = JSON.stringify(record);
+  return storeRecordJson(json, record.id, record.modified, contentJsonUnlessCanonical(record));
+}
+
+/** The member the digest leaves out, and what precedes it in a record serialised in parseOsvRecord's key order. */
+function digestSkip(id: string, modified: string): { head: string; member: string } {
+  return { head: `{"id":${JSON.stringify(id)}`, member: `,"modified":${JSON.stringify(modified)}` };
+}
+
+/**
+ * The JSON the digest is taken over when the record's own JSON does not start with `id` and `modified` (a record
+ * built in another key order): the record serialised again without `modified`. Undefined for parsed records.
+ * JSON.stringify writes members in key order, so looking at the first two keys is enough (and cheaper than
+ * comparing the JSON: this runs once per record on the feed reader thread).
+ */
+export function contentJsonUnlessCanonical(record: OsvRecord): string | undefined {
+  let position = 0;
+  for (const key in record) {
+    if (key !== (position === 0 ? 'id' : 'modified')) break;
+    if (++position === 2) return undefined;
+  }
+  const { modified: _modified, ...content } = record;
+  return JSON.stringify(content);
+}
+
+/**
+ * The stored form and digest of a record given as its JSON (what crosses from the feed reader thread), with the
+ * `contentJson` that contentJsonUnlessCanonical gave for it.
+ */
+export function storeRecordJson(json: string, id: string, modified: string, contentJson: string | undefined): { stored: Buffer; digest: string } {
   const { stored, utf8 } = storedForm(json);
   const hash = createHash('sha256');
-  const head = `{"id":${JSON.stringify(record.id)}`;
-  const member = `,"modified":${JSON.stringify(record.modified)}`;
-  if (json.startsWith(head) && json.startsWith(member, head.length)) {
+  if (contentJson === undefined) {
+    const { head, member } = digestSkip(id, modified);
     const headBytes = Buffer.byteLength(head);
     hash.update(utf8.subarray(0, headBytes)).update(utf8.subarray(headBytes + Buffer.byteLength(member)));
-  } else {
-    const { modified: _modified, ...content } = record;
-    hash.update(JSON.stringify(content));
-  }
+  } else hash.update(contentJson);
   return { stored, digest: hash.digest('hex') };
 }
 
