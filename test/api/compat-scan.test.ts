@@ -321,8 +321,8 @@ describe('POST /scan (one-time scan)', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.json.policy_scan.image_digest).toBe(res.json.vuln_scan.sbom_id);
     expect(res.json.vuln_scan.vulnerabilities.map((v: { vuln: string }) => v.vuln)).toEqual(['DSA-9001-1']);
-    // No Dockerfile is known: the HEALTHCHECK rule has nothing to check.
-    expect(res.json.policy_scan.evaluations[0].details.findings.map((f: { rule_id: string }) => f.rule_id)).toEqual(['vulns-above-medium']);
+    // No Dockerfile is known: the HEALTHCHECK rule has nothing to check. DSA-9001-1 is Critical and in KEV: two rules.
+    expect(res.json.policy_scan.evaluations[0].details.findings.map((f: { rule_id: string }) => f.rule_id)).toEqual(['vulns-above-medium', 'known-exploited']);
   });
 });
 

@@ -96,8 +96,8 @@ const SCORE_CHECKS: ScoreCheck[] = [
 /** The vulnerabilities/package rule, its parameters read once. */
 interface PackageRule {
   packageType: string;
-  severityOp: string;
-  severityIdx: number;
+  /** Undefined when the rule does not compare severity at all (a KEV rule without severity parameters). */
+  severity: { op: string; idx: number } | undefined;
   scores: { check: ScoreCheck; op: string; threshold: number }[];
   fixAvailable: boolean | undefined;
   vendorOnly: boolean;
@@ -120,10 +120,13 @@ function packageRule(params: TriggerParams, now: Date): PackageRule {
   const optionalBool = (name: string): boolean | undefined => (params[name] === undefined ? undefined : isTrue(params[name]));
   const fixAvailable = optionalBool('fix_available');
   const exclude = params.package_path_exclude;
+  const kev = optionalBool('known_exploited_vulnerability');
+  // The engine's defaults (> unknown) leave out findings of unknown severity. A rule asking for known-exploited
+  // findings without any severity parameter means every one of them: exploitation matters more than a missing rating.
+  const severityGiven = params.severity !== undefined || params.severity_comparison !== undefined;
   return {
     packageType: params.package_type ?? 'all',
-    severityOp: params.severity_comparison ?? '>',
-    severityIdx: severityIndex(params.severity ?? 'unknown'),
+    severity: kev === true && !severityGiven ? undefined : { op: params.severity_comparison ?? '>', idx: severityIndex(params.severity ?? 'unknown') },
     scores: SCORE_CHECKS.flatMap((check) => {
       const threshold = numberParam(params, check.param);
       return threshold === undefined ? [] : [{ check, op: params[`${check.param}_comparison`] ?? '>=', threshold }];
@@ -135,7 +138,7 @@ function packageRule(params: TriggerParams, now: Date): PackageRule {
     fixedBefore: fixAvailable === true ? days('max_days_since_fix') : undefined,
     // re.match semantics: the pattern must match at the start of the path.
     pathExclude: exclude === undefined || exclude === '' ? undefined : compileUserRegex(`^(?:${exclude})`),
-    kev: optionalBool('known_exploited_vulnerability'),
+    kev,
     epssOp: params.epss_score_comparison ?? '>=',
     epssScore: numberParam(params, 'epss_score'),
     epssPercentile: numberParam(params, 'epss_percentile'),
@@ -172,7 +175,7 @@ function packageMessage(item: PackageVulnerabilityItem, rule: PackageRule): stri
 function packageRuleMatches(item: PackageVulnerabilityItem, rule: PackageRule): boolean {
   const cls = packageClass(item);
   if (rule.packageType !== 'all' && rule.packageType !== cls) return false;
-  if (!compareNumbers(rule.severityOp, severityIndex(item.severity), rule.severityIdx)) return false;
+  if (rule.severity && !compareNumbers(rule.severity.op, severityIndex(item.severity), rule.severity.idx)) return false;
   if (cls === 'non-os' && rule.pathExclude && item.package_path != null && rule.pathExclude.test(item.package_path)) return false;
   if (rule.vendorOnly && item.will_not_fix) return false;
   if (rule.createdBefore !== undefined) {
@@ -396,7 +399,7 @@ export const vulnerabilitiesGate: GateDefinition = {
         {
           name: 'known_exploited_vulnerability',
           description:
-            'When given, the vulnerability must be (true) or must not be (false) in the CISA Known Exploited Vulnerabilities catalog.',
+            'When given, the vulnerability must be (true) or must not be (false) in the CISA Known Exploited Vulnerabilities catalog. With true and neither severity nor severity_comparison, findings of every severity count, unknown included.',
           required: false,
           example: 'true',
           validator: booleanString,

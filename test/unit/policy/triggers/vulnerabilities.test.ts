@@ -251,6 +251,20 @@ describe('vulnerabilities/package: known_exploited_vulnerability', () => {
   it('absent does not filter', async () => {
     expect(await firedIds(findings, {})).toEqual(['KEV', 'NOT-KEV']);
   });
+  it('true without severity parameters takes KEV findings of every severity, unknown included', async () => {
+    const kev = bySeverity.map((f) => ({ ...f, is_kev: true }));
+    expect(await firedIds([...kev, finding({ vuln: 'NOT-KEV', severity: 'Critical' })], { known_exploited_vulnerability: 'true' })).toEqual([
+      'UNKNOWN', 'NEGLIGIBLE', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL',
+    ]);
+  });
+  it('true with a severity parameter still compares severity', async () => {
+    const kev = bySeverity.map((f) => ({ ...f, is_kev: true }));
+    expect(await firedIds(kev, { known_exploited_vulnerability: 'true', severity: 'medium' })).toEqual(['HIGH', 'CRITICAL']);
+    expect(await firedIds(kev, { known_exploited_vulnerability: 'true', severity_comparison: '>' })).toEqual(['NEGLIGIBLE', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);
+  });
+  it('false keeps the default severity comparison (> unknown)', async () => {
+    expect(await firedIds(bySeverity, { known_exploited_vulnerability: 'false' })).toEqual(['NEGLIGIBLE', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);
+  });
 });
 
 describe('vulnerabilities/package: EPSS', () => {
