@@ -9,6 +9,7 @@ import { validateCronExpression } from 'cron';
 import { type ContentScanConfig, type NamedPattern, DEFAULT_RETRIEVE_FILES, DEFAULT_SECRET_PATTERNS } from './images/scanners/index.js';
 import { compilePattern } from './images/scanners/regex-search.js';
 import { OutboundPolicy } from './outbound/policy.js';
+import { closestName } from './util/edit-distance.js';
 import { defaultFeedSources, nvdFeedSources } from './vulns/sources/default-feeds.js';
 
 export type JwtAlgorithm = 'HS256' | 'RS256' | 'ES256';
@@ -313,6 +314,56 @@ function allowList(env: Env, name: string): string | null {
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  return readConfig(env);
+}
+
+/** Records the VIGIL_ names read through it, set or not. */
+function recordingReads(env: Env, names: Set<string>): Env {
+  return new Proxy(env, {
+    get(target, key) {
+      if (typeof key === 'string' && key.startsWith('VIGIL_')) names.add(key);
+      return Reflect.get(target, key);
+    },
+  });
+}
+
+let settingNamesRead: readonly string[] | undefined;
+
+/**
+ * Every variable the configuration reads, learned by reading one with nothing set: every read in readConfig is
+ * unconditional, so no name is missed and the list cannot drift from the code (test/unit/config.test.ts holds it
+ * against docs/configuration.md).
+ */
+export function settingNames(): readonly string[] {
+  if (!settingNamesRead) {
+    const names = new Set<string>();
+    readConfig(recordingReads({}, names));
+    settingNamesRead = [...names].sort();
+  }
+  return settingNamesRead;
+}
+
+export interface UnknownSetting {
+  variable: string;
+  /** The known setting nearest in spelling, when it is near enough to be the one meant. */
+  closest: string | null;
+}
+
+/** VIGIL_ variables in `env` that no setting reads (typos, mostly), each with the setting it most likely meant. */
+export function unknownSettings(env: Env = process.env): UnknownSetting[] {
+  const known = settingNames();
+  return Object.keys(env)
+    .filter((variable) => variable.startsWith('VIGIL_') && !known.includes(variable))
+    .sort()
+    .map((variable) => ({ variable, closest: closestName(variable, known) }));
+}
+
+/** The start-up warning for one unknown variable. */
+export function unknownSettingMessage({ variable, closest }: UnknownSetting): string {
+  return `${variable} is not a Vigil setting and is ignored` + (closest ? `; did you mean ${closest}?` : ' (docs/configuration.md lists them)');
+}
+
+function readConfig(env: Env): Config {
   const databaseUrl = optional(env, 'VIGIL_DATABASE_URL');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
     throw new ConfigError('VIGIL_DATABASE_URL', 'expected a postgres:// URL (leave unset for the embedded SQLite database)');

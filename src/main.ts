@@ -1,6 +1,6 @@
 /** Entry point: `npm start`. Configuration comes from VIGIL_* environment variables (docs/configuration.md). */
 import { pino } from 'pino';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, unknownSettingMessage, unknownSettings } from './config.js';
 import { startServer } from './server/start.js';
 import { LogSink } from './util/log-sink.js';
 
@@ -20,6 +20,8 @@ async function main(): Promise<void> {
   }
   const logSink = new LogSink(process.stdout);
   const log = pino({ level: config.logLevel, base: { service: 'vigil' } }, logSink);
+  // A misspelt variable would otherwise leave its setting at the default without a word.
+  for (const unknown of unknownSettings()) log.warn({ variable: unknown.variable, did_you_mean: unknown.closest }, unknownSettingMessage(unknown));
   // Signals are handled from the start: a node still registering itself (after it began listening) stops as
   // soon as it has started, within the same deadline, instead of dying mid-start on the default action.
   const starting = startServer(config, log);

@@ -1,5 +1,5 @@
 /** Every operation's handler; the Handlers type makes a missing one a compile error. */
-import type { Handlers } from '../server/handler-types.js';
+import type { BodyChecks, Handlers } from '../server/handler-types.js';
 import { eventHandlers } from './events.js';
 import { feedHandlers } from './feeds.js';
 import { identityHandlers } from './identity.js';
@@ -9,7 +9,7 @@ import { inventoryHandlers } from './inventories.js';
 import { notificationHandlers } from './notifications.js';
 import { onetimeHandlers } from './onetime.js';
 import { imageHandlers } from './images.js';
-import { policyHandlers } from './policies.js';
+import { policyBodyChecks, policyHandlers } from './policies.js';
 import { rbacHandlers } from './rbac.js';
 import { registryHandlers } from './registries.js';
 import { reportHandlers } from './reports.js';
@@ -39,3 +39,6 @@ export const handlers: Handlers = {
   ...reportHandlers,
   ...notificationHandlers,
 };
+
+/** Checks of bodies beyond the schema, which also run when the schema refuses a body (see BodyCheck). */
+export const bodyChecks: BodyChecks = { ...policyBodyChecks };

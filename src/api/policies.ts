@@ -1,13 +1,21 @@
 /** Handlers of the Policies tag and the policy spec: thin over src/policy. */
-import type { HandlerGroup } from '../server/handler-types.js';
+import type { BodyChecks, HandlerGroup } from '../server/handler-types.js';
 import type { PolicyDocument } from '../policy/document.js';
 import { describeGates } from '../policy/policy-spec.js';
 import { dryRunPolicy } from '../policy/dry-run.js';
 import { checkImage } from '../policy/evaluations.js';
 import { queuePolicyReevaluation } from '../policy/reevaluate.js';
 import { addPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../policy/store.js';
+import { policyProblems } from '../policy/validate-policy.js';
 
 type PolicyOps = 'list_policies' | 'add_policy' | 'get_policy' | 'update_policy' | 'delete_policy' | 'describe_policy' | 'get_image_policy_check_by_digest' | 'dry_run_policy';
+
+/** A policy the schema refuses is checked for gates, triggers and references too, so one answer lists everything. */
+export const policyBodyChecks: BodyChecks = {
+  add_policy: (body) => ({ within: 'body', problems: policyProblems(body) }),
+  dry_run_policy: (body) => ({ within: 'body', problems: policyProblems(body) }),
+  update_policy: (body) => ({ within: 'body.policy', problems: policyProblems(body && typeof body === 'object' ? (body as { policy?: unknown }).policy : undefined) }),
+};
 
 export const policyHandlers: HandlerGroup<PolicyOps> = {
   async list_policies(ctx, { query }) {

@@ -53,6 +53,13 @@ export interface CatalogedPackage {
 }
 
 /** The OS package that installed a language package. */
+/** How many packages there are of each type, e.g. { dpkg: 92, npm: 310 } (for log lines). */
+export function packageCountsByType(packages: readonly Pick<CatalogedPackage, 'type'>[]): Partial<Record<PackageType, number>> {
+  const counts: Partial<Record<PackageType, number>> = {};
+  for (const p of packages) counts[p.type] = (counts[p.type] ?? 0) + 1;
+  return counts;
+}
+
 export interface PackageOwner {
   type: PackageType;
   name: string;

@@ -8,7 +8,7 @@ import { refreshImageFindings } from '../vulns/findings.js';
 import { detectDistro } from '../ecosystems/distro.js';
 import { guessDockerfile, historyOf } from './history.js';
 import { readImportParts, setOperationStatus } from './imports.js';
-import type { DistroInfo } from '../ecosystems/model.js';
+import { packageCountsByType, type DistroInfo } from '../ecosystems/model.js';
 import { readSbomPackages } from './sbom/index.js';
 import { type ImportedContentSearch, type ImportedFileContent, importedRetrievedFiles, importedSearchResults } from './scanners/imported.js';
 import type { ImageConfig } from './sources/image-config.js';
@@ -67,7 +67,7 @@ export async function analyzeImport(services: Services, image: ImageRecord, sour
       details: { source: 'import', sbom_format: read.format, warnings: read.warnings.slice(0, 20) },
     }, (trx) => refreshImageFindings(trx, image.account_name, image.image_digest).then(() => undefined));
     await setOperationStatus(services.db, uuid, 'complete');
-    if (saved) log.info({ packages: read.packages.length, format: read.format }, 'import analyzed');
+    if (saved) log.info({ packages: read.packages.length, packages_by_type: packageCountsByType(read.packages), format: read.format }, 'import analyzed');
   } catch (err) {
     await setOperationStatus(services.db, uuid, 'failed');
     throw err;

@@ -21,7 +21,7 @@ import { DISTRO_FILES, detectDistro } from '../ecosystems/distro.js';
 import { guessDockerfile, historyOf } from './history.js';
 import { LayerError, walkLayers } from './layers/index.js';
 import type { FileRecord } from './model.js';
-import type { Cataloger, CatalogedPackage } from '../ecosystems/model.js';
+import { packageCountsByType, type Cataloger, type CatalogedPackage } from '../ecosystems/model.js';
 import { assignOwners } from './ownership.js';
 import { accessFor } from './registry-credentials.js';
 import { contentScanners, scanResults } from './scanners/index.js';
@@ -145,7 +145,11 @@ async function analyze(services: Services, image: ImageRecord, log: Logger, sign
       // ownership_ms: what telling OS-installed language packages apart cost (npm run bench:analysis reports it).
       details: { layer_count: resolved.layers.length, warnings: warnings.slice(0, 20), ownership_ms: Math.round(ownershipMs * 10) / 10 },
     }, (trx) => refreshImageFindings(trx, image.account_name, image.image_digest).then(() => undefined));
-    if (saved) log.info({ packages: walk.packagesByCataloger.size, files: files.length, expanded_bytes: walk.expandedBytes }, 'analysis completed');
+    if (saved)
+      log.info(
+        { packages: packages.length, packages_by_type: packageCountsByType(packages), files: files.length, expanded_bytes: walk.expandedBytes },
+        'analysis completed',
+      );
   } finally {
     await resolved.close?.();
   }

@@ -8,7 +8,7 @@ import type { Services } from '../service.js';
 import { createBodyParsing } from './body-parsing.js';
 import { docsRouter } from './docs.js';
 import { sendError } from './error-response.js';
-import type { Handlers } from './handler-types.js';
+import type { BodyChecks, Handlers } from './handler-types.js';
 import { createPipeline } from './pipeline.js';
 import { reportsRouter } from '../reports/graphql/http.js';
 
@@ -32,7 +32,7 @@ function idOf(req: Request): string {
   return String(req.id);
 }
 
-export async function createApp(services: Services, handlers: Handlers): Promise<Express> {
+export async function createApp(services: Services, handlers: Handlers, bodyChecks: BodyChecks = {}): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -62,7 +62,7 @@ export async function createApp(services: Services, handlers: Handlers): Promise
   // GraphQL reporting (not part of the REST contract); paths it does not serve fall through to the pipeline.
   app.use('/v2/reports', ...bodies.middleware, reportsRouter(services));
 
-  const pipeline = await createPipeline(services, handlers, bodies);
+  const pipeline = await createPipeline(services, handlers, bodies, bodyChecks);
   app.use('/v2', (req, res, next) => pipeline.handle(req, res, next));
 
   // Anything outside /v2 (including version-less paths such as /images) is not an API route.

@@ -25,5 +25,14 @@ export type Handler<K extends OperationId> = (ctx: RequestContext, input: Handle
 
 export type Handlers = { [K in OperationId]: Handler<K> };
 
+/**
+ * A check of an operation's body beyond the spec's schema (a policy's gates, triggers and references), run also on
+ * a body the schema refused, so that one 400 lists every problem. `within` is where the checked document is in the
+ * body, spelt as validation locations are ('body', 'body.policy'); each problem's `path` is relative to it.
+ */
+export type BodyCheck = (body: unknown) => { within: string; problems: { path: string; message: string }[] };
+
+export type BodyChecks = Partial<Record<OperationId, BodyCheck>>;
+
 /** A handler module implements the operations of one spec tag. */
 export type HandlerGroup<K extends OperationId> = { [P in K]: Handler<P> };

@@ -22,7 +22,7 @@ import { createAuthenticate } from './auth-strategies.js';
 import { RequestNormalisation } from './request-normalisation.js';
 import { RequestContext } from './context.js';
 import { sendError } from './error-response.js';
-import type { Handlers } from './handler-types.js';
+import type { BodyCheck, BodyChecks, Handlers } from './handler-types.js';
 import { StreamedJsonArray, writeStreamedJson } from './json-stream.js';
 
 const API_ROOT = '/v2';
@@ -73,6 +73,28 @@ function validationError(errors: AjvError[]): InvalidError {
   const listed = unique.slice(0, MAX_LISTED_VIOLATIONS);
   const more = unique.length > listed.length ? ` (the first ${listed.length} of ${unique.length} listed)` : '';
   return new InvalidError(`request validation failed${more}: ${listed.map((e) => `${e.location} ${e.message}`).join('; ')}`, { errors: listed });
+}
+
+/** A checked document's path as validation locations spell it: ('body.policy', 'rule_sets[0].id') -> 'body.policy.rule_sets.0.id'. */
+function locationIn(within: string, path: string): string {
+  return `${within}.${path.replace(/\[(\d+)\]/g, '.$1')}`;
+}
+
+/**
+ * The schema's violations and the body check's problems in one error: `detail.errors` as ever, `detail.problems` as
+ * the check reports them when the schema passes. A problem at (or below) a place the schema refused is its
+ * violation said again, and left out.
+ */
+function withBodyProblems(error: InvalidError, checked: ReturnType<BodyCheck>): InvalidError {
+  const refused = (error.detail.errors as { location: string }[]).map((e) => e.location);
+  const problems = checked.problems.filter((p) => {
+    const at = locationIn(checked.within, p.path);
+    return !refused.some((location) => at === location || at.startsWith(`${location}.`));
+  });
+  if (!problems.length) return error;
+  const listed = problems.slice(0, 3).map((p) => `${locationIn(checked.within, p.path)} ${p.message}`).join('; ');
+  const also = `; and ${problems.length} more problem${problems.length === 1 ? '' : 's'}: ${listed}${problems.length > 3 ? '; ...' : ''}`;
+  return new InvalidError(error.message + also, { ...error.detail, problems });
 }
 
 /**
@@ -185,7 +207,7 @@ export interface Pipeline {
   handle(req: Request, res: Response, next: NextFunction): Promise<void>;
 }
 
-export async function createPipeline(services: Services, handlers: Handlers, bodies: BodyParsing): Promise<Pipeline> {
+export async function createPipeline(services: Services, handlers: Handlers, bodies: BodyParsing, bodyChecks: BodyChecks = {}): Promise<Pipeline> {
   const definition = readProjectJson<any>('generated/openapi3.json');
   const sharedAjv = new Map<string, Ajv>();
   const backend = (allErrors: boolean) =>
@@ -287,8 +309,11 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
         );
       const validation = api.validator.validateRequest(request, operation);
       if (!validation.valid) {
-        const listed = valueCountExceeds(request.body, FULL_LISTING_MAX_VALUES) ? validation : lister.validator.validateRequest(request, operationId);
-        throw validationError((listed.errors ?? validation.errors ?? []) as AjvError[]);
+        const fullListing = !valueCountExceeds(request.body, FULL_LISTING_MAX_VALUES);
+        const listed = fullListing ? lister.validator.validateRequest(request, operationId) : validation;
+        const error = validationError((listed.errors ?? validation.errors ?? []) as AjvError[]);
+        const check = fullListing ? bodyChecks[operationId] : undefined;
+        throw check ? withBodyProblems(error, check(request.body)) : error;
       }
       const missing = normalisation.missingOneOf(operationId, request.query as Record<string, string | string[]>);
       if (missing.length)

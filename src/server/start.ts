@@ -5,7 +5,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { handlers } from '../api/index.js';
+import { bodyChecks, handlers } from '../api/index.js';
 import type { Config } from '../config.js';
 import { startWatchScheduler } from '../images/watch.js';
 import { startInventoryExpiry } from '../inventory/expiry.js';
@@ -28,7 +28,7 @@ export interface RunningServer {
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const services = await createServices(config, log);
   registerJobs(services);
-  const app = await createApp(services, handlers);
+  const app = await createApp(services, handlers, bodyChecks);
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, app)
     : http.createServer(app);

@@ -84,7 +84,26 @@ describe('policies', () => {
     expectError(await raw(server.url, 'GET', '/v2/policies/broken'), 404, 'not_found');
   });
 
-  it('rejects structurally bad documents and ids before looking at gates', async () => {
+  it('lists a bad action, a bad trigger and a bad rule set id in one answer, on upload, update and dry run', async () => {
+    const bad = policy('three', [
+      { ...critical, id: 'r1', action: 'BLOCK' },
+      { ...critical, id: 'r2', trigger: 'nosuchtrigger' },
+    ], { mappings: [{ id: 'm1', name: 'All', registry: '*', repository: '*', image: { type: 'tag', value: '*' }, rule_set_ids: ['rs1', 'nope'] }] });
+    const expectThree = (res: Awaited<ReturnType<typeof json>>, within: string) => {
+      expectValidationError(res, [`${within}.rule_sets.0.rules.0.action`]);
+      expect(res.json.detail.problems.map((p: { path: string }) => p.path)).toEqual(['rule_sets[0].rules[1].trigger', 'mappings[0].rule_set_ids[1]']);
+      expect(res.json.detail.problems[0]).toMatchObject({ rule_id: 'r2', gate: 'vulnerabilities', message: "gate 'vulnerabilities' has no trigger 'nosuchtrigger'" });
+      expect(res.json.message).toMatch(new RegExp(`^request validation failed: ${within}\\.rule_sets\\.0\\.rules\\.0\\.action must be one of .*; and 2 more problems: ${within}\\.rule_sets\\.0\\.rules\\.1\\.trigger `));
+    };
+    expectThree(await json(server.url, 'POST', '/v2/policies', bad), 'body');
+    expectThree(await json(server.url, 'POST', '/v2/policy-dry-run', bad), 'body');
+    expect((await json(server.url, 'POST', '/v2/policies', policy('three', [critical]))).status).toBe(200);
+    expectThree(await json(server.url, 'PUT', '/v2/policies/three', { policy: bad }), 'body.policy');
+    expect((await raw(server.url, 'GET', '/v2/policies/three')).json.policy.rule_sets[0].rules).toEqual([critical]);
+    expect((await raw(server.url, 'DELETE', '/v2/policies/three')).status).toBe(204);
+  });
+
+  it('rejects structurally bad documents and ids, reporting each violation once', async () => {
     expectValidationError(await json(server.url, 'POST', '/v2/policies', { ...policy('p', [critical]), rule_sets: undefined }), ['body.rule_sets']);
     expectValidationError(await json(server.url, 'POST', '/v2/policies', policy('p', [{ ...critical, action: 'MAYBE' }])), ['body.rule_sets.0.rules.0.action']);
     expectValidationError(await json(server.url, 'POST', '/v2/policies', policy('p', [{ ...critical, params: [{ name: 'severity', value: 7 }] }])), ['body.rule_sets.0.rules.0.params.0.value']);

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, settingNames, unknownSettingMessage, unknownSettings } from '../../src/config.js';
 
 function errorOf(env: Record<string, string>): ConfigError {
   try {
@@ -145,5 +145,29 @@ describe('loadConfig', () => {
     expect(errorOf({ VIGIL_SECRET_SEARCH_REGEXES: '{"has space": "x"}' }).message).toMatch(/expression name/);
     expect(errorOf({ VIGIL_CONTENT_SEARCH_REGEXES: '{"BAD": "(unclosed"}' })).toMatchObject({ variable: 'VIGIL_CONTENT_SEARCH_REGEXES', message: expect.stringMatching(/BAD.*not a valid regular expression/) });
     expect(errorOf({ VIGIL_CONTENT_SEARCH_REGEXES: '{"N": 5}' }).message).toMatch(/must be a string/);
+  });
+});
+
+describe('unknown VIGIL_ variables', () => {
+  it('knows every variable docs/configuration.md documents, and no other', () => {
+    const tableRows = readFileSync(resolve('docs/configuration.md'), 'utf8').split('\n').filter((line) => line.startsWith('| `VIGIL_'));
+    const documented = new Set(tableRows.flatMap((row) => row.split(' | ')[0].match(/VIGIL_[A-Z0-9_]+/g) ?? []));
+    expect([...settingNames()]).toEqual([...documented].sort());
+    expect(settingNames()).toContain('VIGIL_FEED_SOURCES');
+  });
+
+  it('names each unknown one once, with the setting it most likely meant', () => {
+    const unknown = unknownSettings({ VIGIL_FEED_SOURCE: 'default', VIGIL_PORT: '9000', VIGIL_LOGLEVEL: 'debug', VIGIL_NOTHING_LIKE_IT: '1', HOME: '/root' });
+    expect(unknown).toEqual([
+      { variable: 'VIGIL_FEED_SOURCE', closest: 'VIGIL_FEED_SOURCES' },
+      { variable: 'VIGIL_LOGLEVEL', closest: 'VIGIL_LOG_LEVEL' },
+      { variable: 'VIGIL_NOTHING_LIKE_IT', closest: null },
+    ]);
+    expect(unknownSettingMessage(unknown[0])).toBe('VIGIL_FEED_SOURCE is not a Vigil setting and is ignored; did you mean VIGIL_FEED_SOURCES?');
+    expect(unknownSettingMessage(unknown[2])).toMatch(/^VIGIL_NOTHING_LIKE_IT is not a Vigil setting and is ignored \(docs/);
+  });
+
+  it('does not stop start-up', () => {
+    expect(loadConfig({ VIGIL_FEED_SOURCE: 'default' }).feeds.sources).toEqual([]);
   });
 });
