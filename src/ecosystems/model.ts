@@ -9,6 +9,11 @@ export type PackageType = 'dpkg' | 'apk' | 'rpm' | 'npm' | 'python' | 'gem' | 'j
 
 export const OS_PACKAGE_TYPES: readonly PackageType[] = ['dpkg', 'apk', 'rpm'];
 
+/** Whether a type (a Vigil type name, or any string a document gives) is an OS package manager's. */
+export function isOsPackageType(type: string): boolean {
+  return (OS_PACKAGE_TYPES as readonly string[]).includes(type);
+}
+
 export interface CatalogedPackage {
   name: string;
   version: string;

@@ -5,8 +5,7 @@
  * Language packages match only their own ecosystem by normalised name: no CPE guessing, precision first.
  */
 import { ecosystemOf } from '../ecosystems/registry.js';
-import type { DistroInfo } from '../ecosystems/model.js';
-import { isOsPackageType } from '../images/sbom/package-types.js';
+import { isOsPackageType, type DistroInfo } from '../ecosystems/model.js';
 import type { LookupTarget, MatchablePackage } from '../ecosystems/shared/lookup.js';
 
 /** The lookup for a package, or undefined when no feed covers it (an unknown distro, say). */

@@ -5,15 +5,10 @@
  */
 import type { EcosystemNames } from '../../ecosystems/ecosystem.js';
 import { ecosystemOf } from '../../ecosystems/registry.js';
-import { OS_PACKAGE_TYPES } from '../../ecosystems/model.js';
 
 export { typeFromPurlType, typeFromSyftType } from '../../ecosystems/registry.js';
 
 /** Names of a Vigil type; a type Vigil does not know passes through as its own name. */
 export function typeNames(type: string): EcosystemNames {
   return ecosystemOf(type)?.names ?? { syft: type, purl: type, language: '', foundBy: type };
-}
-
-export function isOsPackageType(type: string): boolean {
-  return (OS_PACKAGE_TYPES as readonly string[]).includes(type);
 }

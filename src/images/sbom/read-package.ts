@@ -6,8 +6,8 @@
 import { PackageURL } from 'packageurl-js';
 import type { Ecosystem, ImportedIdentity } from '../../ecosystems/ecosystem.js';
 import { ecosystemOf } from '../../ecosystems/registry.js';
-import type { CatalogedPackage, DistroInfo, PackageType } from '../../ecosystems/model.js';
-import { isOsPackageType, typeFromPurlType } from './package-types.js';
+import { isOsPackageType, type CatalogedPackage, type DistroInfo, type PackageType } from '../../ecosystems/model.js';
+import { typeFromPurlType } from './package-types.js';
 
 /** What a reader gathered about one package; `typeHints` are Vigil types in the format's order of trust. */
 export interface PackageFacts {
