@@ -742,23 +742,58 @@ interface Source {
   real: boolean;
 }
 
-async function syncAll(
-  db: Db,
-  sources: Source[],
-  label: string,
-): Promise<{ seconds: number; perSource: { source: Source; seconds: number; cpuSeconds: number; result: SyncResult }[] }> {
-  const perSource: { source: Source; seconds: number; cpuSeconds: number; result: SyncResult }[] = [];
+/**
+ * While a sync runs, what another request would wait for an answer from the database: a `select 1` due every
+ * PROBE_INTERVAL_MS, timed from when it was due, so both a blocked event loop (a synchronous SQLite statement, a
+ * long parse) and a held connection (SQLite's pool has one) count.
+ */
+const PROBE_INTERVAL_MS = 20;
+
+function probeDatabase(db: Db): { stop(): Promise<{ maxMs: number; p99Ms: number; probes: number }> } {
+  const waits: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const due = performance.now() + PROBE_INTERVAL_MS;
+      await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS));
+      await db.raw('select 1');
+      waits.push(Math.max(0, performance.now() - due));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return { maxMs: Math.max(0, ...waits), p99Ms: percentile(waits, 99), probes: waits.length };
+    },
+  };
+}
+
+interface SourceSync {
+  source: Source;
+  seconds: number;
+  cpuSeconds: number;
+  result: SyncResult;
+  /** The longest a concurrent query waited for the database during this source's sync. */
+  longestWaitMs: number;
+}
+
+async function syncAll(db: Db, sources: Source[], label: string): Promise<{ seconds: number; perSource: SourceSync[] }> {
+  const perSource: SourceSync[] = [];
   const started = process.hrtime.bigint();
   for (const source of sources) {
     const s = process.hrtime.bigint();
     const cpu = process.cpuUsage();
+    const probe = probeDatabase(db);
     const result = await syncOsvSource(db, source.feed, source.path);
     const secs = seconds(s);
-    perSource.push({ source, seconds: secs, cpuSeconds: cpuSeconds(cpu), result });
+    const waits = await probe.stop();
+    perSource.push({ source, seconds: secs, cpuSeconds: cpuSeconds(cpu), result, longestWaitMs: waits.maxMs });
     const st = result.stats;
     progress(
       `${label} ${source.feed}: ${thousands(st.read)} read in ${secs.toFixed(1)} s (${thousands(st.read / secs)}/s); ` +
-        `inserted ${st.inserted}, updated ${st.updated}, unchanged ${st.unchanged}, removed ${st.removed}, skipped ${st.skipped}; ${result.changedKeys} changed keys`,
+        `inserted ${st.inserted}, updated ${st.updated}, unchanged ${st.unchanged}, removed ${st.removed}, skipped ${st.skipped}; ${result.changedKeys} changed keys; ` +
+        `a concurrent query waited at most ${waits.maxMs.toFixed(0)} ms (p99 ${waits.p99Ms.toFixed(0)} ms over ${waits.probes} probes)`,
     );
   }
   return { seconds: seconds(started), perSource };
@@ -985,6 +1020,12 @@ async function main(): Promise<number> {
         [`First findings of one image (refreshImageFindings as analysis runs it; median of ${uncached})`, `${refreshMedian.toFixed(1)} ms`, '', ''],
         [`First findings of ${digests.length} images (${uncached} as above, the rest sharing a match cache)`, `${refreshSeconds.toFixed(1)} s`, '', ''],
         ['Update sync (all sources, incremental)', `${resync.seconds.toFixed(1)} s`, '', ''],
+        [
+          'Longest wait of a concurrent query during the import / the update sync',
+          `${Math.max(...imported.perSource.map((x) => x.longestWaitMs)).toFixed(0)} ms / ${Math.max(...resync.perSource.map((x) => x.longestWaitMs)).toFixed(0)} ms`,
+          '',
+          '',
+        ],
       ],
       [false, true, false, false],
     );
@@ -998,6 +1039,7 @@ async function main(): Promise<number> {
         `${u.seconds.toFixed(1)}`,
         String(u.result.stats.updated),
         String(u.result.changedKeys),
+        `${x.longestWaitMs.toFixed(0)} / ${u.longestWaitMs.toFixed(0)}`,
       ];
     });
     sourceRows.push([
@@ -1008,11 +1050,12 @@ async function main(): Promise<number> {
       resync.seconds.toFixed(1),
       String(resync.perSource.reduce((s, x) => s + x.result.stats.updated, 0)),
       String(changedKeys),
+      '',
     ]);
     const sourcesTable = table(
-      ['Source (feed)', 'Records', 'Import s', 'Records/s', 'Update sync s', 'Updated', 'Changed keys'],
+      ['Source (feed)', 'Records', 'Import s', 'Records/s', 'Update sync s', 'Updated', 'Changed keys', 'Longest query wait ms (import / update)'],
       sourceRows,
-      [false, true, true, true, true, true, true],
+      [false, true, true, true, true, true, true, true],
     );
     const ratios = table(
       ['Ratio (same run)', 'Value'],

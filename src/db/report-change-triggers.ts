@@ -11,6 +11,8 @@ export interface ChangeSource {
   /** SQL expressions over a row alias `r`. */
   account: string;
   ref: string;
+  /** A condition over `r`: rows that do not meet it are not logged. */
+  onlyIf?: string;
 }
 
 export const REPORT_CHANGE_SOURCES: readonly ChangeSource[] = [
@@ -41,7 +43,7 @@ export async function createChangeTriggers(knex: Knex, sources: readonly ChangeS
         await knex.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO report_changes (kind, account_name, ref)
-    SELECT DISTINCT '${s.kind}', ${s.account}, ${s.ref} FROM ${transition} r;
+    SELECT DISTINCT '${s.kind}', ${s.account}, ${s.ref} FROM ${transition} r${s.onlyIf ? ` WHERE ${s.onlyIf}` : ''};
   RETURN NULL;
 END $$`);
         await knex.raw(
@@ -50,7 +52,7 @@ END $$`);
       } else {
         const row = (expr: string) => expr.replaceAll('r.', `${e.rows}.`);
         await knex.raw(
-          `CREATE TRIGGER ${name} AFTER ${e.event} ON ${s.table} FOR EACH ROW BEGIN
+          `CREATE TRIGGER ${name} AFTER ${e.event} ON ${s.table} FOR EACH ROW${s.onlyIf ? ` WHEN ${row(s.onlyIf)}` : ''} BEGIN
   INSERT INTO report_changes (kind, account_name, ref) VALUES ('${s.kind}', ${row(s.account)}, ${row(s.ref)});
 END`,
         );

@@ -8,8 +8,8 @@
 import type { Db } from '../db/index.js';
 import { databaseKind, toBool } from '../db/index.js';
 import { parseImageReference, fullTag } from '../images/sources/references.js';
-import { decodeRecord } from '../vulns/records.js';
 import { applyNvd, detailsOf } from '../vulns/vuln-details.js';
+import { readRecords } from '../vulns/vulnerability-repository.js';
 import { nowIso } from '../util/time.js';
 import { acquireLease, readState, releaseLease, writeState } from './state.js';
 
@@ -50,8 +50,8 @@ async function refreshVulnerabilityRecords(db: Db, keys: { feed: string; id: str
   for (const [feed, ids] of byFeed)
     for (let i = 0; i < ids.length; i += 400) {
       const chunk = ids.slice(i, i + 400);
-      const rows: { id: string; record: Buffer }[] = await db('vulnerabilities').where({ feed }).whereIn('id', chunk).select('id', 'record');
-      const found = new Map(rows.map((r) => [r.id, detailsOf(feed, decodeRecord(r.record))]));
+      const records = await readRecords(db, chunk.map((id) => ({ feed, id })));
+      const found = new Map([...records.values()].map((r) => [r.id, detailsOf(feed, r)]));
       await applyNvd(db, found.values());
       await db.transaction(async (trx) => {
         await trx('report_vulnerabilities').where({ feed }).whereIn('vuln_id', chunk).delete();

@@ -1,14 +1,12 @@
 /**
- * Feed records made ready to stage, in two steps so that a sync can split the work between two threads:
+ * Feed records made ready to write: `serialiseRecord` turns a parsed record into its row — the stored form and
+ * content digest (records.ts), the other columns as strings — and its index entries. It runs in the feed reader
+ * thread (feed-reader-worker.ts), so the thread that writes to the database only compares digests and writes.
+ * A `SerialisedRecord` holds only strings and bytes, which structured cloning copies cheaply; posting parsed
+ * records instead would cost the receiving thread about what parsing them did.
  *
- * 1. `serialiseRecord` (the feed reader thread, feed-reader-worker.ts): a parsed record becomes strings — its
- *    JSON, its row's columns and its index entries. A `SerialisedRecord` holds only strings, which structured
- *    cloning copies cheaply; posting parsed records instead would cost the receiving thread about what parsing
- *    them did.
- * 2. `prepareRecord` (the thread that stages): the stored form and the content digest, from the JSON.
- *
- * Sources read on the main thread (Alpine secdb, records handed to syncFeedRecords) run both steps there, through
- * `prepareInProcess`: one implementation, whichever thread does the reading. Nothing here touches the database.
+ * Sources read on the main thread (Alpine secdb, records handed to syncFeedRecords) are serialised there, through
+ * `serialiseInProcess`: one implementation, whichever thread does the reading. Nothing here touches the database.
  */
 import type { OsvReadResult, OsvReadStats } from './osv/archive.js';
 import type { OsvRecord } from './osv/types.js';
@@ -27,24 +25,16 @@ export interface StagedRecord {
   affected: (string | null)[][];
 }
 
-/** A record ready to stage, with what a sync compares before staging it. */
-export interface PreparedRecord {
+/** A parsed record as its row and index entries: what the reader thread posts. */
+export interface SerialisedRecord {
   id: string;
   /** The content digest (records.ts): equal digests mean the stored record would not change. */
   digest: string;
-  staged: StagedRecord;
-}
-
-/** A parsed record as strings: what the reader thread posts. */
-export interface SerialisedRecord {
-  id: string;
-  modified: string;
-  /** The record's JSON, as stored. */
-  json: string;
-  /** What the digest is taken over when it is not `json` without `modified` (records.ts). */
-  contentJson?: string;
+  /** The stored form of the record (records.ts). */
+  stored: Uint8Array;
   /** published, withdrawn, summary, severity_label, severity and aliases (JSON), as the row holds them. */
   columns: (string | null)[];
+  modified: string;
   affected: (string | null)[][];
 }
 
@@ -58,7 +48,6 @@ export interface SerialisedSource {
 export const SERIALISED_BATCH_RECORDS = 250;
 
 export function serialiseRecord(r: OsvRecord): SerialisedRecord {
-  const json = JSON.stringify(r);
   const columns = [
     r.published ?? null,
     r.withdrawn ?? null,
@@ -77,13 +66,14 @@ export function serialiseRecord(r: OsvRecord): SerialisedRecord {
       affected.push([r.id, feedGroupName(ecosystem, release), ecosystem, release, normalizePackageName(ecosystem, a.package.name), JSON.stringify(a)]);
     }
   }
-  const contentJson = contentJsonUnlessCanonical(r);
-  return { id: r.id, modified: r.modified, json, ...(contentJson === undefined ? {} : { contentJson }), columns, affected };
+  const { stored, digest } = storeRecordJson(JSON.stringify(r), r.id, r.modified, contentJsonUnlessCanonical(r));
+  return { id: r.id, digest, stored, modified: r.modified, columns, affected };
 }
 
-export function prepareRecord(s: SerialisedRecord): PreparedRecord {
-  const { stored, digest } = storeRecordJson(s.json, s.id, s.modified, s.contentJson);
-  return { id: s.id, digest, staged: { row: [s.id, s.modified, ...s.columns, digest, stored], affected: s.affected } };
+/** The record as it is staged (a posted record's bytes arrive as a Uint8Array; the database drivers want a Buffer). */
+export function stagedRecord(s: SerialisedRecord): StagedRecord {
+  const stored = Buffer.isBuffer(s.stored) ? s.stored : Buffer.from(s.stored.buffer, s.stored.byteOffset, s.stored.byteLength);
+  return { row: [s.id, s.modified, ...s.columns, s.digest, stored], affected: s.affected };
 }
 
 /** The records of a read, serialised, `size` at a time (the last batch may be shorter; none is empty). */

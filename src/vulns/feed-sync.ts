@@ -1,10 +1,13 @@
 /**
  * Feed synchronisation: store the records of a source (OSV all.zip, directory or file; Alpine secdb converted to
  * OSV) that are new or whose content changed, with their affected-package index, and drop records the source no
- * longer has. Records are first written to staging tables in small transactions, so a long first import does not
- * hold the database (SQLite has one writer) for its whole duration; one transaction at the end (the switch) moves
- * them into the live tables, records the outcome, queues the changed index keys for re-matching and runs the
- * caller's own switch work (its completion event). A sync is all or nothing: a source that fails part-way
+ * longer has. Records are written as they are read, in small transactions, so a long first import does not hold
+ * the database (SQLite has one writer) for its whole duration, but nothing written shows until one transaction at
+ * the end (the switch): records new to the feed go live unpublished, replacements wait in staging
+ * (feed-staging.ts). The switch removes the replaced and withdrawn-from-source records, moves the replacements in,
+ * publishes the sync's generation, records the outcome, queues the changed index keys for re-matching, logs the
+ * changed records for the reporting read model and runs the caller's own switch work (its completion event).
+ * A sync is all or nothing: a source that fails part-way
  * (truncated archive, unreadable path, a crash) never reaches the switch, and a switch that fails rolls back
  * whole, so the previous data keeps serving, unchanged. Malformed records are skipped and counted; a source
  * with no valid record at all fails. OSV paths are read and parsed in the feed reader thread (feed-reader.ts)
@@ -15,9 +18,9 @@ import type { Db } from '../db/index.js';
 import { nowIso } from '../util/time.js';
 import type { OsvReadError, OsvReadOptions, OsvReadResult } from './osv/archive.js';
 import { readOsvPathInWorker } from './feed-reader.js';
-import { prepareRecord, serialiseInProcess, type SerialisedSource, type StagedRecord } from './feed-rows.js';
-import { openStaging, type Staging } from './feed-staging.js';
-import { markVulnerabilityDataChanged } from './vulnerability-repository.js';
+import { serialiseInProcess, stagedRecord, type SerialisedSource } from './feed-rows.js';
+import { insertRows, openStaging, type Staging, type SyncedRecord } from './feed-staging.js';
+import { markVulnerabilityDataChanged, published } from './vulnerability-repository.js';
 
 export interface SyncStats {
   read: number;
@@ -80,18 +83,39 @@ async function queueKeys(trx: Db, syncId: string, from: string, where: string, b
   );
 }
 
+/** What a sync wrote, kept for its switch: the records' ids and the distinct index keys of their entries. */
+class Written {
+  readonly ids: string[] = [];
+  private readonly keys = new Set<string>();
+
+  add(records: Iterable<{ id: string; record: SyncedRecord }>): void {
+    for (const { id, record } of records) {
+      this.ids.push(id);
+      // Entries are [vuln_id, grp, ecosystem, release, package_name, affected] (feed-rows.ts).
+      for (const entry of record.affected) this.keys.add(`${entry[2]}\u0000${entry[3] ?? ''}\u0000${entry[4]}`);
+    }
+  }
+
+  keyRows(syncId: string): string[][] {
+    return [...this.keys].map((key) => [syncId, ...key.split('\u0000')]);
+  }
+}
+
 /**
- * The switch: moves the staged records into the live tables and queues the index keys that changed (those of the
- * replaced or removed records' old entries and of the staged ones), in the caller's transaction.
+ * The switch, in the caller's transaction: removes the replaced and removed records, moves the replacements in,
+ * publishes what the sync wrote, and queues the index keys that changed (the old entries' and the written ones')
+ * and logs the written records for the reporting read model (report-change-triggers.ts logs only published rows).
  */
-async function applyStaged(trx: Db, feed: string, syncId: string, staging: Staging, replacedIds: string[]): Promise<void> {
+async function applyStaged(trx: Db, feed: string, syncId: string, staging: Staging, replacedIds: string[], written: Written): Promise<void> {
   for (const ids of chunks(replacedIds)) {
     await queueKeys(trx, syncId, 'vulnerability_affected', `feed = ? AND vuln_id IN (${ids.map(() => '?').join(', ')})`, [feed, ...ids]);
     await trx('vulnerability_affected').where({ feed }).whereIn('vuln_id', ids).delete();
     await trx('vulnerabilities').where({ feed }).whereIn('id', ids).delete();
   }
-  await queueKeys(trx, syncId, staging.affected.from, staging.affected.where, staging.affected.bindings);
-  await staging.moveLive(trx);
+  await staging.moveReplacements(trx);
+  await trx('vuln_feeds').where({ name: feed }).update({ generation: staging.generation, pending_generation: null });
+  await insertRows(trx, 'vuln_rematch_keys', ['sync_id', 'ecosystem', 'release', 'package_name'], written.keyRows(syncId), ' ON CONFLICT (sync_id, ecosystem, release, package_name) DO NOTHING');
+  await insertRows(trx, 'report_changes', ['kind', 'account_name', 'ref'], written.ids.map((id) => ['vulnerability', '', `${feed} ${id}`]));
   await refreshGroupCounts(trx, feed);
   await markVulnerabilityDataChanged(trx);
 }
@@ -99,7 +123,12 @@ async function applyStaged(trx: Db, feed: string, syncId: string, staging: Stagi
 /** Record counts per group, kept with the group's enabled flag; empty groups go unless an administrator disabled them. */
 export async function refreshGroupCounts(db: Db, feed: string): Promise<void> {
   const now = nowIso();
-  const counts: { grp: string; n: number | string }[] = await db('vulnerability_affected').where({ feed }).groupBy('grp').select('grp').countDistinct({ n: 'vuln_id' });
+  const counts: { grp: string; n: number | string }[] = await db('vulnerability_affected')
+    .where({ feed })
+    .whereRaw(published('vulnerability_affected'))
+    .groupBy('grp')
+    .select('grp')
+    .countDistinct({ n: 'vuln_id' });
   const present = new Set<string>();
   for (const c of counts) {
     present.add(c.grp);
@@ -169,21 +198,28 @@ async function syncSerialised(db: Db, feed: string, input: SerialisedSource, opt
     // Only one sync per feed runs at a time; this clears what a crashed one left staged.
     staging = await openStaging(db, feed, syncId);
     const known = new Map<string, string>(
-      (await db('vulnerabilities').where({ feed }).select('id', 'content_digest')).map((r: { id: string; content_digest: string }) => [r.id, r.content_digest]),
+      (await db('vulnerabilities').where({ feed }).whereRaw(published('vulnerabilities')).select('id', 'content_digest')).map((r: { id: string; content_digest: string }) => [r.id, r.content_digest]),
     );
     const seen = new Set<string>();
     const replaced: string[] = [];
+    const written = new Written();
     // Keyed by id: a source that lists one id twice stores its last copy once.
-    let batch = new Map<string, StagedRecord>();
+    let batch = new Map<string, SyncedRecord>();
+    const flush = async () => {
+      await staging!.add([...batch.values()]);
+      written.add([...batch].map(([id, record]) => ({ id, record })));
+      batch = new Map();
+    };
     // Leaving this loop early (a throw, an abort) closes the source, which stops its reader thread.
     for await (const serialised of input.batches) {
       options.signal?.throwIfAborted();
       for (const record of serialised) {
-        const { id, digest, staged } = prepareRecord(record);
+        const { id, digest } = record;
         stats.read++;
         if (seen.has(id)) {
           // A second copy of an id: the last one wins while it is still unstaged.
-          if (batch.has(id)) batch.set(id, staged);
+          const unwritten = batch.get(id);
+          if (unwritten) batch.set(id, { ...stagedRecord(record), fresh: unwritten.fresh });
           continue;
         }
         seen.add(id);
@@ -195,16 +231,13 @@ async function syncSerialised(db: Db, feed: string, input: SerialisedSource, opt
             stats.updated++;
             replaced.push(id);
           }
-          batch.set(id, staged);
-          if (batch.size >= staging.batchSize) {
-            await staging.add([...batch.values()]);
-            batch = new Map();
-          }
+          batch.set(id, { ...stagedRecord(record), fresh: before === undefined });
+          if (batch.size >= staging.batchSize) await flush();
         }
         if (options.onProgress && stats.read % every === 0) options.onProgress({ ...stats, skipped: input.stats.skipped });
       }
     }
-    await staging.add([...batch.values()]);
+    await flush();
     stats.skipped = input.stats.skipped;
     stats.errors = input.stats.errors;
     // A source that yields nothing usable (a mirror that now serves an error page, a half-written file, records
@@ -217,7 +250,7 @@ async function syncSerialised(db: Db, feed: string, input: SerialisedSource, opt
     const removed = [...known.keys()].filter((id) => !seen.has(id));
     stats.removed = removed.length;
     const changedKeys = await db.transaction(async (trx) => {
-      await applyStaged(trx, feed, syncId, staging!, replaced.concat(removed));
+      await applyStaged(trx, feed, syncId, staging!, replaced.concat(removed), written);
       await recordSyncOutcome(trx, feed, { status: 'ok', stats, source: options.source, kind: options.kind });
       await options.onSwitch?.(trx, stats);
       return Number((await trx('vuln_rematch_keys').where({ sync_id: syncId }).count({ n: '*' }).first())?.n ?? 0);

@@ -10,6 +10,7 @@ import { comparatorForEcosystem, indexNamesOf, typeOfFeed } from '../ecosystems/
 import { isAffected } from './osv/ranges.js';
 import type { OsvAffected } from './osv/types.js';
 import { detailsKey, epssOf, isKev, loadEnrichment, loadVulnerabilityDetails } from './vuln-details.js';
+import { published } from './vulnerability-repository.js';
 
 export interface VulnerabilityQuery {
   ids?: string[];
@@ -51,6 +52,7 @@ async function candidateKeys(db: Db, q: VulnerabilityQuery): Promise<RecordKey[]
     .join('vulnerabilities as v', function joinRecord() {
       this.on('v.feed', '=', 'a.feed').andOn('v.id', '=', 'a.vuln_id');
     })
+    .whereRaw(published('a'))
     .distinct('a.vuln_id', 'a.feed');
   if (q.ids?.length)
     sel.where((w) => {
@@ -68,6 +70,7 @@ async function candidateKeys(db: Db, q: VulnerabilityQuery): Promise<RecordKey[]
 async function matchKeys(db: Db, q: VulnerabilityQuery, keys: RecordKey[]): Promise<MatchedRecord[]> {
   const sel = db('vulnerability_affected as a')
     .whereIn('a.vuln_id', [...new Set(keys.map((k) => k.id))])
+    .whereRaw(published('a'))
     .select('a.feed', 'a.vuln_id', 'a.grp', 'a.ecosystem', 'a.package_name', 'a.affected');
   if (q.affectedPackage) sel.whereIn('a.package_name', indexNamesOf(q.affectedPackage));
   if (q.namespaces?.length) sel.whereIn('a.grp', q.namespaces);

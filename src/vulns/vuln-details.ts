@@ -5,9 +5,10 @@
  */
 import type { Db } from '../db/index.js';
 import { parseCvss, type CvssScore } from './cvss/index.js';
-import { decodeRecord } from './records.js';
 import type { OsvRecord, OsvReference, OsvSeverity } from './osv/types.js';
 import type { NvdMetric, NvdSeverity } from './sources/nvd.js';
+import { recordKey } from './vulnerability-provider.js';
+import { readRecords } from './vulnerability-repository.js';
 
 export type SeverityLabel = 'Unknown' | 'Negligible' | 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -214,17 +215,10 @@ export async function applyNvd(db: Db, details: Iterable<VulnerabilityDetails>):
 /** Details of the named records (feed and id), keyed by detailsKey, with NVD's CVSS for their CVEs. */
 export async function loadVulnerabilityDetails(db: Db, keys: { feed: string; id: string }[]): Promise<Map<string, VulnerabilityDetails>> {
   const out = new Map<string, VulnerabilityDetails>();
-  const byFeed = new Map<string, Set<string>>();
+  const records = await readRecords(db, keys);
   for (const k of keys) {
-    if (!byFeed.has(k.feed)) byFeed.set(k.feed, new Set());
-    byFeed.get(k.feed)!.add(k.id);
-  }
-  for (const [feed, ids] of byFeed) {
-    const list = [...ids];
-    for (let i = 0; i < list.length; i += 400) {
-      const rows: { id: string; record: Buffer }[] = await db('vulnerabilities').where({ feed }).whereIn('id', list.slice(i, i + 400)).select('id', 'record');
-      for (const row of rows) out.set(detailsKey(feed, row.id), detailsOf(feed, decodeRecord(row.record)));
-    }
+    const record = records.get(recordKey(k));
+    if (record) out.set(detailsKey(k.feed, k.id), detailsOf(k.feed, record));
   }
   await applyNvd(db, out.values());
   return out;

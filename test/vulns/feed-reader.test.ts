@@ -38,9 +38,10 @@ function writeZip(name: string, count: number, prefix: string, extra: Record<str
   return path;
 }
 
+/** The records, with their stored bytes as Buffers (posted ones arrive as Uint8Arrays), so both compare alike. */
 async function collect(batches: AsyncIterable<SerialisedRecord[]>): Promise<SerialisedRecord[]> {
   const out: SerialisedRecord[] = [];
-  for await (const batch of batches) out.push(...batch);
+  for await (const batch of batches) out.push(...batch.map((r) => ({ ...r, stored: Buffer.from(r.stored) })));
   return out;
 }
 
@@ -66,7 +67,7 @@ describe('the feed reader thread', () => {
     const options = { maxRecordBytes: 4096, maxErrors: 3 };
     const inProcess = readOsvPath(path, options);
     const expected: SerialisedRecord[] = [];
-    for await (const r of inProcess.records) expected.push(serialiseRecord(r));
+    for await (const r of inProcess.records) expected.push({ ...serialiseRecord(r), stored: Buffer.from(serialiseRecord(r).stored) });
     const inWorker = readOsvPathInWorker(path, options);
     expect(await collect(inWorker.batches)).toEqual(expected);
     expect(inWorker.stats).toEqual(inProcess.stats);

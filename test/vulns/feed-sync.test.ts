@@ -11,6 +11,8 @@ import { parseOsvRecord } from '../../src/vulns/osv/record.js';
 import type { OsvReadResult } from '../../src/vulns/osv/archive.js';
 import { decodeRecord, encodeRecordWithDigest } from '../../src/vulns/records.js';
 import { queuedKeysOf } from '../../src/vulns/rematch.js';
+import { queryVulnerabilities } from '../../src/vulns/query.js';
+import { knexVulnerabilityProvider, readRecords } from '../../src/vulns/vulnerability-repository.js';
 import { createTestDb } from '../support/db.js';
 
 let db: Db;
@@ -208,6 +210,75 @@ describe('OSV feed sync', () => {
     expect(await db('vulnerabilities').where({ feed: 'large' }).where('id', 'like', 'GO-Y-%').first()).toBeUndefined();
     expect(await db('vuln_rematch_keys').whereLike('package_name', 'example.com/GO-Y/%').first()).toBeUndefined();
     expect(await staged()).toBe(0);
+  });
+
+  /** A source of `count` generated records that stops after `pauseAfter` of them until `resume` is called. */
+  function paused(count: number, prefix: string, pauseAfter: number) {
+    let resume!: () => void;
+    let reachedPause!: () => void;
+    const gate = new Promise<void>((r) => (resume = r));
+    const atPause = new Promise<void>((r) => (reachedPause = r));
+    const source = generated(count, prefix);
+    async function* records() {
+      let n = 0;
+      for await (const r of source.records) {
+        if (n++ === pauseAfter) {
+          reachedPause();
+          await gate;
+        }
+        yield r;
+      }
+    }
+    return { source: { records: records(), stats: source.stats }, atPause, resume };
+  }
+
+  it('writes new records live but unpublished: nothing reads them before the switch, everything after', async () => {
+    // More records before the pause than one write batch holds, so some are in the tables while the sync waits.
+    const { source, atPause, resume } = paused(5_200, 'GO-P', 5_100);
+    const changesBefore = Number((await db('report_changes').where({ kind: 'vulnerability' }).whereLike('ref', 'pending GO-P-%').count({ n: '*' }).first())?.n);
+    const sync = syncFeedRecords(db, 'pending', source);
+    await atPause;
+    const written = Number((await db('vulnerabilities').where({ feed: 'pending' }).count({ n: '*' }).first())?.n);
+    expect(written).toBeGreaterThan(0);
+    const seen = async () => {
+      const [byName] = await knexVulnerabilityProvider(db).findAffected([{ ecosystem: 'go', names: ['example.com/GO-P/m1'] }]);
+      const records = await readRecords(db, [{ feed: 'pending', id: 'GO-P-1' }]);
+      const page = queryVulnerabilities(db, { ids: ['GO-P-1'], page: 1, limit: 10 });
+      const found: unknown[] = [];
+      for await (const chunk of page.vulnerabilities) found.push(...chunk);
+      return { entries: byName!.size, records: records.size, search: found.length };
+    };
+    expect(await seen()).toEqual({ entries: 0, records: 0, search: 0 });
+    expect(await feedGroupCounts(db, 'pending')).toEqual([]);
+    expect(Number((await db('report_changes').where({ kind: 'vulnerability' }).whereLike('ref', 'pending GO-P-%').count({ n: '*' }).first())?.n)).toBe(changesBefore);
+    resume();
+    expect((await sync).stats).toMatchObject({ read: 5_200, inserted: 5_200 });
+    expect(await seen()).toEqual({ entries: 1, records: 1, search: 1 });
+    expect(await feedGroupCounts(db, 'pending')).toEqual([{ group: 'go', records: 5_200 }]);
+    // The read model hears of every published record once the switch made it visible.
+    expect(Number((await db('report_changes').where({ kind: 'vulnerability' }).whereLike('ref', 'pending GO-P-%').count({ n: '*' }).first())?.n)).toBeGreaterThanOrEqual(
+      changesBefore + 5_200,
+    );
+    expect(await db('vuln_feeds').where({ name: 'pending' }).first('pending_generation')).toEqual({ pending_generation: null });
+  });
+
+  it('clears what a sync that died before its switch left, then imports the same ids', async () => {
+    const feed = await db('vuln_feeds').where({ name: 'pending' }).first('generation');
+    const next = Number(feed.generation) + 1;
+    // What a process killed mid-sync leaves: rows under the next generation, and the feed marked as having some.
+    const row = await db('vulnerabilities').where({ feed: 'pending', id: 'GO-P-1' }).first();
+    const entry = await db('vulnerability_affected').where({ feed: 'pending', vuln_id: 'GO-P-1' }).first();
+    for (const id of ['GO-Q-1', 'GO-Q-2']) {
+      await db('vulnerabilities').insert({ ...row, id, generation: next });
+      await db('vulnerability_affected').insert({ ...entry, row_id: undefined, vuln_id: id, generation: next });
+    }
+    await db('vuln_feeds').where({ name: 'pending' }).update({ pending_generation: next });
+    const { stats } = await syncFeedRecords(db, 'pending', generated(2, 'GO-Q'));
+    // Both ids are new to the feed (the leftovers were never published), and GO-P-* left the source.
+    expect(stats).toMatchObject({ read: 2, inserted: 2, removed: 5_200 });
+    expect(await db('vulnerabilities').where({ feed: 'pending' }).orderBy('id').pluck('id')).toEqual(['GO-Q-0', 'GO-Q-1']);
+    expect(await db('vulnerability_affected').where({ feed: 'pending' }).orderBy('vuln_id').pluck('vuln_id')).toEqual(['GO-Q-0', 'GO-Q-1']);
+    expect(await db('vuln_feeds').where({ name: 'pending' }).first('generation', 'pending_generation')).toEqual({ generation: next, pending_generation: null });
   });
 
   it('digests a record without its modified time, from the same serialisation it stores', () => {
