@@ -116,13 +116,16 @@ interface CredentialSource {
 }
 
 /**
- * The credentials of the first source that names any (flags, then environment, then context); a username
- * or password missing there is completed from the later sources, so `--username` can pair with VIGIL_PASSWORD.
+ * The credentials of the first source that names any (flags, then environment, then context), within it an API
+ * key, else a token, else a username and password; a username or password missing there is completed from the
+ * later sources, so `--username` can pair with VIGIL_PASSWORD.
  */
 function pickCredentials(sources: CredentialSource[]): Credentials {
   for (let i = 0; i < sources.length; i++) {
     const s = sources[i]!;
     if (s.apiKey) return { kind: 'api-key', key: s.apiKey };
+    // A context's token is what login stored; its username is kept only to say who that is.
+    if (s.token) return { kind: 'bearer', token: s.token };
     if (s.username || s.password) {
       const rest = sources.slice(i);
       const username = rest.find((r) => r.username)?.username;
@@ -131,7 +134,6 @@ function pickCredentials(sources: CredentialSource[]): Credentials {
       if (!password) throw new CliError(`error: no password for ${username}: pass --password or set VIGIL_PASSWORD`);
       return { kind: 'basic', username, password };
     }
-    if (s.token) return { kind: 'bearer', token: s.token };
   }
   return { kind: 'none' };
 }

@@ -54,7 +54,7 @@ const width = (text: string) => [...text].length;
 export function renderTable<T>(view: View<T>, colour: boolean): string {
   const cells = view.rows.map((row) => view.columns.map((c) => cellText(c.value(row)).replace(/\s*\n\s*/g, ' ')));
   const widths = view.columns.map((c, i) => Math.max(width(c.header), ...cells.map((r) => width(r[i]!))));
-  const paint = (text: string, style: Style | undefined) => (colour && style ? styleText(style, text) : text);
+  const paint = (text: string, style: Style | undefined) => (colour && style ? styleText(style, text, { validateStream: false }) : text);
   const line = (parts: string[], styles: (Style | undefined)[]) =>
     parts
       .map((p, i) => {

@@ -5,7 +5,7 @@ import yaml from 'js-yaml';
 import type { components } from '../../../generated/openapi-types.js';
 import { CliError } from '../exit-codes.js';
 import { fieldsView, statusStyle, type Column } from '../output.js';
-import type { Session } from '../session.js';
+import type { Api, Session } from '../session.js';
 
 type Policy = components['schemas']['Policy'];
 type PolicyRecord = components['schemas']['PolicyRecord'];
@@ -41,6 +41,11 @@ const recordFields = (p: PolicyRecord): [string, unknown][] => [
   ['updated', p.last_updated],
 ];
 
+/** PUT with active=true; the body is the policy record the spec asks for, holding the (unchanged) document. */
+function activate({ client, call }: Pick<Api, 'client' | 'call'>, id: string, document: Policy): Promise<PolicyRecord> {
+  return call(client.PUT('/policies/{policy_id}', { params: { path: { policy_id: id }, query: { active: true } }, body: { policy: document } }));
+}
+
 export function registerPolicy(program: Command, session: Session): void {
   const policy = program.command('policy').description('policies and which one is active');
 
@@ -71,10 +76,8 @@ export function registerPolicy(program: Command, session: Session): void {
     .action(async (file: string, opts: { activate?: boolean }, cmd: Command) => {
       const document = readPolicy(file);
       const { client, call } = await session.api(cmd);
-      let record = await call(client.POST('/policies', { body: document }));
-      if (opts.activate) {
-        record = await call(client.PUT('/policies/{policy_id}', { params: { path: { policy_id: record.policy_id }, query: { active: true } }, body: { policy: document } }));
-      }
+      const stored = await call(client.POST('/policies', { body: document }));
+      const record = opts.activate ? await activate({ client, call }, stored.policy_id, document) : stored;
       session.print(cmd, fieldsView(record, recordFields(record)));
     });
 
@@ -84,10 +87,9 @@ export function registerPolicy(program: Command, session: Session): void {
     .argument('<id>', 'policy id')
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const { client, call } = await session.api(cmd);
-      const path = { policy_id: id };
-      const current = await call(client.GET('/policies/{policy_id}', { params: { path } }));
+      const current = await call(client.GET('/policies/{policy_id}', { params: { path: { policy_id: id } } }));
       if (!current.policy) throw new CliError(`error: the API answered policy ${id} without its document`);
-      const record = await call(client.PUT('/policies/{policy_id}', { params: { path, query: { active: true } }, body: { policy: current.policy } }));
+      const record = await activate({ client, call }, id, current.policy);
       session.print(cmd, fieldsView(record, recordFields(record)));
     });
 
