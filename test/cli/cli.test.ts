@@ -13,7 +13,7 @@ import { run } from '../../src/cli/main.js';
 import { waitForAnalysis } from '../support/analysis.js';
 import { DEBIAN_OS_RELEASE, DPKG_STATUS, STATUS_D_LIBSSL3 } from '../support/ecosystem-fixtures.js';
 import { json } from '../support/http.js';
-import { buildImage } from '../support/image-builder.js';
+import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../support/server.js';
 import { assertResponseMatchesSpec } from '../support/spec-validator.js';
@@ -141,6 +141,27 @@ describe('vigil CLI', () => {
     const csv = content.stdout.split('\r\n');
     expect(csv[0]).toBe('package,version,type,licenses,location');
     expect(csv.some((l) => l.startsWith('libssl3,3.0.11-1~deb12u2,dpkg,'))).toBe(true);
+  });
+
+  it('uploads an archive, lists its files and licenses, and deletes it', async () => {
+    const archive = join(work, 'app.tar');
+    writeFileSync(archive, await dockerArchiveTar(await debianImage('archive'), { repoTags: ['local/app:archive'] }));
+    const added = await cli(['image', 'add', 'local/app:archive', '--from-archive', archive, '--wait', '-o', 'json']);
+    expect(added.code).toBe(0);
+    const uploaded = JSON.parse(added.stdout);
+    expect(uploaded.analysis_status).toBe('analyzed');
+
+    const files = await cli(['image', 'content', uploaded.image_digest, 'files']);
+    expect(files.stdout.split('\n')[0]).toMatch(/^FILE\s+TYPE\s+MODE\s+SIZE\s+LINK$/);
+    expect(files.stdout).toContain('/etc/build-marker');
+    const licenses = await cli(['image', 'content', 'docker.io/local/app:archive', 'licenses', '-o', 'json']);
+    expect(licenses.code).toBe(0);
+    expect(Array.isArray(JSON.parse(licenses.stdout).items)).toBe(true);
+
+    const deleted = await cli(['image', 'delete', 'local/app:archive', '-o', 'json']);
+    expect(deleted.code).toBe(0);
+    expect(JSON.parse(deleted.stdout)).toMatchObject({ image_digest: uploaded.image_digest });
+    expect((await cli(['image', 'list', '--tag', 'local/app:archive', '-o', 'json'])).stdout).not.toContain(uploaded.image_digest);
   });
 
   it('colours tables only on a terminal without NO_COLOR', async () => {
