@@ -1,0 +1,37 @@
+/** `vigil version` and `vigil system status`. */
+import type { Command } from 'commander';
+import type { components } from '../../../generated/openapi-types.js';
+import { fieldsView, type Column } from '../output.js';
+import type { Session } from '../session.js';
+
+type Service = components['schemas']['Service'];
+
+export function registerSystem(program: Command, session: Session): void {
+  program
+    .command('version')
+    .description('print the CLI\'s version and the server\'s')
+    .action(async (_opts: unknown, cmd: Command) => {
+      session.note(`vigil-cli ${session.version}`);
+      const { client, call } = await session.api(cmd);
+      const server = await call(client.GET('/version'));
+      session.print(cmd, fieldsView(server, [['client', session.version], ['service', server.service.version], ['api', server.api.version], ['db schema', server.db.schema_version]]));
+    });
+
+  const system = program.command('system').description('the service itself');
+  system
+    .command('status')
+    .description('the services of this deployment and whether they are up')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { client, call } = await session.api(cmd);
+      const answer = await call(client.GET('/system'));
+      const columns: Column<Service>[] = [
+        { header: 'service', value: (s) => s.service_name },
+        { header: 'host', value: (s) => s.host_id },
+        { header: 'status', value: (s) => (s.status ? 'up' : 'down'), style: (t) => (t === 'up' ? 'green' : 'red') },
+        { header: 'version', value: (s) => s.version },
+        { header: 'url', value: (s) => s.base_url },
+        { header: 'message', value: (s) => s.status_message },
+      ];
+      session.print(cmd, { data: answer, rows: answer.service_states, columns });
+    });
+}
