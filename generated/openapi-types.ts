@@ -3638,6 +3638,21 @@ export interface components {
             id: string;
             trigger_id: string;
         };
+        /**
+         * @description Vigil extension, present while `analysis_status` is `analyzing`: how far the analysis is. The stage; while
+         *     and after reading layers, the layer being read (from 1) of `layer_count`, and the layer blob bytes read so far
+         *     (as stored, compressed or not) of `bytes_total`, the sizes the manifest gives. Updated about once a second.
+         */
+        AnalysisProgress: {
+            bytes_read?: number;
+            bytes_total?: number;
+            layer?: number;
+            layer_count?: number;
+            /** @enum {string} */
+            stage: "fetching" | "reading_layers" | "cataloging" | "saving";
+            /** Format: date-time */
+            updated_at: string;
+        };
         AnalysisStatusDetail: {
             /** @description Vigil extension. Why the status changed; for analysis_failed, what to fix. */
             detail?: string;
@@ -3654,6 +3669,7 @@ export interface components {
         };
         AnchoreImage: {
             account_name: string;
+            analysis_progress?: components["schemas"]["AnalysisProgress"];
             /** @enum {string} */
             analysis_status: "not_analyzed" | "analyzing" | "analyzed" | "analysis_failed";
             analysis_status_detail: components["schemas"]["AnalysisStatusDetail"][];

@@ -542,8 +542,24 @@ export type AnchoreImage = {
         metadata?: ImageContentMetadata;
     };
     analyzed_at?: string;
+    analysis_progress?: AnalysisProgress;
     created_at: string;
     last_updated: string;
+};
+
+/**
+ * Vigil extension, present while `analysis_status` is `analyzing`: how far the analysis is. The stage; while
+ * and after reading layers, the layer being read (from 1) of `layer_count`, and the layer blob bytes read so far
+ * (as stored, compressed or not) of `bytes_total`, the sizes the manifest gives. Updated about once a second.
+ *
+ */
+export type AnalysisProgress = {
+    stage: 'fetching' | 'reading_layers' | 'cataloging' | 'saving';
+    layer?: number;
+    layer_count?: number;
+    bytes_read?: number;
+    bytes_total?: number;
+    updated_at: string;
 };
 
 export type AnchoreImageList = {

@@ -431,6 +431,26 @@ export const zImageContentMetadata = z.object({
     layer_count: z.int().optional()
 });
 
+/**
+ * Vigil extension, present while `analysis_status` is `analyzing`: how far the analysis is. The stage; while
+ * and after reading layers, the layer being read (from 1) of `layer_count`, and the layer blob bytes read so far
+ * (as stored, compressed or not) of `bytes_total`, the sizes the manifest gives. Updated about once a second.
+ *
+ */
+export const zAnalysisProgress = z.object({
+    stage: z.enum([
+        'fetching',
+        'reading_layers',
+        'cataloging',
+        'saving'
+    ]),
+    layer: z.int().optional(),
+    layer_count: z.int().optional(),
+    bytes_read: z.int().optional(),
+    bytes_total: z.int().optional(),
+    updated_at: z.iso.datetime()
+});
+
 export const zAnchoreImage = z.object({
     image_digest: z.string(),
     parent_digest: z.string().optional(),
@@ -455,6 +475,7 @@ export const zAnchoreImage = z.object({
         metadata: zImageContentMetadata.optional()
     }).optional(),
     analyzed_at: z.iso.datetime().optional(),
+    analysis_progress: zAnalysisProgress.optional(),
     created_at: z.iso.datetime(),
     last_updated: z.iso.datetime()
 });

@@ -1,5 +1,6 @@
 /** Handlers of the Images tag (records and lifecycle; content routes live in image-content.ts). */
 import type { components } from '../../generated/openapi-types.js';
+import type { AnalysisProgress } from '../images/analysis-progress.js';
 import { ConflictError, InvalidError } from '../errors.js';
 import { addImageFromArchive } from '../images/add-archive.js';
 import { addImageFromRegistry } from '../images/add.js';
@@ -73,6 +74,7 @@ export async function imageViews(ctx: RequestContext, images: store.ImageRecord[
       }),
     },
     ...(i.analyzed_at ? { analyzed_at: i.analyzed_at } : {}),
+    ...(i.analysis_status === 'analyzing' && i.analysis_progress ? { analysis_progress: JSON.parse(i.analysis_progress) as AnalysisProgress } : {}),
     created_at: i.created_at,
     last_updated: i.last_updated,
   }));

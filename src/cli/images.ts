@@ -53,9 +53,30 @@ export function evaluationTag(resolved: ResolvedImage, explicit?: string): strin
 
 const FINAL = new Set(['analyzed', 'analysis_failed']);
 
-function describe(image: Image): string {
+/** Bytes in binary units, one decimal: what a progress line shows. */
+function size(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** How far a running analysis is, from the image record's analysis_progress: stage, layer, bytes read. */
+function describeProgress(progress: NonNullable<Image['analysis_progress']>): string {
+  const stage = progress.stage.replace('_', ' ');
+  if (progress.layer_count === undefined) return stage;
+  const bytes = progress.bytes_total ? `, ${size(progress.bytes_read ?? 0)} of ${size(progress.bytes_total)}` : '';
+  return `${stage}, layer ${Math.max(1, progress.layer ?? 0)} of ${progress.layer_count}${bytes}`;
+}
+
+export function analysisState(image: Image): string {
   const last = image.analysis_status_detail.at(-1);
-  return `${image.image_digest}: ${image.analysis_status}${last?.detail ? ` (${last.detail})` : ''}`;
+  const running = image.analysis_status === 'analyzing' && image.analysis_progress ? `: ${describeProgress(image.analysis_progress)}` : '';
+  return `${image.image_digest}: ${image.analysis_status}${running}${last?.detail ? ` (${last.detail})` : ''}`;
 }
 
 /**
@@ -67,16 +88,16 @@ export async function waitForAnalysis(session: Session, client: VigilClient, cal
   const progress = session.progress();
   let image = first;
   for (;;) {
-    progress.update(describe(image));
+    progress.update(analysisState(image));
     if (FINAL.has(image.analysis_status)) break;
     if (Date.now() >= deadline) {
-      progress.done(`timed out after ${timeoutSeconds}s: ${describe(image)}`);
+      progress.done(`timed out after ${timeoutSeconds}s: ${analysisState(image)}`);
       throw new CliError(`error: analysis of ${image.image_digest} did not finish within ${timeoutSeconds}s`, EXIT.timeout);
     }
     await session.sleep(Math.min(session.pollIntervalMs, Math.max(0, deadline - Date.now())));
     image = await call(client.GET('/images/{image_digest}', { params: { path: { image_digest: image.image_digest } } }));
   }
-  progress.done(describe(image));
+  progress.done(analysisState(image));
   if (image.analysis_status === 'analysis_failed') {
     throw new CliError(`error: analysis of ${image.image_digest} failed: ${image.analysis_status_detail.at(-1)?.detail ?? 'no reason given'}`);
   }

@@ -31,6 +31,7 @@ import { resolveImageReference } from './sources/registry.js';
 import type { ResolvedImage } from './sources/resolved-image.js';
 import { parsePlatform } from './sources/platforms.js';
 import { analyzeImport } from './analyze-import.js';
+import { AnalysisProgressReporter } from './analysis-progress.js';
 import { topChainId } from './ancestry-chain.js';
 import { findImage, saveAnalysis, transitionAnalysis, type ImageRecord, type ImageSourceRecord } from './store.js';
 import { appendAll } from '../util/arrays.js';
@@ -93,19 +94,32 @@ function isPermanent(err: unknown): boolean {
 async function analyze(services: Services, image: ImageRecord, log: Logger, signal: AbortSignal): Promise<void> {
   const source = JSON.parse(image.source) as ImageSourceRecord;
   if (source.kind === 'import') return analyzeImport(services, image, source, log);
+  const progress = new AnalysisProgressReporter(services.db, image.account_name, image.image_digest, log);
+  progress.stage('fetching');
+  try {
+    await analyzeSource(services, image, log, signal, progress);
+  } finally {
+    await progress.settle();
+  }
+}
+
+async function analyzeSource(services: Services, image: ImageRecord, log: Logger, signal: AbortSignal, progress: AnalysisProgressReporter): Promise<void> {
   const resolved = await openSource(services, image, signal);
   try {
     if (resolved.manifestDigest !== image.image_digest)
       throw new AppError(422, 'digest_changed', `the source now serves ${resolved.manifestDigest}, not ${image.image_digest}`);
     const captured = new Map<string, Buffer>();
     const scanWarnings: string[] = [];
+    progress.stage('reading_layers', { layerCount: resolved.layers.length, bytesTotal: resolved.layers.reduce((n, l) => n + l.size, 0) });
     const walk = await walkLayers(resolved.layers, {
       catalogers: [...ALL_CATALOGERS, distroFileCollector(captured)],
       scanners: contentScanners(services.config.analysis.content, (message) => scanWarnings.push(message)),
       limits: { maxExpandedBytes: services.config.analysis.maxExpandedBytes, maxEntries: services.config.analysis.maxEntries },
       hashFiles: true,
       signal,
+      onProgress: progress.layers,
     });
+    progress.stage('cataloging');
     const surviving = new Map([...captured].filter(([path]) => walk.files.get(path)?.type === 'file'));
     const distro = detectDistro(surviving);
     const history = historyOf(resolved.config);
@@ -114,6 +128,7 @@ async function analyze(services: Services, image: ImageRecord, log: Logger, sign
     const scans = scanResults(walk.scans);
     const warnings = [...walk.warnings, ...scanWarnings.slice(0, 100)];
     const { packages, ownershipMs } = finalizePackages(walk.packagesByCataloger, distro);
+    progress.stage('saving');
     const saved = await saveAnalysis(services.db, image.account_name, image.image_digest, {
       imageId: resolved.configDigest,
       arch: resolved.platform.architecture,

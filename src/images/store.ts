@@ -49,6 +49,8 @@ export interface ImageRecord {
   image_size: number | null;
   layer_count: number | null;
   analyzed_at: string | null;
+  /** JSON of an AnalysisProgress while the analysis runs (analysis-progress.ts), null otherwise. */
+  analysis_progress: string | null;
   created_at: string;
   last_updated: string;
 }
@@ -218,7 +220,8 @@ export async function transitionAnalysis(
     const now = nowIso();
     const n = await trx('images')
       .where({ account_name: accountName, image_digest: digest, analysis_status: image.analysis_status })
-      .update({ ...extra, analysis_status: to, last_updated: now });
+      // A new status starts without the progress of the last run (a resumed analysis reports its own).
+      .update({ ...extra, analysis_status: to, analysis_progress: null, last_updated: now });
     if (n === 0) return false;
     await trx('image_status_history').insert({
       account_name: accountName,
@@ -232,6 +235,11 @@ export async function transitionAnalysis(
     if (event) await recordEvent(trx, event);
     return true;
   });
+}
+
+/** Records how far a running analysis is (analysis-progress.ts); an image no longer analyzing is left alone. */
+export async function recordAnalysisProgress(db: Db, accountName: string, digest: string, progress: string): Promise<void> {
+  await db('images').where({ account_name: accountName, image_digest: digest, analysis_status: 'analyzing' }).update({ analysis_progress: progress });
 }
 
 export interface AnalysisResult {
@@ -299,6 +307,7 @@ export async function saveAnalysis(
       layer_count: result.layerCount,
       chain_id: result.chainId ?? null,
       analysis_status: 'analyzed',
+      analysis_progress: null,
       analyzed_at: now,
       last_updated: now,
     });

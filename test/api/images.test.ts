@@ -70,6 +70,22 @@ describe('adding an image by tag from a registry', () => {
     expect(data?.image_content?.metadata).toMatchObject({ distro: 'debian', distro_version: '12', arch: 'amd64', layer_count: 2, dockerfile_mode: 'Guessed' });
     expect(data?.analysis_status_detail.map((d) => `${d.from_status}->${d.to_status}`)).toEqual(['not_analyzed->analyzing', 'analyzing->analyzed']);
     expect(data?.analyzed_at).toBeTruthy();
+    // Progress is shown while an analysis runs only.
+    expect(data?.analysis_progress).toBeUndefined();
+  });
+
+  it('shows how far a running analysis is in the image record', async () => {
+    const db = server.running.services.db;
+    const scope = { account_name: 'admin', image_digest: digest };
+    const progress = { stage: 'reading_layers', layer: 2, layer_count: 2, bytes_read: 1200, bytes_total: 4096, updated_at: '2026-11-26T08:00:00.000Z' };
+    await db('images').where(scope).update({ analysis_status: 'analyzing', analysis_progress: JSON.stringify(progress) });
+    try {
+      const { data } = await client(server.url).GET('/images/{image_digest}', { params: { path: { image_digest: digest } } });
+      expect(data?.analysis_status).toBe('analyzing');
+      expect(data?.analysis_progress).toEqual(progress);
+    } finally {
+      await db('images').where(scope).update({ analysis_status: 'analyzed', analysis_progress: null });
+    }
   });
 
   it("names the analysis engine from upstream's enum and Vigil's release in enterprise_version", async () => {

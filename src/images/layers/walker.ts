@@ -54,6 +54,15 @@ export interface WalkOptions {
   /** Compute sha256 of every regular file (costs CPU, not memory). */
   hashFiles: boolean;
   signal?: AbortSignal;
+  /** Called as layers are read (for every chunk of a blob: throttle what it does). */
+  onProgress?: (progress: WalkProgress) => void;
+}
+
+export interface WalkProgress {
+  /** The layer being read, from 1. */
+  layer: number;
+  /** Blob bytes (as stored: compressed or not) read so far, over all layers. */
+  blobBytes: number;
 }
 
 export interface WalkResult {
@@ -103,6 +112,7 @@ class ImageWalk {
   private layerCount = 0;
   /** Decompressed tar bytes (entries plus tar overhead), to stop archives that are mostly padding. */
   private tarBytes = 0;
+  private blobBytes = 0;
 
   constructor(private readonly options: WalkOptions) {
     this.limits = { ...DEFAULT_LAYER_LIMITS, ...options.limits };
@@ -136,6 +146,7 @@ class ImageWalk {
     signal?.throwIfAborted();
     const position = { digest: blob.digest, index: this.layerCount };
     this.layerCount += 1;
+    this.options.onProgress?.({ layer: this.layerCount, blobBytes: this.blobBytes });
 
     let raw: Readable;
     try {
@@ -202,7 +213,15 @@ class ImageWalk {
       );
     });
 
-    const stages = decoder ? [peeked.stream, decoder, counter, extract] : [peeked.stream, counter, extract];
+    const { onProgress } = this.options;
+    const blobCounter = onProgress
+      ? new ByteCounter((bytes) => {
+          this.blobBytes += bytes;
+          onProgress({ layer: position.index + 1, blobBytes: this.blobBytes });
+        })
+      : undefined;
+    if (blobCounter) watch(blobCounter, 'blob');
+    const stages = [peeked.stream, ...(blobCounter ? [blobCounter] : []), ...(decoder ? [decoder] : []), counter, extract];
     try {
       await pipeline(stages, { signal });
       // Without end-of-archive blocks, the tar stream can finish while its last entry is still being applied.

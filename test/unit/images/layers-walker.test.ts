@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { FileRecord } from '../../../src/images/model.js';
 import { walkLayers } from '../../../src/images/layers/walker.js';
@@ -347,5 +348,23 @@ describe('walkLayers: catalogers', () => {
     });
     expect(result.files.get('/dangling')).toMatchObject({ type: 'hardlink', linkTarget: '/missing', size: 0 });
     expect(result.warnings).toEqual(['hardlink /dangling -> /missing: the target is not an earlier entry of the image']);
+  });
+});
+
+describe('walkLayers: progress', () => {
+  it('reports the layer being read and the blob bytes read so far, over all layers', async () => {
+    // Random content, so the compressed blob spans many of the fixture's 1 000-byte chunks.
+    const first = gzip(await tarBytes([{ name: 'a', content: randomBytes(15_000).toString('base64') }]));
+    const second = await tarBytes([{ name: 'b', content: 'y'.repeat(5_000) }]);
+    const seen: { layer: number; blobBytes: number }[] = [];
+    await walkLayers([blob('one', first), blob('two', second)], { catalogers: [], hashFiles: false, onProgress: (p) => seen.push({ ...p }) });
+    // Each layer is announced before its first byte, then every chunk adds to the running total.
+    expect(seen[0]).toEqual({ layer: 1, blobBytes: 0 });
+    const startOfSecond = seen.findIndex((p) => p.layer === 2);
+    expect(seen[startOfSecond]).toEqual({ layer: 2, blobBytes: first.length });
+    expect(seen.at(-1)).toEqual({ layer: 2, blobBytes: first.length + second.length });
+    const totals = seen.map((p) => p.blobBytes);
+    expect(totals).toEqual([...totals].sort((a, b) => a - b));
+    expect(seen.filter((p) => p.layer === 1).length).toBeGreaterThan(2);
   });
 });
