@@ -19,6 +19,7 @@ import { createAccount, createUser, type TestUser } from '../support/rbac-fixtur
 import { alpineImage } from '../support/registry-fixtures.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { missingTools } from '../support/tools.js';
 
 const SA = 'x-service-account';
 const D1 = `sha256:${'a1'.repeat(32)}`;
@@ -121,7 +122,7 @@ const byKeys =
 
 const times = (seen: string) => ({ created_at: expect.stringMatching(ISO_UTC), last_updated: expect.stringMatching(ISO_UTC), last_seen: seen });
 
-describe('Kubernetes inventory', () => {
+describe.skipIf(missingTools('docker-registry'))('Kubernetes inventory', () => {
   let account: string;
   let a: ReturnType<typeof as>;
   const c = k8sCluster('prod-eu');
@@ -485,7 +486,7 @@ describe('Kubernetes inventory', () => {
 
 const ARN = 'arn:aws:ecs:eu-west-1:123456789012';
 
-describe('ECS inventory', () => {
+describe.skipIf(missingTools('docker-registry'))('ECS inventory', () => {
   let account: string;
   let a: ReturnType<typeof as>;
   const cluster = `${ARN}:cluster/prod`;
@@ -604,7 +605,7 @@ describe('ECS inventory', () => {
   });
 });
 
-describe('account isolation and access', () => {
+describe.skipIf(missingTools('docker-registry'))('account isolation and access', () => {
   let x: string;
   let y: string;
   let xWriter: TestUser;
@@ -671,7 +672,7 @@ describe('account isolation and access', () => {
   });
 });
 
-describe('expiry after VIGIL_INVENTORY_TTL_SECONDS (default one day)', () => {
+describe.skipIf(missingTools('docker-registry'))('expiry after VIGIL_INVENTORY_TTL_SECONDS (default one day)', () => {
   let account: string;
   let a: ReturnType<typeof as>;
   const INVENTORY_TABLES = ['inventory_items', 'inventory_clusters', 'k8s_namespaces', 'k8s_nodes', 'k8s_pods', 'k8s_containers', 'ecs_services', 'ecs_tasks', 'ecs_containers'];
@@ -756,7 +757,7 @@ describe('expiry after VIGIL_INVENTORY_TTL_SECONDS (default one day)', () => {
   }
 });
 
-describe('large reports (megabytes, within the default inventory report limit while other bodies keep theirs)', () => {
+describe.skipIf(missingTools('docker-registry'))('large reports (megabytes, within the default inventory report limit while other bodies keep theirs)', () => {
   let big: TestServer;
   let a: ReturnType<typeof as>;
 
@@ -815,7 +816,7 @@ describe('large reports (megabytes, within the default inventory report limit wh
   });
 });
 
-describe('analysis of images seen running', () => {
+describe.skipIf(missingTools('docker-registry'))('analysis of images seen running', () => {
   let analyzing: TestServer;
   let a: ReturnType<typeof as>;
 
