@@ -2702,9 +2702,12 @@ export interface paths {
         get: operations["get_policy"];
         /**
          * Replace a policy's document, and optionally make it the active one
-         * @description The body is a policy record whose `policy` is the new document (its `id` must be the path's). It is
-         *     validated like an added one. `active=true` makes this the account's active policy (the previous one is
-         *     deactivated in the same transaction); a policy stops being active only when another is activated.
+         * @description The body is a policy record (upstream's PolicyRecord, e.g. the answer of GET with detail). Its `policy`,
+         *     when present, is the new document (its `id` must be the path's), validated like an added one; without
+         *     `policy`, or without a body, the stored document is kept, so `PUT /policies/{policy_id}?active=true` alone
+         *     activates a policy. `active=true` in the query, or `"active": true` in the record, makes this the
+         *     account's active policy (the previous one is deactivated in the same transaction); a policy stops being
+         *     active only when another is activated (`active=false` on the active one is a conflict).
          */
         put: operations["update_policy"];
         post?: never;
@@ -5136,7 +5139,10 @@ export interface components {
             policy_id: string;
             policy_source: string;
         };
-        /** @description A policy record as PUT takes it; only `policy` (the new document) is read, the other fields are informational. */
+        /**
+         * @description A policy record as PUT takes it: `policy` (the new document, optional: without it the stored one is kept) and
+         *     `active` (true activates the policy, as the query parameter does) are read; the other fields are informational.
+         */
         PolicyRecordUpdate: {
             account_name?: string;
             active?: boolean;
@@ -5144,7 +5150,7 @@ export interface components {
             description?: string;
             last_updated?: string;
             name?: string;
-            policy: components["schemas"]["Policy"];
+            policy?: components["schemas"]["Policy"];
             policy_id?: string;
             policy_source?: string;
         };
@@ -12245,7 +12251,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["PolicyRecordUpdate"];
             };

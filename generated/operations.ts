@@ -364,25 +364,25 @@ export interface OperationIO {
   add_credential: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['add_credential']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_credential']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_credential']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_credential']['responses'][200]['content']['application/json'] };
   };
   add_image: {
     path: Record<string, never>;
     query: NonNullable<operations['add_image']['parameters']['query']>;
-    body: operations['add_image']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_image']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_image']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_image']['responses'][200]['content']['application/json'] };
   };
   add_image_archive: {
     path: Record<string, never>;
     query: NonNullable<operations['add_image_archive']['parameters']['query']>;
-    body: operations['add_image_archive']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_image_archive']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_image_archive']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_image_archive']['responses'][200]['content']['application/json'] };
   };
   add_policy: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['add_policy']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_policy']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_policy']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_policy']['responses'][200]['content']['application/json'] };
   };
   add_repository: {
@@ -394,79 +394,79 @@ export interface OperationIO {
   add_role_user: {
     path: operations['add_role_user']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['add_role_user']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_role_user']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_role_user']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_role_user']['responses'][200]['content']['application/json'] };
   };
   add_slack_configuration: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['add_slack_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_slack_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_slack_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_slack_configuration']['responses'][200]['content']['application/json'] };
   };
   add_slack_selector: {
     path: operations['add_slack_selector']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['add_slack_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_slack_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_slack_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_slack_selector']['responses'][200]['content']['application/json'] };
   };
   add_smtp_configuration: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['add_smtp_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_smtp_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_smtp_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_smtp_configuration']['responses'][200]['content']['application/json'] };
   };
   add_smtp_selector: {
     path: operations['add_smtp_selector']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['add_smtp_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_smtp_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_smtp_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_smtp_selector']['responses'][200]['content']['application/json'] };
   };
   add_subscription: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['add_subscription']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_subscription']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_subscription']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_subscription']['responses'][200]['content']['application/json'] };
   };
   add_teams_configuration: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['add_teams_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_teams_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_teams_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_teams_configuration']['responses'][200]['content']['application/json'] };
   };
   add_teams_selector: {
     path: operations['add_teams_selector']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['add_teams_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_teams_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_teams_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_teams_selector']['responses'][200]['content']['application/json'] };
   };
   add_webhook_configuration: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['add_webhook_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_webhook_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_webhook_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_webhook_configuration']['responses'][200]['content']['application/json'] };
   };
   add_webhook_selector: {
     path: operations['add_webhook_selector']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['add_webhook_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['add_webhook_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_webhook_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_webhook_selector']['responses'][200]['content']['application/json'] };
   };
   create_account: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['create_account']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['create_account']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_account']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['create_account']['responses'][200]['content']['application/json'] };
   };
   create_api_key: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['create_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['create_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_api_key']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 201: operations['create_api_key']['responses'][201]['content']['application/json'] };
   };
   create_image_vuln_annotation: {
     path: operations['create_image_vuln_annotation']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['create_image_vuln_annotation']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['create_image_vuln_annotation']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_image_vuln_annotation']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 201: operations['create_image_vuln_annotation']['responses'][201]['content']['application/json'] };
   };
   create_operation: {
@@ -478,25 +478,25 @@ export interface OperationIO {
   create_registry: {
     path: Record<string, never>;
     query: NonNullable<operations['create_registry']['parameters']['query']>;
-    body: operations['create_registry']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['create_registry']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_registry']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['create_registry']['responses'][200]['content']['application/json'] };
   };
   create_user: {
     path: operations['create_user']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['create_user']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['create_user']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_user']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['create_user']['responses'][200]['content']['application/json'] };
   };
   create_user_api_key: {
     path: operations['create_user_api_key']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['create_user_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['create_user_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_user_api_key']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 201: operations['create_user_api_key']['responses'][201]['content']['application/json'] };
   };
   create_user_credential: {
     path: operations['create_user_credential']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['create_user_credential']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['create_user_credential']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_user_credential']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['create_user_credential']['responses'][200]['content']['application/json'] };
   };
   delete_account: {
@@ -676,7 +676,7 @@ export interface OperationIO {
   dry_run_policy: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['dry_run_policy']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['dry_run_policy']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['dry_run_policy']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['dry_run_policy']['responses'][200]['content']['application/json'] };
   };
   get_account: {
@@ -1138,55 +1138,55 @@ export interface OperationIO {
   import_content_searches: {
     path: operations['import_content_searches']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['import_content_searches']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['import_content_searches']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['import_content_searches']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['import_content_searches']['responses'][200]['content']['application/json'] };
   };
   import_file_contents: {
     path: operations['import_file_contents']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['import_file_contents']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['import_file_contents']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['import_file_contents']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['import_file_contents']['responses'][200]['content']['application/json'] };
   };
   import_image_config: {
     path: operations['import_image_config']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['import_image_config']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['import_image_config']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['import_image_config']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['import_image_config']['responses'][200]['content']['application/json'] };
   };
   import_image_dockerfile: {
     path: operations['import_image_dockerfile']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['import_image_dockerfile']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['import_image_dockerfile']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['import_image_dockerfile']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['import_image_dockerfile']['responses'][200]['content']['application/json'] };
   };
   import_image_manifest: {
     path: operations['import_image_manifest']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['import_image_manifest']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['import_image_manifest']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['import_image_manifest']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['import_image_manifest']['responses'][200]['content']['application/json'] };
   };
   import_image_packages: {
     path: operations['import_image_packages']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['import_image_packages']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['import_image_packages']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['import_image_packages']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['import_image_packages']['responses'][200]['content']['application/json'] };
   };
   import_image_parent_manifest: {
     path: operations['import_image_parent_manifest']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['import_image_parent_manifest']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['import_image_parent_manifest']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['import_image_parent_manifest']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['import_image_parent_manifest']['responses'][200]['content']['application/json'] };
   };
   import_image_sbom: {
     path: operations['import_image_sbom']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['import_image_sbom']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['import_image_sbom']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['import_image_sbom']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['import_image_sbom']['responses'][200]['content']['application/json'] };
   };
   import_secret_searches: {
     path: operations['import_secret_searches']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['import_secret_searches']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['import_secret_searches']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['import_secret_searches']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['import_secret_searches']['responses'][200]['content']['application/json'] };
   };
   invalidate_operation: {
@@ -1510,13 +1510,13 @@ export interface OperationIO {
   patch_api_key: {
     path: operations['patch_api_key']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['patch_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['patch_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['patch_api_key']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['patch_api_key']['responses'][200]['content']['application/json'] };
   };
   patch_user_api_key: {
     path: operations['patch_user_api_key']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['patch_user_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['patch_user_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['patch_user_api_key']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['patch_user_api_key']['responses'][200]['content']['application/json'] };
   };
   ping: {
@@ -1528,13 +1528,13 @@ export interface OperationIO {
   post_ecs_inventory: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['post_ecs_inventory']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['post_ecs_inventory']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['post_ecs_inventory']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 204: undefined };
   };
   post_kubernetes_inventory: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['post_kubernetes_inventory']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['post_kubernetes_inventory']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['post_kubernetes_inventory']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 201: undefined };
   };
   post_system_feeds: {
@@ -1588,13 +1588,13 @@ export interface OperationIO {
   set_new_log_level: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: operations['set_new_log_level']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['set_new_log_level']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['set_new_log_level']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['set_new_log_level']['responses'][200]['content']['application/json'] };
   };
   stateless_scan: {
     path: Record<string, never>;
     query: NonNullable<operations['stateless_scan']['parameters']['query']>;
-    body: operations['stateless_scan']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['stateless_scan']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['stateless_scan']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['stateless_scan']['responses'][200]['content']['application/json'] };
   };
   summary_image_counts: {
@@ -1612,13 +1612,13 @@ export interface OperationIO {
   test_slack_configuration: {
     path: Record<string, never>;
     query: NonNullable<operations['test_slack_configuration']['parameters']['query']>;
-    body: operations['test_slack_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['test_slack_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['test_slack_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['test_slack_configuration']['responses'][200]['content']['application/json'] };
   };
   test_smtp_configuration: {
     path: Record<string, never>;
     query: NonNullable<operations['test_smtp_configuration']['parameters']['query']>;
-    body: operations['test_smtp_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['test_smtp_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['test_smtp_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['test_smtp_configuration']['responses'][200]['content']['application/json'] };
   };
   test_stored_slack_configuration: {
@@ -1648,7 +1648,7 @@ export interface OperationIO {
   test_teams_configuration: {
     path: Record<string, never>;
     query: NonNullable<operations['test_teams_configuration']['parameters']['query']>;
-    body: operations['test_teams_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['test_teams_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['test_teams_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['test_teams_configuration']['responses'][200]['content']['application/json'] };
   };
   test_webhook: {
@@ -1660,7 +1660,7 @@ export interface OperationIO {
   test_webhook_configuration: {
     path: Record<string, never>;
     query: NonNullable<operations['test_webhook_configuration']['parameters']['query']>;
-    body: operations['test_webhook_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['test_webhook_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['test_webhook_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['test_webhook_configuration']['responses'][200]['content']['application/json'] };
   };
   toggle_feed_enabled: {
@@ -1678,103 +1678,103 @@ export interface OperationIO {
   update_account: {
     path: operations['update_account']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_account']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_account']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_account']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_account']['responses'][200]['content']['application/json'] };
   };
   update_account_state: {
     path: operations['update_account_state']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_account_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_account_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_account_state']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_account_state']['responses'][200]['content']['application/json'] };
   };
   update_endpoint_status: {
     path: operations['update_endpoint_status']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_endpoint_status']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_endpoint_status']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_endpoint_status']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_endpoint_status']['responses'][200]['content']['application/json'] };
   };
   update_image_vuln_annotation: {
     path: operations['update_image_vuln_annotation']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_image_vuln_annotation']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_image_vuln_annotation']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_image_vuln_annotation']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_image_vuln_annotation']['responses'][200]['content']['application/json'] };
   };
   update_policy: {
     path: operations['update_policy']['parameters']['path'];
     query: NonNullable<operations['update_policy']['parameters']['query']>;
-    body: operations['update_policy']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_policy']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_policy']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_policy']['responses'][200]['content']['application/json'] };
   };
   update_registry: {
     path: operations['update_registry']['parameters']['path'];
     query: NonNullable<operations['update_registry']['parameters']['query']>;
-    body: operations['update_registry']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_registry']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_registry']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_registry']['responses'][200]['content']['application/json'] };
   };
   update_slack_configuration: {
     path: operations['update_slack_configuration']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_slack_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_slack_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_slack_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_slack_configuration']['responses'][200]['content']['application/json'] };
   };
   update_slack_selector: {
     path: operations['update_slack_selector']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_slack_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_slack_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_slack_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_slack_selector']['responses'][200]['content']['application/json'] };
   };
   update_smtp_configuration: {
     path: operations['update_smtp_configuration']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_smtp_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_smtp_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_smtp_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_smtp_configuration']['responses'][200]['content']['application/json'] };
   };
   update_smtp_selector: {
     path: operations['update_smtp_selector']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_smtp_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_smtp_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_smtp_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_smtp_selector']['responses'][200]['content']['application/json'] };
   };
   update_subscription: {
     path: operations['update_subscription']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_subscription']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_subscription']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_subscription']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_subscription']['responses'][200]['content']['application/json'] };
   };
   update_teams_configuration: {
     path: operations['update_teams_configuration']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_teams_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_teams_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_teams_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_teams_configuration']['responses'][200]['content']['application/json'] };
   };
   update_teams_selector: {
     path: operations['update_teams_selector']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_teams_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_teams_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_teams_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_teams_selector']['responses'][200]['content']['application/json'] };
   };
   update_user_state: {
     path: operations['update_user_state']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_user_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_user_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_user_state']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_user_state']['responses'][200]['content']['application/json'] };
   };
   update_webhook_configuration: {
     path: operations['update_webhook_configuration']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_webhook_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_webhook_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_webhook_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_webhook_configuration']['responses'][200]['content']['application/json'] };
   };
   update_webhook_selector: {
     path: operations['update_webhook_selector']['parameters']['path'];
     query: Record<string, never>;
-    body: operations['update_webhook_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['update_webhook_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_webhook_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_webhook_selector']['responses'][200]['content']['application/json'] };
   };
   upload_system_feed: {
     path: operations['upload_system_feed']['parameters']['path'];
     query: NonNullable<operations['upload_system_feed']['parameters']['query']>;
-    body: operations['upload_system_feed']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['upload_system_feed']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['upload_system_feed']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 202: undefined };
   };
   version_check: {
@@ -1786,7 +1786,7 @@ export interface OperationIO {
   vulnerability_scan_sbom: {
     path: Record<string, never>;
     query: NonNullable<operations['vulnerability_scan_sbom']['parameters']['query']>;
-    body: operations['vulnerability_scan_sbom']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+    body: operations['vulnerability_scan_sbom']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['vulnerability_scan_sbom']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['vulnerability_scan_sbom']['responses'][200]['content']['application/json'] };
   };
 }

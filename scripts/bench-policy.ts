@@ -601,6 +601,7 @@ function memoryContext(packages: PackageRow[], items: PackageVulnerabilityItem[]
       size: 187_000_000,
       layerCount: 9,
       dockerfile: { mode: 'Actual', text: dockerfile },
+      configExposedPorts: [],
       tag: TAG,
     },
     now,

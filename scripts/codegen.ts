@@ -188,7 +188,8 @@ function renderOperations(doc: Json, rows: OperationRow[]): string {
       const query = r.queryParams.length ? `NonNullable<${o}['parameters']['query']>` : 'Record<string, never>';
       const body =
         r.bodyKind === 'json'
-          ? `${o}['requestBody'] extends { content: { 'application/json': infer B } } ? B : never`
+          ? // An optional body (required: false) is B | undefined.
+            `${o}['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<${o}['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never`
           : r.bodyKind === 'form'
             ? `NonNullable<${o}['requestBody']>['content']['application/x-www-form-urlencoded']`
             : 'undefined';

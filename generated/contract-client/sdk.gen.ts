@@ -2096,14 +2096,17 @@ export const getPolicy = <ThrowOnError extends boolean = false>(options: Options
 /**
  * Replace a policy's document, and optionally make it the active one
  *
- * The body is a policy record whose `policy` is the new document (its `id` must be the path's). It is
- * validated like an added one. `active=true` makes this the account's active policy (the previous one is
- * deactivated in the same transaction); a policy stops being active only when another is activated.
+ * The body is a policy record (upstream's PolicyRecord, e.g. the answer of GET with detail). Its `policy`,
+ * when present, is the new document (its `id` must be the path's), validated like an added one; without
+ * `policy`, or without a body, the stored document is kept, so `PUT /policies/{policy_id}?active=true` alone
+ * activates a policy. `active=true` in the query, or `"active": true` in the record, makes this the
+ * account's active policy (the previous one is deactivated in the same transaction); a policy stops being
+ * active only when another is activated (`active=false` on the active one is a conflict).
  *
  */
 export const updatePolicy = <ThrowOnError extends boolean = false>(options: Options<UpdatePolicyData, ThrowOnError>) => (options.client ?? client).put<UpdatePolicyResponses, UpdatePolicyErrors, ThrowOnError>({
     requestValidator: async (data) => await z.object({
-        body: zUpdatePolicyBody,
+        body: zUpdatePolicyBody.optional(),
         headers: zUpdatePolicyHeaders.optional(),
         path: zUpdatePolicyPath,
         query: zUpdatePolicyQuery.optional()

@@ -1604,7 +1604,9 @@ export type PolicyRecord = {
 };
 
 /**
- * A policy record as PUT takes it; only `policy` (the new document) is read, the other fields are informational.
+ * A policy record as PUT takes it: `policy` (the new document, optional: without it the stored one is kept) and
+ * `active` (true activates the policy, as the query parameter does) are read; the other fields are informational.
+ *
  */
 export type PolicyRecordUpdate = {
     policy_id?: string;
@@ -1613,7 +1615,7 @@ export type PolicyRecordUpdate = {
     policy_source?: string;
     name?: string;
     description?: string;
-    policy: Policy;
+    policy?: Policy;
     created_at?: string;
     last_updated?: string;
 };
@@ -9302,7 +9304,7 @@ export type GetPolicyResponses = {
 export type GetPolicyResponse = GetPolicyResponses[keyof GetPolicyResponses];
 
 export type UpdatePolicyData = {
-    body: PolicyRecordUpdate;
+    body?: PolicyRecordUpdate;
     headers?: {
         /**
          * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.

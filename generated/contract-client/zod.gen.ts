@@ -1345,7 +1345,9 @@ export const zPolicyRecord = z.object({
 });
 
 /**
- * A policy record as PUT takes it; only `policy` (the new document) is read, the other fields are informational.
+ * A policy record as PUT takes it: `policy` (the new document, optional: without it the stored one is kept) and
+ * `active` (true activates the policy, as the query parameter does) are read; the other fields are informational.
+ *
  */
 export const zPolicyRecordUpdate = z.object({
     policy_id: z.string().optional(),
@@ -1354,7 +1356,7 @@ export const zPolicyRecordUpdate = z.object({
     policy_source: z.string().optional(),
     name: z.string().optional(),
     description: z.string().optional(),
-    policy: zPolicy,
+    policy: zPolicy.optional(),
     created_at: z.string().optional(),
     last_updated: z.string().optional()
 });

@@ -14,7 +14,10 @@ type PolicyOps = 'list_policies' | 'add_policy' | 'get_policy' | 'update_policy'
 export const policyBodyChecks: BodyChecks = {
   add_policy: (body) => ({ within: 'body', problems: policyProblems(body) }),
   dry_run_policy: (body) => ({ within: 'body', problems: policyProblems(body) }),
-  update_policy: (body) => ({ within: 'body.policy', problems: policyProblems(body && typeof body === 'object' ? (body as { policy?: unknown }).policy : undefined) }),
+  update_policy: (body) => {
+    const doc = body && typeof body === 'object' ? (body as { policy?: unknown }).policy : undefined;
+    return { within: 'body.policy', problems: doc === undefined ? [] : policyProblems(doc) };
+  },
 };
 
 export const policyHandlers: HandlerGroup<PolicyOps> = {
@@ -29,7 +32,10 @@ export const policyHandlers: HandlerGroup<PolicyOps> = {
   },
   async update_policy(ctx, { params, query, body }) {
     const wasActive = (await getPolicy(ctx.db, ctx.account.name, params.policy_id, false)).active;
-    const record = await updatePolicy(ctx.db, ctx.account.name, params.policy_id, body.policy as PolicyDocument, query.active);
+    // As upstream: the record's `policy` is optional (the stored document stays) and `active: true` in the record
+    // activates like the query parameter; the query decides when both are given.
+    const activate = query.active ?? (body?.active === true ? true : undefined);
+    const record = await updatePolicy(ctx.db, ctx.account.name, params.policy_id, body?.policy as PolicyDocument | undefined, activate);
     // A new active policy, or a change to the active one, changes every result of the account.
     if (record.active || wasActive) await queuePolicyReevaluation(ctx.services, ctx.account.name);
     return { status: 200, body: record };

@@ -11,10 +11,22 @@ export const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
 /** Problems listed in one error; a report with thousands of bad references says how many more there were. */
 const MAX_LISTED_PROBLEMS = 100;
 
-/** The report's timestamp as the stored ISO form (UTC, milliseconds). */
-export function reportTime(timestamp: string, now = Date.now()): string {
+/**
+ * The report's timestamp as the stored ISO form (UTC, milliseconds). A report older than the inventory's expiry
+ * would be stored and swept away at once, so it is refused with the reason instead of silently vanishing.
+ */
+export function reportTime(timestamp: string, ttlSeconds: number, now = Date.now()): string {
   const ms = Date.parse(timestamp);
   if (Number.isNaN(ms)) throw invalidReport([{ location: 'body.timestamp', message: 'is not a valid date-time' }]);
+  if (ms < now - ttlSeconds * 1000)
+    throw invalidReport([
+      {
+        location: 'body.timestamp',
+        message:
+          `is older than the inventory expiry (VIGIL_INVENTORY_TTL_SECONDS=${ttlSeconds}: what a report names expires after that long, ` +
+          `so nothing seen before ${new Date(now - ttlSeconds * 1000).toISOString()} is kept); send the time the agent took the snapshot`,
+      },
+    ]);
   if (ms > now + MAX_CLOCK_SKEW_MS)
     throw invalidReport([{ location: 'body.timestamp', message: `is more than ${MAX_CLOCK_SKEW_MS / 60000} minutes in the future (server time ${new Date(now).toISOString()})` }]);
   return new Date(ms).toISOString();

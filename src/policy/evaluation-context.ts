@@ -27,6 +27,8 @@ export interface ImageFacts {
   layerCount: number | null;
   /** The Dockerfile: given by the user (`Actual`), guessed from the history (`Guessed`), or none. */
   dockerfile: { mode: 'Actual' | 'Guessed' | null; text: string | null };
+  /** The image config's `ExposedPorts` (`80/tcp`, ...): what EXPOSE recorded, also when no Dockerfile is known. */
+  configExposedPorts: string[];
   tag: EvaluatedTag;
 }
 

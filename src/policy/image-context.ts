@@ -9,6 +9,7 @@ import { readFileList } from '../images/file-list.js';
 import type { DistroInfo } from '../ecosystems/model.js';
 import type { ContentSearchResult, RetrievedFile } from '../images/scanners/index.js';
 import { getAnalyzedImage, packagesOf, readDocument, type PackageRow } from '../images/store.js';
+import { configExposedPorts, type ImageConfig } from '../images/sources/image-config.js';
 import { distroOf } from '../vulns/findings.js';
 import { imageVulnerabilities } from '../vulns/image-report.js';
 import { distroFeedOf } from '../ecosystems/registry.js';
@@ -65,6 +66,7 @@ export async function imageEvaluationContext(db: Db, accountName: string, digest
   const tag = await evaluatedTag(db, accountName, digest, fullTag);
   const distro = distroOf(image);
   const dockerfile = (await readDocument<string>(db, accountName, digest, 'dockerfile')) ?? null;
+  const config = await readDocument<ImageConfig>(db, accountName, digest, 'config');
   const namespace = distroNamespaceOf(distro);
   return {
     image: {
@@ -76,6 +78,7 @@ export async function imageEvaluationContext(db: Db, accountName: string, digest
       size: image.image_size === null ? null : Number(image.image_size),
       layerCount: image.layer_count,
       dockerfile: { mode: (image.dockerfile_mode as 'Actual' | 'Guessed' | null) ?? null, text: dockerfile },
+      configExposedPorts: configExposedPorts(config),
       tag,
     },
     now,

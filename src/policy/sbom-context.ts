@@ -9,6 +9,7 @@
 import type { Db } from '../db/index.js';
 import { ancestorsOfLayers } from '../images/ancestry.js';
 import { guessDockerfile, historyOf } from '../images/history.js';
+import { configExposedPorts } from '../images/sources/image-config.js';
 import type { SbomImageMetadata, SbomReadResult } from '../images/sbom/index.js';
 import type { ContentSearchResult, RetrievedFile } from '../images/scanners/index.js';
 import { packageRowOf } from '../images/store.js';
@@ -48,6 +49,7 @@ export function sbomEvaluationContext(db: Db, s: SbomSubject): EvaluationContext
       size: layers.length ? layers.reduce((n, l) => n + l.size, 0) : null,
       layerCount: layers.length || (config ? config.rootfs.diff_ids.length : null),
       dockerfile: history.length ? { mode: 'Guessed', text: guessDockerfile(history) } : { mode: null, text: null },
+      configExposedPorts: configExposedPorts(config),
       tag: s.tag,
     },
     now: s.now,

@@ -100,11 +100,18 @@ export async function addPolicy(db: Db, accountName: string, doc: PolicyDocument
   return recordOf(row, true);
 }
 
-export async function updatePolicy(db: Db, accountName: string, policyId: string, doc: PolicyDocument, activate?: boolean): Promise<PolicyRecord> {
-  if (doc.id !== policyId) throw new InvalidError(`the document's id '${doc.id}' is not the policy being updated ('${policyId}')`, { field: 'policy.id' });
-  assertValidPolicy(doc);
+/**
+ * Replaces the document (when `doc` is given; otherwise the stored one stays) and, with `activate`, makes the
+ * policy the account's active one.
+ */
+export async function updatePolicy(db: Db, accountName: string, policyId: string, doc: PolicyDocument | undefined, activate?: boolean): Promise<PolicyRecord> {
+  if (doc) {
+    if (doc.id !== policyId) throw new InvalidError(`the document's id '${doc.id}' is not the policy being updated ('${policyId}')`, { field: 'policy.id' });
+    assertValidPolicy(doc);
+  }
   return db.transaction(async (trx) => {
-    const before = await getPolicy(trx, accountName, policyId, false);
+    const before = await getPolicy(trx, accountName, policyId, !doc);
+    doc ??= before.policy as PolicyDocument;
     if (activate === false && before.active)
       throw new ConflictError(`policy '${policyId}' is the active one; activate another policy instead of deactivating it`, { policy_id: policyId });
     const now = nowIso();

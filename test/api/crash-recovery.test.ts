@@ -20,6 +20,7 @@ import { buildImage, type BuiltImage } from '../support/image-builder.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/db.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startVigil, stopVigil, within, type VigilChild } from '../support/vigil-process.js';
+import { missingTools } from '../support/tools.js';
 
 const EVENT_TIMEOUT_MS = 10_000;
 
@@ -140,7 +141,7 @@ afterAll(async () => {
   await scratch?.drop();
 }, 30_000);
 
-describe('a Vigil process killed during an analysis', () => {
+describe.skipIf(missingTools('docker-registry'))('a Vigil process killed during an analysis', () => {
   it('is resumed by the next process on the same data: analyzed once, with the interrupted attempt on record', async () => {
     // 1. First process: add the image; its analysis reaches the layer download, which the proxy holds.
     const first = await startVigil(scratch);

@@ -11,6 +11,7 @@ import { createAccount, createUser, type TestUser } from '../support/rbac-fixtur
 import { SA, alpineImage, analysisSettled, hostileImage, uploadArchive } from '../support/registry-fixtures.js';
 import { startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { missingTools } from '../support/tools.js';
 
 interface EventItem {
   generated_uuid: string;
@@ -97,7 +98,7 @@ afterAll(async () => {
   await Promise.all([server?.close(), registry?.close()]);
 });
 
-describe('listing events', () => {
+describe.skipIf(missingTools('docker-registry'))('listing events', () => {
   it('records what happened, newest first, in the documented shape', async () => {
     expect(await analysisSettled(server, 'admin', dA)).toBe('analyzed');
     expect(await analysisSettled(server, 'admin', dEvil)).toBe('analysis_failed');
@@ -217,7 +218,7 @@ describe('listing events', () => {
   });
 });
 
-describe('paging', () => {
+describe.skipIf(missingTools('docker-registry'))('paging', () => {
   it('pages with page and limit; next_page says whether more follow', async () => {
     const pages = [];
     for (let page = 1; page <= 3; page++) pages.push(await list({ page, limit: 3 }));
@@ -250,7 +251,7 @@ describe('paging', () => {
   });
 });
 
-describe('single events', () => {
+describe.skipIf(missingTools('docker-registry'))('single events', () => {
   it('gets an event by id', async () => {
     for (const e of [ALL[0], ALL.at(-1)!]) {
       const { data, response } = await client(url).GET('/events/{event_id}', { params: { path: { event_id: e.generated_uuid } } });
@@ -281,7 +282,7 @@ describe('single events', () => {
   });
 });
 
-describe('deleting events in bulk', () => {
+describe.skipIf(missingTools('docker-registry'))('deleting events in bulk', () => {
   let account: string;
   let owner: TestUser;
   let mine: EventItem[];
@@ -337,7 +338,7 @@ describe('deleting events in bulk', () => {
   });
 });
 
-describe('event types', () => {
+describe.skipIf(missingTools('docker-registry'))('event types', () => {
   it('lists the categories with every type the service emits', async () => {
     const { data, response } = await client(url).GET('/event-types');
     expect(response.status).toBe(200);
@@ -371,7 +372,7 @@ describe('event types', () => {
   });
 });
 
-describe('bad requests', () => {
+describe.skipIf(missingTools('docker-registry'))('bad requests', () => {
   it.each([
     ['an upper-case event_type', 'event_type=User.Image.', ['query.event_type']],
     ['an event_type with a space', 'event_type=user%20image', ['query.event_type']],
@@ -403,7 +404,7 @@ describe('bad requests', () => {
   });
 });
 
-describe('isolation between accounts', () => {
+describe.skipIf(missingTools('docker-registry'))('isolation between accounts', () => {
   let other: string;
   let stranger: TestUser;
 

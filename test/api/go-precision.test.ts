@@ -15,14 +15,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeArchiveImage } from '../support/analysis.js';
-import { buildVulnlibBinaries, GO_SKIP_NOTE, haveGo, type VulnlibBinaries } from '../support/go-symbol-fixtures.js';
+import { buildVulnlibBinaries, type VulnlibBinaries } from '../support/go-symbol-fixtures.js';
+import { missingTools } from '../support/tools.js';
 import { raw } from '../support/http.js';
 import type { FileSpec } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { writeRecords } from '../vulns/fixture-feed.js';
 
-const GO = haveGo();
-if (!GO) console.warn(GO_SKIP_NOTE);
 
 const CRITICAL_V3 = 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H';
 const WITH_TAG = 'registry.example.com/go/with-symbol:1';
@@ -77,7 +76,7 @@ async function vulns(digest: string, query = ''): Promise<string[]> {
   return (res.json.vulnerabilities as Item[]).map((v) => `${v.vuln} ${v.package_name} ${v.confidence}`).sort();
 }
 
-describe.skipIf(!GO)('Go advisories: confidence and symbol reachability', () => {
+describe.skipIf(missingTools('go'))('Go advisories: confidence and symbol reachability', () => {
   beforeAll(async () => {
     binaries = buildVulnlibBinaries();
     work = mkdtempSync(join(tmpdir(), 'vigil-go-precision-'));

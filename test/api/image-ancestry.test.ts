@@ -9,6 +9,7 @@ import { json, raw } from '../support/http.js';
 import { buildImage, type FileSpec } from '../support/image-builder.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { missingTools } from '../support/tools.js';
 
 let server: TestServer;
 let registry: TestRegistry;
@@ -40,7 +41,7 @@ afterAll(async () => {
   await Promise.all([server?.close(), registry?.close()]);
 });
 
-describe('image ancestry', () => {
+describe.skipIf(missingTools('docker-registry'))('image ancestry', () => {
   let os: string;
   let runtime: string;
   let app: string;

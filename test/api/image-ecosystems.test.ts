@@ -46,6 +46,7 @@ import { buildImage, dockerArchiveTar, type BuiltImage, type FileSpec } from '..
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { buildRpmdbFixture, type RpmdbFixture } from '../unit/ecosystems/rpm/testdata/rpmdb.js';
+import { missingTools } from '../support/tools.js';
 
 const REPO = 'team/ecosystems';
 const ARCHIVE_TAG = 'archive.example/team/ecosystems:from-docker-save';
@@ -528,7 +529,7 @@ afterAll(async () => {
   await Promise.all([server?.close(), registry?.close()]);
 });
 
-describe('an image holding every ecosystem, added by tag from a registry', () => {
+describe.skipIf(missingTools('docker-registry', 'go', 'rpm', 'rpmbuild', 'gpg'))('an image holding every ecosystem, added by tag from a registry', () => {
   let digest: string;
 
   it('is added by tag and analyzed: Debian 12 from /usr/lib/os-release, amd64, four layers', async () => {

@@ -5,6 +5,7 @@ import { reviewedLicense } from '../../src/images/license-review.js';
 import { buildImage, type BuiltImage, type FileSpec } from '../support/image-builder.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { missingTools } from '../support/tools.js';
 
 let server: TestServer;
 let registry: TestRegistry;
@@ -46,7 +47,7 @@ afterAll(async () => {
   await Promise.all([server?.close(), registry?.close()]);
 });
 
-describe('adding an image by tag from a registry', () => {
+describe.skipIf(missingTools('docker-registry'))('adding an image by tag from a registry', () => {
   let image: BuiltImage;
   let digest: string;
 
@@ -239,7 +240,7 @@ describe('adding an image by tag from a registry', () => {
   });
 });
 
-describe('bad requests to add an image', () => {
+describe.skipIf(missingTools('docker-registry'))('bad requests to add an image', () => {
   it.each([
     [{}, 'body.source'],
     [{ source: {} }, 'body.source'],
@@ -286,7 +287,7 @@ describe('bad requests to add an image', () => {
   });
 });
 
-describe('hostile and broken images', () => {
+describe.skipIf(missingTools('docker-registry'))('hostile and broken images', () => {
   it('fails the analysis of an image with a path-traversal entry, with a reason, and stays healthy', async () => {
     const evil = await buildImage({ layers: [[{ path: '../../etc/evil', content: 'x' }]] });
     await pushImage(registry.url, 'team/evil', 'latest', evil);

@@ -5,6 +5,7 @@
  * bounded per report, and not at all with VIGIL_INVENTORY_ANALYZE=false.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findImage } from '../../src/images/store.js';
 import { ANALYZE_RUNNING_IMAGES_JOB } from '../../src/inventory/analysis-queue.js';
@@ -19,6 +20,7 @@ import { createAccount, createUser, type TestUser } from '../support/rbac-fixtur
 import { alpineImage } from '../support/registry-fixtures.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { missingTools } from '../support/tools.js';
 
 const SA = 'x-service-account';
 const D1 = `sha256:${'a1'.repeat(32)}`;
@@ -121,7 +123,7 @@ const byKeys =
 
 const times = (seen: string) => ({ created_at: expect.stringMatching(ISO_UTC), last_updated: expect.stringMatching(ISO_UTC), last_seen: seen });
 
-describe('Kubernetes inventory', () => {
+describe.skipIf(missingTools('docker-registry'))('Kubernetes inventory', () => {
   let account: string;
   let a: ReturnType<typeof as>;
   const c = k8sCluster('prod-eu');
@@ -485,7 +487,7 @@ describe('Kubernetes inventory', () => {
 
 const ARN = 'arn:aws:ecs:eu-west-1:123456789012';
 
-describe('ECS inventory', () => {
+describe.skipIf(missingTools('docker-registry'))('ECS inventory', () => {
   let account: string;
   let a: ReturnType<typeof as>;
   const cluster = `${ARN}:cluster/prod`;
@@ -604,7 +606,7 @@ describe('ECS inventory', () => {
   });
 });
 
-describe('account isolation and access', () => {
+describe.skipIf(missingTools('docker-registry'))('account isolation and access', () => {
   let x: string;
   let y: string;
   let xWriter: TestUser;
@@ -671,7 +673,7 @@ describe('account isolation and access', () => {
   });
 });
 
-describe('expiry after VIGIL_INVENTORY_TTL_SECONDS (default one day)', () => {
+describe.skipIf(missingTools('docker-registry'))('expiry after VIGIL_INVENTORY_TTL_SECONDS (default one day)', () => {
   let account: string;
   let a: ReturnType<typeof as>;
   const INVENTORY_TABLES = ['inventory_items', 'inventory_clusters', 'k8s_namespaces', 'k8s_nodes', 'k8s_pods', 'k8s_containers', 'ecs_services', 'ecs_tasks', 'ecs_containers'];
@@ -690,15 +692,34 @@ describe('expiry after VIGIL_INVENTORY_TTL_SECONDS (default one day)', () => {
     a = as(account);
   });
 
-  it('never lists what a report older than the TTL named, and deletes it', async () => {
+  it('refuses a report older than the TTL with a message, storing nothing (it would expire on arrival)', async () => {
     const old = k8sCluster('old');
-    expect((await a.post('/kubernetes-inventory', k8sReport(old, ago(2 * 24 * 60)))).status).toBe(201);
-    expect((await a.post('/ecs-inventory', { cluster_arn: `${ARN}:cluster/old`, timestamp: ago(25 * 60), tasks: [{ arn: task('old') }], containers: [{ arn: ctr('old'), image_tag: 'nginx:1' }] })).status).toBe(204);
+    const k8s = await a.post('/kubernetes-inventory', k8sReport(old, ago(2 * 24 * 60)));
+    expectError(k8s, 400, 'validation_error');
+    expect(k8s.json.message).toMatch(/body\.timestamp is older than the inventory expiry \(VIGIL_INVENTORY_TTL_SECONDS=86400/);
+    expect(k8s.json.detail.errors).toEqual([{ location: 'body.timestamp', message: expect.stringContaining('send the time the agent took the snapshot') }]);
+    const ecs = await a.post('/ecs-inventory', { cluster_arn: `${ARN}:cluster/old`, timestamp: ago(25 * 60), tasks: [{ arn: task('old') }], containers: [{ arn: ctr('old'), image_tag: 'nginx:1' }] });
+    expectError(ecs, 400, 'validation_error');
+    expect(ecs.json.message).toMatch(/older than the inventory expiry/);
     expect((await a.get('/inventories')).json).toEqual({ items: [] });
-    for (const path of ['/kubernetes-namespaces', '/kubernetes-nodes', '/kubernetes-pods', '/kubernetes-containers', '/ecs-containers', '/ecs-tasks'])
-      expect((await a.get(`${path}?page=1`)).json).toMatchObject({ items: [], total_count: 0 });
     expectError(await a.get(`/kubernetes-pods/${old.pods.web1}`), 404, 'not_found');
     expect(await storedRows()).toEqual(none);
+    // Just inside the TTL is accepted.
+    expect((await a.post('/kubernetes-inventory', k8sReport(old, ago(23 * 60)))).status).toBe(201);
+    await a.del('/kubernetes-namespaces?cluster_name=old');
+  });
+
+  it("accepts the README's example reports as written (with the shell's date)", async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Runtime inventory'));
+    const bodies = [...section.matchAll(/<<EOF[^\n]*\n([\s\S]*?)\nEOF\n/g)].slice(0, 2).map((m) => m[1].replaceAll('$(date -u +%Y-%m-%dT%H:%M:%SZ)', new Date().toISOString().replace(/\.\d+Z$/, 'Z')));
+    expect(bodies).toHaveLength(2);
+    const k8s = await a.post('/kubernetes-inventory', JSON.parse(bodies[0]));
+    expect(k8s.status, k8s.text).toBe(201);
+    const ecs = await a.post('/ecs-inventory', JSON.parse(bodies[1]));
+    expect(ecs.status, ecs.text).toBe(204);
+    const items = (await a.get('/inventories')).json.items.map((i: Row) => `${i.inventory_type} ${i.context} ${i.image_tag}`).sort();
+    expect(items).toEqual(['ecs arn:aws:ecs:eu-west-1:123456789012:cluster/prod registry.example.com/team/app:1.4', 'kubernetes prod/web registry.example.com/team/app:1.4']);
   });
 
   it('the sweep deletes everything not seen within the TTL, in every account, and forgets the clusters', async () => {
@@ -756,7 +777,7 @@ describe('expiry after VIGIL_INVENTORY_TTL_SECONDS (default one day)', () => {
   }
 });
 
-describe('large reports (megabytes, within the default inventory report limit while other bodies keep theirs)', () => {
+describe.skipIf(missingTools('docker-registry'))('large reports (megabytes, within the default inventory report limit while other bodies keep theirs)', () => {
   let big: TestServer;
   let a: ReturnType<typeof as>;
 
@@ -815,7 +836,7 @@ describe('large reports (megabytes, within the default inventory report limit wh
   });
 });
 
-describe('analysis of images seen running', () => {
+describe.skipIf(missingTools('docker-registry'))('analysis of images seen running', () => {
   let analyzing: TestServer;
   let a: ReturnType<typeof as>;
 

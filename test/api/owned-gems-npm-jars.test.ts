@@ -25,6 +25,7 @@ import type { FileSpec } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { buildRpmdbFixture, type RpmdbFixture } from '../unit/ecosystems/rpm/testdata/rpmdb.js';
 import { osvRecord, writeRecords } from '../vulns/fixture-feed.js';
+import { missingTools } from '../support/tools.js';
 
 const DEBIAN_OS_RELEASE =
   'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n';
@@ -186,7 +187,7 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('gems, npm modules and jars owned by dpkg packages (Debian 12)', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('gems, npm modules and jars owned by dpkg packages (Debian 12)', () => {
   it('matches the owned copies through their dpkg owners only, the tool-installed copies against their feeds', async () => {
     expect(await findings(debianDigest)).toEqual([
       'DLA-2099-0102 dpkg:node-semver /var/lib/dpkg/status',
@@ -214,7 +215,7 @@ describe('gems, npm modules and jars owned by dpkg packages (Debian 12)', () => 
   });
 });
 
-describe('jars owned by an rpm package (RHEL 8)', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('jars owned by an rpm package (RHEL 8)', () => {
   it('matches the rpm-owned jar through apache-commons-lang3 only, the application copy against Maven', async () => {
     expect(await findings(rhelDigest)).toEqual([
       `GHSA-2099-lang-0004 java:commons-lang3 ${APP_LANG3}`,

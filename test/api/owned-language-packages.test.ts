@@ -31,6 +31,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { validateSpdxStructure } from '../support/spdx-schema.js';
 import { buildRpmdbFixture, type RpmdbFixture } from '../unit/ecosystems/rpm/testdata/rpmdb.js';
 import { osvRecord, writeRecords } from '../vulns/fixture-feed.js';
+import { missingTools } from '../support/tools.js';
 
 const rel = (path: string) => path.replace(/^\//, '');
 const SITE = '/usr/lib/python3.6/site-packages';
@@ -210,7 +211,7 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('language packages owned by an rpm package', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('language packages owned by an rpm package', () => {
   it('matches the rpm-owned urllib3 through python3-urllib3 only, and the pip-installed copy against PyPI', async () => {
     expect(await findings(rhelDigest)).toEqual(RHEL_FINDINGS);
   });
@@ -226,7 +227,7 @@ describe('language packages owned by an rpm package', () => {
   });
 });
 
-describe('the ownership step', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('the ownership step', () => {
   it("reports its cost in each analysis' completion event", async () => {
     for (const digest of [rhelDigest, ubuntuDigest]) {
       const res = await raw(server.url, 'GET', `/v2/events?event_type=user.image.analysis.completed&resource_id=${digest}`);
@@ -238,7 +239,7 @@ describe('the ownership step', () => {
   });
 });
 
-describe('language packages owned by a dpkg package', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('language packages owned by a dpkg package', () => {
   it('matches the dpkg-owned PyYAML through python-yaml (source pyyaml) only, and the pip-installed copy against PyPI', async () => {
     expect(await findings(ubuntuDigest)).toEqual([
       `PYSEC-2099-21 python:PyYAML ${PIP_DIST}/PyYAML-3.10.dist-info/METADATA`,
@@ -254,7 +255,7 @@ describe('language packages owned by a dpkg package', () => {
   });
 });
 
-describe('language packages owned by an apk package', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('language packages owned by an apk package', () => {
   it('matches the apk-owned urllib3 through py3-urllib3 against Alpine only, not against PyPI', async () => {
     expect(await findings(alpineDigest)).toEqual(['ALPINE-CVE-2099-0024 apk:py3-urllib3 /lib/apk/db/installed']);
   });
@@ -267,7 +268,7 @@ describe('language packages owned by an apk package', () => {
   });
 });
 
-describe('ownership relationships in a syft SBOM', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('ownership relationships in a syft SBOM', () => {
   const artifact = (id: string, name: string, version: string, type: string, path: string, purl: string, metadata: Record<string, unknown> = {}) => ({
     id,
     name,
@@ -319,7 +320,7 @@ describe('ownership relationships in a syft SBOM', () => {
   });
 });
 
-describe('ownership in SPDX and CycloneDX SBOMs', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('ownership in SPDX and CycloneDX SBOMs', () => {
   const RPM_PURL = 'pkg:rpm/rhel/python3-urllib3@1.24.2-4.el8?arch=noarch&distro=rhel-8.9';
   const PYPI_PURL = 'pkg:pypi/urllib3@1.24.2';
 
@@ -417,7 +418,7 @@ describe('ownership in SPDX and CycloneDX SBOMs', () => {
   });
 });
 
-describe('exported SBOMs carry the ownership', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('exported SBOMs carry the ownership', () => {
   it.each([
     ['native-json', '3'],
     ['spdx-json', '4'],

@@ -133,6 +133,40 @@ describe('policies', () => {
     expectError(await json(server.url, 'PUT', '/v2/policies/nope', { policy: policy('nope', [critical]) }), 404, 'not_found');
   });
 
+  it('activates as upstream clients do: no body, a record without `policy`, or the record from GET with active true', async () => {
+    const a = policy('act-a', [critical]);
+    const b = policy('act-b', [critical]);
+    const c = policy('act-c', [critical]);
+    for (const doc of [a, b, c]) expect((await json(server.url, 'POST', '/v2/policies', doc)).status).toBe(200);
+    const active = async () => (await raw(server.url, 'GET', '/v2/policies')).json.filter((p: { active: boolean }) => p.active).map((p: { policy_id: string }) => p.policy_id);
+
+    // The README's command as written: no body at all.
+    const bare = await raw(server.url, 'PUT', '/v2/policies/act-a?active=true');
+    expect(bare.status).toBe(200);
+    expect(bare.json).toMatchObject({ policy_id: 'act-a', active: true, policy: { id: 'act-a' } });
+    expect(bare.json.policy.rule_sets).toEqual(a.rule_sets);
+    expect(await active()).toEqual(['act-a']);
+
+    // A record without `policy` keeps the stored document.
+    const recordOnly = await json(server.url, 'PUT', '/v2/policies/act-b?active=true', { policy_id: 'act-b', name: 'ignored' });
+    expect(recordOnly.status).toBe(200);
+    expect(recordOnly.json).toMatchObject({ policy_id: 'act-b', active: true, name: 'Policy act-b' });
+    expect(await active()).toEqual(['act-b']);
+
+    // The record GET answers, sent back with active true and no query parameter (what anchorectl does).
+    const record = (await raw(server.url, 'GET', '/v2/policies/act-c')).json;
+    const viaRecord = await json(server.url, 'PUT', '/v2/policies/act-c', { ...record, active: true });
+    expect(viaRecord.status).toBe(200);
+    expect(viaRecord.json).toMatchObject({ policy_id: 'act-c', active: true });
+    expect(await active()).toEqual(['act-c']);
+
+    // Neither the query nor the record asks for activation: nothing changes but the document.
+    expect((await json(server.url, 'PUT', '/v2/policies/act-a', { ...record, policy: a, active: false })).json).toMatchObject({ active: false });
+    expect(await active()).toEqual(['act-c']);
+    expectError(await raw(server.url, 'PUT', '/v2/policies/act-c?active=false'), 409, 'conflict');
+    expectError(await raw(server.url, 'PUT', '/v2/policies/act-missing?active=true'), 404, 'not_found');
+  });
+
   it('keeps accounts apart and follows RBAC', async () => {
     const reader = await accountWithUser(server.url, ['read-only']);
     const theirs = await raw(server.url, 'GET', '/v2/policies', { auth: reader.auth });

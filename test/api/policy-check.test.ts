@@ -81,6 +81,23 @@ describe('policy check', () => {
     expect(finding.message).toMatch(/^CRITICAL Vulnerability found in os package type \(dpkg\) - libssl3/);
   });
 
+  it("stops an image whose config exposes port 22 though no Dockerfile is known (the default policy's ssh rule)", async () => {
+    const tag = 'registry.example.com/team/sshd:1';
+    const image = await buildImage({ layers: [[{ path: 'etc/os-release', content: DEBIAN_OS_RELEASE }]], runtime: { ExposedPorts: { '22/tcp': {} } } });
+    const added = await raw(server.url, 'POST', '/v2/images/archives', { headers: { 'content-type': 'application/x-tar' }, body: await dockerArchiveTar(image, { repoTags: [tag] }) });
+    expect(added.status).toBe(200);
+    const sshd = added.json.image_digest;
+    expect(await waitForAnalysis(server, 'admin', sshd)).toBe('analyzed');
+    const res = await raw(server.url, 'GET', `/v2/images/${sshd}/check?tag=${encodeURIComponent(tag)}`);
+    expect(res.status).toBe(200);
+    const [evaluation] = res.json.evaluations;
+    expect(evaluation).toMatchObject({ status: 'fail', final_action: 'stop' });
+    const finding = evaluation.details.findings.find((f: { trigger: string }) => f.trigger === 'exposed_ports');
+    expect(finding).toMatchObject({ gate: 'dockerfile', action: 'stop', rule_id: 'ssh-exposed', message: 'Image config exposes port 22/tcp, which is in the denied list' });
+    // The other tests count the account's tags.
+    expect((await raw(server.url, 'DELETE', `/v2/images/${sshd}?force=true`)).status).toBe(200);
+  });
+
   it('applies mappings, allowlists with wildcards, and allowlisted and denylisted images', async () => {
     expect((await json(server.url, 'POST', '/v2/policies', policy('team'))).status).toBe(200);
     const plain = (await check('&policy_id=team')).json.evaluations[0];

@@ -12,6 +12,7 @@ import { createAccount, createUser } from '../support/rbac-fixtures.js';
 import { SA, alpineImage, expectNoPassword, registryPath } from '../support/registry-fixtures.js';
 import { pushImage, startRegistry, type Credentials, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { missingTools } from '../support/tools.js';
 
 const CREDS: Credentials = { username: 'vigil-puller', password: 'Pr1vate-Registry-Passw0rd' };
 const WRONG = 'not-the-Passw0rd-at-all';
@@ -52,7 +53,7 @@ async function addByTag(pullString: string) {
   return json(url, 'POST', '/v2/images', { source: { tag: { pull_string: pullString } } });
 }
 
-describe('storing registry credentials', () => {
+describe.skipIf(missingTools('docker-registry', 'htpasswd'))('storing registry credentials', () => {
   it('refuses credentials the registry rejects (?validate=true) and stores nothing', async () => {
     const res = await create(host, WRONG, { registry_name: 'private' }, '?validate=true');
     expectError(res, 422, 'registry_unauthorized');
@@ -212,7 +213,7 @@ describe('storing registry credentials', () => {
   });
 });
 
-describe('pulling a private image', () => {
+describe.skipIf(missingTools('docker-registry', 'htpasswd'))('pulling a private image', () => {
   let image: BuiltImage;
   let second: BuiltImage;
   let other: BuiltImage;
@@ -304,7 +305,7 @@ describe('pulling a private image', () => {
   });
 });
 
-describe('bad requests', () => {
+describe.skipIf(missingTools('docker-registry', 'htpasswd'))('bad requests', () => {
   it.each([
     ['no registry', {}, ['body.registry']],
     ['a numeric registry', { registry: 5 }, ['body.registry']],

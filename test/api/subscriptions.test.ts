@@ -6,6 +6,7 @@ import { expectValidationError } from '../support/fixtures.js';
 import { buildImage, type BuiltImage } from '../support/image-builder.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { missingTools } from '../support/tools.js';
 
 let server: TestServer;
 let registry: TestRegistry;
@@ -26,7 +27,7 @@ afterAll(async () => {
   await Promise.all([server?.close(), registry?.close()]);
 });
 
-describe('subscriptions', () => {
+describe.skipIf(missingTools('docker-registry'))('subscriptions', () => {
   it('creates, lists, gets, updates and deletes a subscription with normalised keys', async () => {
     const c = client(server.url);
     const created = await c.POST('/subscriptions', { body: { subscription_key: 'nginx', subscription_type: 'analysis_update' } });
@@ -91,7 +92,7 @@ describe('subscriptions', () => {
   });
 });
 
-describe('watched tags and repositories', () => {
+describe.skipIf(missingTools('docker-registry'))('watched tags and repositories', () => {
   it('analyzes the new digest of a watched tag', async () => {
     const first = await push('watch/app', 'stable', 'one');
     const key = `${registry.host}/watch/app:stable`;
@@ -150,7 +151,7 @@ describe('watched tags and repositories', () => {
   });
 });
 
-describe('summaries and the package query', () => {
+describe.skipIf(missingTools('docker-registry'))('summaries and the package query', () => {
   it('summarises tags and counts images', async () => {
     const c = client(server.url);
     const tags = await c.GET('/summaries/image-tags', { params: { query: { repository: 'watch/app' } } });

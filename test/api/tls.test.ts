@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { assertResponseMatchesSpec } from '../support/spec-validator.js';
+import { missingTools } from '../support/tools.js';
 
 let dir: string;
 let server: TestServer;
@@ -25,7 +26,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('native TLS', () => {
+describe.skipIf(missingTools('openssl'))('native TLS', () => {
   it('serves HTTPS with the configured certificate', async () => {
     expect(server.url.startsWith('https://')).toBe(true);
     const ca = readFileSync(join(dir, 'cert.pem'));

@@ -1,22 +1,16 @@
 /**
  * GraphiQL on the reporting endpoint: the sign-in page, GraphiQL itself and a query run in headless Chromium
- * (skipped when /usr/bin/chromium is absent; .ci/run installs it), and over plain HTTP the page's headers, the
+ * (skipped without Debian's chromium; .ci/run installs it), and over plain HTTP the page's headers, the
  * asset router serving only its own files, and VIGIL_GRAPHIQL=false serving no page at all.
  */
-import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderGraphiqlPage } from '../../src/reports/graphiql.js';
 import { json } from '../support/http.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../support/server.js';
+import { missingTools, requireTool } from '../support/tools.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const BROWSER_SUITE = haveChromium
-  ? 'GraphiQL in headless Chromium'
-  : `GraphiQL in headless Chromium (SKIPPED: ${CHROMIUM} not found; install the Debian package chromium to run it)`;
-if (!haveChromium) console.warn(`test/browser/graphiql.test.ts: ${CHROMIUM} not found; skipping the browser tests (apt-get install chromium)`);
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -45,7 +39,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe.skipIf(!haveChromium)(BROWSER_SUITE, () => {
+describe.skipIf(missingTools('chromium'))('GraphiQL in headless Chromium', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -55,7 +49,7 @@ describe.skipIf(!haveChromium)(BROWSER_SUITE, () => {
   beforeAll(async () => {
     const [key, launched] = await Promise.all([
       json(url, 'POST', '/v2/user/api-keys', { name: 'graphiql-browser-test' }),
-      chromium.launch({ executablePath: CHROMIUM, headless: true }),
+      chromium.launch({ executablePath: requireTool('chromium'), headless: true }),
     ]);
     browser = launched;
     expect(key.status).toBe(201);

@@ -22,6 +22,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { missingTools, type Tool } from '../support/tools.js';
 import * as z from 'zod';
 import { createClient, type Client, type Config } from '../../generated/contract-client/client/index.js';
 import { client as defaultClient } from '../../generated/contract-client/client.gen.js';
@@ -305,6 +306,8 @@ export interface Area<S> {
   /** operationId → the call that drives it, run in this order. */
   calls: Record<string, Call<S>>;
   knownMismatches?: KnownMismatch[];
+  /** System tools the fixtures run; the area is skipped (one line naming the package) without them. */
+  tools?: Tool[];
 }
 
 export function defineArea<S>(area: Area<S>): Area<S> {
@@ -336,7 +339,7 @@ export function runArea<S>(area: Area<S>): void {
     await server?.close();
   });
 
-  describe(`contract: ${area.name}`, () => {
+  describe.skipIf(missingTools(...(area.tools ?? [])))(`contract: ${area.name}`, () => {
     for (const [operationId, call] of Object.entries(area.calls)) {
       it(operationId, async () => {
         expect(specOperations.has(operationId), `${operationId} is not an operation of the spec`).toBe(true);

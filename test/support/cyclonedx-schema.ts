@@ -4,6 +4,7 @@
  * library's own XML validator needs the native module libxmljs2.
  */
 import { spawnSync } from 'node:child_process';
+import { requireTool } from './tools.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -36,12 +37,10 @@ export function cycloneDxJsonErrors(doc: unknown, version: CycloneDxVersion): un
   return validate(doc) ? [] : (validate.errors ?? ['invalid']);
 }
 
-export const haveXmllint = spawnSync('xmllint', ['--version']).status === 0;
-if (!haveXmllint) console.warn('xmllint not found; skipping the CycloneDX XML schema checks (apt-get install libxml2-utils)');
 
 /** xmllint's complaints about `xml` against the official XSD; empty when valid. Never touches the network. */
 export function cycloneDxXmlErrors(xml: string, version: CycloneDxVersion): string[] {
-  const res = spawnSync('xmllint', ['--noout', '--nonet', '--schema', join(SCHEMA_DIR, `bom-${version}.SNAPSHOT.xsd`), '-'], { input: xml, encoding: 'utf8' });
+  const res = spawnSync(requireTool('xmllint'), ['--noout', '--nonet', '--schema', join(SCHEMA_DIR, `bom-${version}.SNAPSHOT.xsd`), '-'], { input: xml, encoding: 'utf8' });
   if (res.status === 0) return [];
   return res.stderr.split('\n').filter((line) => line.trim() !== '' && !line.endsWith(' validates'));
 }

@@ -6,7 +6,8 @@
  *
  * The rpm database is built by `buildRpmdbFixture` of the rpm cataloger tests (rpmbuild + `rpm --justdb`).
  */
-import { haveGo, offlineGoEnv, writeModuleProxy } from './go-build.js';
+import { offlineGoEnv, writeModuleProxy } from './go-build.js';
+import { requireTool } from './tools.js';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,10 +18,6 @@ import type { FileSpec } from './image-builder.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Go
-
-const GO_MISSING =
-  'The Go toolchain (`go`) is required by this test to build a real Go binary. ' +
-  'Install the Debian package golang-go (apt-get install -y golang-go); CI installs it.';
 
 export interface GoBinaryFixture {
   binary: Buffer;
@@ -43,7 +40,7 @@ function write(path: string, content: string): void {
  * module served by a `file://` GOPROXY written here, so the build is offline and the build info carries an h1: sum.
  */
 export function buildGoBinary(): GoBinaryFixture {
-  if (!haveGo()) throw new Error(GO_MISSING);
+  requireTool('go');
   const dir = mkdtempSync(join(tmpdir(), 'vigil-eco-go-'));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   try {

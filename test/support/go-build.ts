@@ -1,24 +1,11 @@
 /**
- * Building real Go binaries in tests, offline: the toolchain check, an environment that keeps the build inside a
+ * Building real Go binaries in tests, offline: an environment that keeps the build inside a
  * temp directory and off the network, and a `file://` module proxy serving modules written by the test (so the
  * build info records a real version and h1: sum).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
-
-/** The one line a test prints when it skips for want of Go. */
-export const GO_SKIP_NOTE = 'skipped: needs the Go toolchain (`go`, Debian package golang-go)';
-
-export function haveGo(): boolean {
-  try {
-    execFileSync('go', ['version'], { stdio: 'pipe' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The environment of a hermetic build under `dir`: its own GOPATH and cache, no go.env, no toolchain download, no

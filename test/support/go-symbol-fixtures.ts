@@ -9,8 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { offlineGoEnv } from './go-build.js';
-
-export { GO_SKIP_NOTE, haveGo } from './go-build.js';
+import { requireTool } from './tools.js';
 
 export interface VulnlibBinaries {
   /** Calls parser.(*Decoder).Decode. */
@@ -79,6 +78,7 @@ function write(path: string, content: string): void {
 }
 
 export function buildVulnlibBinaries(): VulnlibBinaries {
+  requireTool('go');
   const dir = mkdtempSync(join(tmpdir(), 'vigil-go-sym-'));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   try {

@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import { requireTool } from './tools.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Rust
@@ -119,17 +120,6 @@ export function elfWithSections(sections: Record<string, Buffer>): Buffer {
   return out;
 }
 
-export const RUSTC_MISSING = 'rustc not installed (Debian: apt-get install -y rustc): no real Rust executable can be linked';
-
-export function rustcAvailable(): boolean {
-  try {
-    execFileSync('rustc', ['--version'], { stdio: 'pipe' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A real Rust executable linked by rustc with the audit data in `.dep-v0`: cargo-auditable adds the section through
  * an extra object file the linker is told to keep; a `#[used]` static in that section, kept with `--undefined`,
@@ -150,7 +140,7 @@ export function buildAuditableRustBinary(packages: AuditedCrateSpec[]): Buffer {
         '',
       ].join('\n'),
     );
-    execFileSync('rustc', ['-C', 'opt-level=0', '-C', 'strip=debuginfo', '-C', 'link-arg=-Wl,--undefined=AUDITABLE_VERSION_INFO', 'main.rs', '-o', 'app'], {
+    execFileSync(requireTool('rustc'), ['-C', 'opt-level=0', '-C', 'strip=debuginfo', '-C', 'link-arg=-Wl,--undefined=AUDITABLE_VERSION_INFO', 'main.rs', '-o', 'app'], {
       cwd: dir,
       stdio: 'pipe',
     });

@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, createPrivateKey, X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
@@ -14,15 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { hex, type Built, type BuiltImage } from './image-builder.js';
-
-export const REGISTRY_BINARY = '/usr/bin/docker-registry';
-
-/** Fails with the install hint when a Debian tool the tests need is missing. */
-export function requireTool(binary: string, debianPackage: string): void {
-  if (!existsSync(binary)) {
-    throw new Error(`${binary} is missing: install it with \`apt-get install -y ${debianPackage}\``);
-  }
-}
+import { requireTool } from './tools.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -85,9 +77,8 @@ function registryConfig(port: number, storageDir: string, workDir: string, o: St
   if (o.tls) lines.push('  tls:', `    certificate: ${o.tls.certFile}`, `    key: ${o.tls.keyFile}`);
   if (o.htpasswd) {
     const file = join(workDir, 'htpasswd');
-    requireTool('/usr/bin/htpasswd', 'apache2-utils');
     // bcrypt (-B) is the only hash the registry's htpasswd backend accepts; cost 5 keeps tests fast.
-    const line = execFileSync('htpasswd', ['-nbB', '-C', '5', o.htpasswd.username, o.htpasswd.password]).toString().trim();
+    const line = execFileSync(requireTool('htpasswd'), ['-nbB', '-C', '5', o.htpasswd.username, o.htpasswd.password]).toString().trim();
     writeFileSync(file, `${line}\n`);
     lines.push('auth:', '  htpasswd:', '    realm: vigil-test', `    path: ${file}`);
   } else if (o.token) {
@@ -126,7 +117,7 @@ async function waitForRegistry(url: string, child: ChildProcess, stderr: () => s
 }
 
 export async function startRegistry(options: StartRegistryOptions = {}): Promise<TestRegistry> {
-  requireTool(REGISTRY_BINARY, 'docker-registry');
+  const registryBinary = requireTool('docker-registry');
   const workDir = mkdtempSync(join(tmpdir(), 'vigil-registry-'));
   const storageDir = options.storageDir ?? join(workDir, 'storage');
   for (let attempt = 0; ; attempt++) {
@@ -134,7 +125,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     const configFile = join(workDir, 'config.yml');
     writeFileSync(configFile, registryConfig(port, storageDir, workDir, options));
     let log = '';
-    const child = spawn(REGISTRY_BINARY, ['serve', configFile], {
+    const child = spawn(registryBinary, ['serve', configFile], {
       stdio: ['ignore', 'pipe', 'pipe'],
       // A clean environment: REGISTRY_* variables would override the config file.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: workDir },
@@ -261,7 +252,7 @@ export async function startTokenService(options: TokenServiceOptions): Promise<T
   const keyFile = join(dir, 'key.pem');
   const certFile = join(dir, 'cert.pem');
   execFileSync(
-    'openssl',
+    requireTool('openssl'),
     ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=vigil-test-token', '-keyout', keyFile, '-out', certFile],
     { stdio: 'ignore' },
   );

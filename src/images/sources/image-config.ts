@@ -35,6 +35,14 @@ export interface ImageConfig {
   [key: string]: unknown;
 }
 
+/** The config's `ExposedPorts` keys (`80/tcp`), bounded: a config is untrusted input. */
+export function configExposedPorts(config: ImageConfig | undefined | null): string[] {
+  const ports = config?.config?.ExposedPorts;
+  if (!ports || typeof ports !== 'object') return [];
+  return Object.keys(ports).slice(0, MAX_EXPOSED_PORTS);
+}
+const MAX_EXPOSED_PORTS = 10_000;
+
 /** Refuses configs of artifacts (Helm charts, signatures, ...) that a manifest can carry instead of an image. */
 export function checkConfigMediaType(mediaType: string): void {
   if (!CONFIG_TYPES.has(mediaType)) {

@@ -163,56 +163,65 @@ async function evaluateEffectiveUser(ctx: EvaluationContext, params: TriggerPara
 interface ExposedPort {
   /** As reported: `80/tcp`, `8000-8010/udp`, or the entry as written when unreadable. */
   label: string;
+  /** Where the port was found, as the message says it. */
+  source: 'Dockerfile' | 'Image config';
   from?: number;
   to?: number;
 }
 
-function exposedPort(entry: string): ExposedPort {
+function exposedPort(entry: string, source: ExposedPort['source']): ExposedPort {
   const m = /^(\d+)(?:-(\d+))?(?:\/([A-Za-z]+))?$/.exec(entry);
-  if (!m) return { label: entry };
+  if (!m) return { label: entry, source };
   const from = Number(m[1]);
   const to = m[2] !== undefined ? Number(m[2]) : from;
   const protocol = (m[3] ?? 'tcp').toLowerCase();
-  return { label: `${from === to ? from : `${from}-${to}`}/${protocol}`, from, to };
+  return { label: `${from === to ? from : `${from}-${to}`}/${protocol}`, source, from, to };
 }
 
-/** The ports the final stage exposes, in order, each once (`80` and `80/tcp` are one port). */
-function exposedPorts(instructions: readonly DockerfileInstruction[]): ExposedPort[] {
-  const stage = finalStage(instructions);
+/**
+ * The ports the final stage exposes, in order, then those only the image config's `ExposedPorts` lists (an image
+ * built without a known Dockerfile, or whose base image exposed them); each once (`80` and `80/tcp` are one port).
+ */
+function exposedPorts(instructions: readonly DockerfileInstruction[] | undefined, configPorts: readonly string[]): ExposedPort[] {
   const ports = new Map<string, ExposedPort>();
-  forEachWithVariables(stage, (ins, vars) => {
-    if (ins.keyword !== 'EXPOSE') return;
-    const args = expandVariables(ins.args, vars);
-    for (const entry of args.split(/\s+/).filter(Boolean)) {
-      const port = exposedPort(entry);
-      if (!ports.has(port.label)) ports.set(port.label, port);
-    }
-  });
+  const add = (port: ExposedPort) => {
+    if (!ports.has(port.label)) ports.set(port.label, port);
+  };
+  if (instructions) {
+    forEachWithVariables(finalStage(instructions), (ins, vars) => {
+      if (ins.keyword !== 'EXPOSE') return;
+      for (const entry of expandVariables(ins.args, vars).split(/\s+/).filter(Boolean)) add(exposedPort(entry, 'Dockerfile'));
+    });
+  }
+  for (const entry of configPorts) add(exposedPort(entry, 'Image config'));
   return [...ports.values()];
 }
 
 /**
  * exposed_ports: with a whitelist, fires for every exposed port (or range) not wholly in the list, and for entries
- * that are not readable port numbers; with a blacklist, fires for every listed port that is exposed.
+ * that are not readable port numbers; with a blacklist, fires for every listed port that is exposed. Ports come from
+ * the Dockerfile and the image config (not the config with actual_dockerfile_only, which asks for the user's file).
  */
 async function evaluateExposedPorts(ctx: EvaluationContext, params: TriggerParams): Promise<Fired[]> {
   const listed = new Set(listOf(params.ports ?? '').map(Number));
   const type = params.type;
-  const instructions = dockerfileInstructions(ctx, isTrue(params.actual_dockerfile_only));
-  if (!instructions || (type !== 'whitelist' && type !== 'blacklist')) return [];
+  const actualOnly = isTrue(params.actual_dockerfile_only);
+  const instructions = dockerfileInstructions(ctx, actualOnly);
+  if (type !== 'whitelist' && type !== 'blacklist') return [];
+  if (actualOnly && !instructions) return [];
   const out: Fired[] = [];
-  for (const port of exposedPorts(instructions)) {
+  for (const port of exposedPorts(instructions, actualOnly ? [] : ctx.image.configExposedPorts)) {
     if (type === 'whitelist') {
       let allowed = port.from !== undefined && port.to !== undefined;
       for (let p = port.from ?? 0; allowed && p <= (port.to ?? -1); p += 1) allowed = listed.has(p);
-      if (!allowed) out.push(fired('exposed_ports', `Dockerfile exposes port ${port.label}, which is not in the allowed list`));
+      if (!allowed) out.push(fired('exposed_ports', `${port.source} exposes port ${port.label}, which is not in the allowed list`));
     } else if (port.from !== undefined && port.to !== undefined) {
       const { from, to } = port;
       const protocol = port.label.slice(port.label.indexOf('/'));
       const denied = [...listed].filter((p) => p >= from && p <= to).sort((a, b) => a - b);
       for (const p of denied) {
         const shown = from === to ? port.label : `${p}${protocol} (in range ${port.label})`;
-        out.push(fired('exposed_ports', `Dockerfile exposes port ${shown}, which is in the denied list`));
+        out.push(fired('exposed_ports', `${port.source} exposes port ${shown}, which is in the denied list`));
       }
     }
   }

@@ -60,6 +60,7 @@ async function analyzed(s: State, digest: string): Promise<string> {
 }
 
 export const imagesArea = defineArea<State>({
+  tools: ['docker-registry'],
   name: 'images',
   env: () => ({
     VIGIL_FEED_SYNC_ON_START: 'false',

@@ -1,8 +1,9 @@
 /**
  * Layer fixtures built from bytes in the test: tar archives via tar-stream's pack, gzip via node:zlib, zstd via the
- * `zstd` CLI (skipped with a message when it is not installed), and hand-made zstd frames.
+ * `zstd` CLI (tests using it declare `missingTools('zstd')`), and hand-made zstd frames.
  */
 import { spawnSync } from 'node:child_process';
+import { requireTool } from '../../support/tools.js';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
@@ -61,12 +62,10 @@ export async function tarHeaderOnly(name: string, size: number): Promise<Buffer>
 
 export const gzip = (bytes: Buffer): Buffer => gzipSync(bytes);
 
-export const zstdAvailable = spawnSync('zstd', ['--version']).status === 0;
-export const ZSTD_SKIP_MESSAGE = 'zstd CLI not installed (apt-get install -y zstd): zstd fixtures cannot be produced';
 
 /** A real zstd frame from the reference implementation, with a content checksum. */
 export function zstd(bytes: Buffer): Buffer {
-  const run = spawnSync('zstd', ['-c', '-q', '--check', '-3'], { input: bytes, maxBuffer: 1 << 30 });
+  const run = spawnSync(requireTool('zstd'), ['-c', '-q', '--check', '-3'], { input: bytes, maxBuffer: 1 << 30 });
   if (run.status !== 0) throw new Error(`zstd failed: ${run.stderr.toString()}`);
   return run.stdout;
 }

@@ -4,7 +4,8 @@ import { decompressLayer, detectCompression } from '../../../src/images/layers/d
 import { UnsafePathError } from '../../../src/images/layers/errors.js';
 import { baseName, checkSymlinkTarget, normaliseEntryPath, parentPath } from '../../../src/images/layers/paths.js';
 import { ZstdDecompressStream, ZstdStreamError } from '../../../src/images/layers/zstd.js';
-import { ZSTD_SKIP_MESSAGE, gzip, tarBytes, zstd, zstdAvailable, zstdRleFrame } from './layers-fixtures.js';
+import { gzip, tarBytes, zstd, zstdRleFrame } from './layers-fixtures.js';
+import { missingTools } from '../../support/tools.js';
 
 describe('normaliseEntryPath', () => {
   it('makes tar names absolute and clean', () => {
@@ -68,7 +69,7 @@ describe('decompressLayer', () => {
       expect(compression).toBe(expected);
       expect((await readAll(out)).equals(tar)).toBe(true);
     }
-    if (!zstdAvailable) return ctx.skip(ZSTD_SKIP_MESSAGE);
+    if (missingTools('zstd')) return ctx.skip();
     const { compression, tar: out } = await decompressLayer(chunked(zstd(tar), 7));
     expect(compression).toBe('zstd');
     expect((await readAll(out)).equals(tar)).toBe(true);
@@ -83,7 +84,7 @@ describe('decompressLayer', () => {
 
 describe('ZstdDecompressStream', () => {
   it('decodes multi-frame streams with skippable frames, split anywhere', async (ctx) => {
-    if (!zstdAvailable) return ctx.skip(ZSTD_SKIP_MESSAGE);
+    if (missingTools('zstd')) return ctx.skip();
     const a = Buffer.from('first frame '.repeat(1000));
     const b = Buffer.from('second frame '.repeat(50));
     const skippable = Buffer.concat([Buffer.from([0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0]), Buffer.from('xyz')]);

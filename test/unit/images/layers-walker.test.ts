@@ -4,16 +4,15 @@ import type { FileRecord } from '../../../src/images/model.js';
 import { walkLayers } from '../../../src/images/layers/walker.js';
 import {
   FakeCataloger,
-  ZSTD_SKIP_MESSAGE,
   blob,
   gzip,
   packageNames,
   sha256,
   tarBytes,
   zstd,
-  zstdAvailable,
   type FixtureEntry,
 } from './layers-fixtures.js';
+import { missingTools } from '../../support/tools.js';
 
 const layer = async (label: string, entries: FixtureEntry[]) => blob(label, gzip(await tarBytes(entries)));
 const paths = (files: Map<string, FileRecord>) => [...files.keys()];
@@ -170,7 +169,7 @@ describe('walkLayers: overlay semantics', () => {
   });
 
   it('reads gzip, zstd and plain tar layers in one image, whatever they are labelled', async (ctx) => {
-    if (!zstdAvailable) return ctx.skip(ZSTD_SKIP_MESSAGE);
+    if (missingTools('zstd')) return ctx.skip();
     const result = await walkLayers(
       [
         blob('plain', await tarBytes([{ name: 'a', content: 'plain' }])),

@@ -13,6 +13,7 @@ import { readSbomPackages } from '../../../src/images/sbom/index.js';
 import { lookupTarget } from '../../../src/vulns/ecosystems.js';
 import { buildRpmHeaderBlob } from '../ecosystems/rpm/testdata/rpm-header-builder.js';
 import { buildRpmdbFixture, type RpmdbFixture } from '../ecosystems/rpm/testdata/rpmdb.js';
+import { missingTools } from '../../support/tools.js';
 
 const SITE = '/usr/lib64/python3.9/site-packages';
 const dpkgCataloger = catalogerNamed('dpkg');
@@ -56,7 +57,7 @@ describe('ownershipKey', () => {
   });
 });
 
-describe('rpm file lists', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('rpm file lists', () => {
   let fixture: RpmdbFixture;
   let packages: CatalogedPackage[];
 

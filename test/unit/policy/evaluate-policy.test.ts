@@ -7,7 +7,7 @@ const NOW = new Date('2026-11-21T00:00:00Z');
 
 function context(tag = { registry: 'docker.io', repo: 'library/nginx', tag: '1.25', fullTag: 'docker.io/library/nginx:1.25' }): EvaluationContext {
   return {
-    image: { accountName: 'a', digest: 'sha256:abc', imageId: 'sha256:cfg', arch: 'amd64', size: 1, layerCount: 1, dockerfile: { mode: null, text: null }, tag },
+    image: { accountName: 'a', digest: 'sha256:abc', imageId: 'sha256:cfg', arch: 'amd64', size: 1, layerCount: 1, dockerfile: { mode: null, text: null }, configExposedPorts: [], tag },
     now: NOW,
     packages: async () => [],
     files: async () => [],

@@ -1,4 +1,5 @@
-import { haveGo, offlineGoEnv, writeModuleProxy } from '../../../support/go-build.js';
+import { offlineGoEnv, writeModuleProxy } from '../../../support/go-build.js';
+import { missingTools, requireTool } from '../../../support/tools.js';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,10 +14,6 @@ import { parseGoModInfo } from '../../../../src/ecosystems/go/modinfo.js';
  * `replace ... => ../dep` and a versioned module served from a `file://` GOPROXY written here, so the build info
  * has a replacement and an h1: sum.
  */
-const GO_MISSING =
-  'The Go toolchain (`go`) is required by this test to build real Go binaries. ' +
-  'CI must install the Debian package golang-go (apt-get install -y golang-go).';
-
 interface Built {
   dir: string;
   full: Buffer;
@@ -31,7 +28,7 @@ function write(path: string, content: string): void {
 }
 
 function buildGoBinaries(): Built {
-  if (!haveGo()) throw new Error(GO_MISSING);
+  requireTool('go');
   const dir = mkdtempSync(join(tmpdir(), 'vigil-go-'));
   const lib = { 'go.mod': 'module example.org/lib\n\ngo 1.18\n', 'lib.go': 'package lib\n\nfunc Hello() string { return "hello" }\n' };
   writeModuleProxy(join(dir, 'proxy'), 'example.org/lib', 'v1.2.3', lib);
@@ -58,7 +55,7 @@ function buildGoBinaries(): Built {
   };
 }
 
-describe('goBinaryCataloger on binaries built with the Go toolchain', () => {
+describe.skipIf(missingTools('go'))('goBinaryCataloger on binaries built with the Go toolchain', () => {
   let built: Built;
   beforeAll(() => {
     built = buildGoBinaries();

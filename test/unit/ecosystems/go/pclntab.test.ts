@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { goBinaryCataloger } from '../../../../src/ecosystems/go/cataloger.js';
 import { parsePclntab, pclntabSection, readGoFunctionNames } from '../../../../src/ecosystems/go/pclntab.js';
 import { decodeGoSymbols, encodeGoSymbols, goSymbolIndexes, MAX_PACKAGES, MAX_SYMBOL_BYTES, splitGoFunctionName } from '../../../../src/ecosystems/go/symbols.js';
-import { buildVulnlibBinaries, GO_SKIP_NOTE, haveGo, type VulnlibBinaries } from '../../../support/go-symbol-fixtures.js';
+import { buildVulnlibBinaries, type VulnlibBinaries } from '../../../support/go-symbol-fixtures.js';
+import { missingTools } from '../../../support/tools.js';
 
-const GO = haveGo();
-if (!GO) console.warn(GO_SKIP_NOTE);
 
 let built: VulnlibBinaries;
 
@@ -14,7 +13,7 @@ function pclnSpelling(nmName: string): string {
   return nmName.replace(/\.abi0$/, '').replace(/\[.*\]/, '[...]');
 }
 
-describe.skipIf(!GO)('pclntab of a binary built by go', () => {
+describe.skipIf(missingTools('go'))('pclntab of a binary built by go', () => {
   beforeAll(() => {
     built = buildVulnlibBinaries();
   }, 180_000);

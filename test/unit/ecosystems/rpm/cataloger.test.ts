@@ -7,6 +7,7 @@ import { catalogerNamed } from '../../../../src/ecosystems/registry.js';
 import type { CatalogedPackage } from '../../../../src/ecosystems/model.js';
 import { buildRpmHeaderBlob } from './testdata/rpm-header-builder.js';
 import { type RpmdbFixture, type RpmQuery, buildBerkeleyPackagesFile, buildRpmdbFixture } from './testdata/rpmdb.js';
+import { missingTools } from '../../../support/tools.js';
 
 const DB_PATH = '/var/lib/rpm/rpmdb.sqlite';
 const rpmCataloger = catalogerNamed('rpm');
@@ -84,7 +85,7 @@ function expectedFromQuery(q: RpmQuery) {
   };
 }
 
-describe('rpm cataloger on an rpmdb.sqlite written by rpm', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('rpm cataloger on an rpmdb.sqlite written by rpm', () => {
   let fixture: RpmdbFixture;
   let packages: CatalogedPackage[];
   const byName = (name: string) => packages.find((p) => p.name === name)!;
@@ -201,7 +202,7 @@ describe('rpm cataloger on an rpmdb.sqlite written by rpm', () => {
   });
 });
 
-describe('rpm cataloger on a Berkeley DB Packages file (rpm < 4.16)', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg', 'perl'))('rpm cataloger on a Berkeley DB Packages file (rpm < 4.16)', () => {
   const BDB_PATH = '/var/lib/rpm/Packages';
   let fixture: RpmdbFixture;
   let blobs: Buffer[];

@@ -10,6 +10,7 @@ import { readNdbPackageBlobs } from '../../../../src/ecosystems/rpm/ndb.js';
 import { catalogerNamed } from '../../../../src/ecosystems/registry.js';
 import type { CatalogedPackage } from '../../../../src/ecosystems/model.js';
 import { buildNdbPackagesFile, buildRpmdbFixture, noarchRpmSpec, type RpmdbFixture } from './testdata/rpmdb.js';
+import { missingTools } from '../../../support/tools.js';
 
 const rpmCataloger = catalogerNamed('rpm');
 
@@ -43,7 +44,7 @@ afterAll(() => fixture?.cleanup());
 
 const sameBlobs = (actual: Buffer[], expected: Buffer[]) => expect(actual.map((b) => b.toString('hex'))).toEqual(expected.map((b) => b.toString('hex')));
 
-describe('ndb Packages.db reader', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('ndb Packages.db reader', () => {
   it('returns every header rpm wrote, byte for byte, in package-index order', () => {
     expect(blobs).toHaveLength(4); // libopenssl1_1, libz1, timezone, gpg-pubkey
     sameBlobs(readNdbPackageBlobs(ndb), blobs);
@@ -62,7 +63,7 @@ describe('ndb Packages.db reader', () => {
   });
 });
 
-describe('rpm cataloger on a SUSE-like Packages.db', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('rpm cataloger on a SUSE-like Packages.db', () => {
   let packages: CatalogedPackage[];
   const byName = (name: string) => packages.find((p) => p.name === name)!;
 
@@ -119,7 +120,7 @@ function patched(content: Buffer, edit: (copy: Buffer) => void): Buffer {
   return copy;
 }
 
-describe('ndb reader on damaged input: never throws, keeps what is intact', () => {
+describe.skipIf(missingTools('rpm', 'rpmbuild', 'gpg'))('ndb reader on damaged input: never throws, keeps what is intact', () => {
   it('not an ndb file: empty, short, another magic, another format version, no slot pages', () => {
     expect(readNdbPackageBlobs(Buffer.alloc(0))).toEqual([]);
     expect(readNdbPackageBlobs(ndb.subarray(0, 31))).toEqual([]);

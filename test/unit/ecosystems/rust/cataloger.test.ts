@@ -5,7 +5,8 @@ import { MAX_CARGO_LOCK_PACKAGES, parseCargoLock } from '../../../../src/ecosyst
 import type { CatalogedPackage } from '../../../../src/ecosystems/model.js';
 import { goBinaryCataloger } from '../../../../src/ecosystems/go/cataloger.js';
 import { isProjectCargoLock, rustBinaryCataloger, rustCargoLockCataloger } from '../../../../src/ecosystems/rust/cataloger.js';
-import { CARGO_LOCK, CRATES_IO, RUSTC_MISSING, auditData, buildAuditableRustBinary, elfWithSections, rustcAvailable, type AuditedCrateSpec } from '../../../support/language-fixtures.js';
+import { CARGO_LOCK, CRATES_IO, auditData, buildAuditableRustBinary, elfWithSections, type AuditedCrateSpec } from '../../../support/language-fixtures.js';
+import { missingTools } from '../../../support/tools.js';
 
 const AUDITED: AuditedCrateSpec[] = [
   { name: 'shop-api', version: '0.3.0', source: 'local', root: true, dependencies: [1, 2, 3] },
@@ -64,7 +65,7 @@ describe('cargo-auditable binaries', () => {
   });
 
   it('reads the section of an executable rustc linked', (ctx) => {
-    if (!rustcAvailable()) return ctx.skip(RUSTC_MISSING);
+    if (missingTools('rustc')) return ctx.skip();
     const binary = buildAuditableRustBinary(AUDITED);
     expect(readAuditedCrates(binary)?.map((c) => `${c.name}@${c.version}`)).toEqual(AUDITED.map((c) => `${c.name}@${c.version}`));
     expect(purls(parse(rustBinaryCataloger, '/app/shop-api', binary))).toEqual(['pkg:cargo/hyper@0.14.10', 'pkg:cargo/smallvec@1.11.2', 'pkg:cargo/bytes@1.5.0']);

@@ -8,6 +8,7 @@ import { checkCredentials, RegistryClient } from '../../../../src/images/sources
 import { buildImage, readLayerFiles, type BuiltImage } from '../../../support/image-builder.js';
 import { pushImage, startRegistry, startTokenService, type TestRegistry, type TokenService } from '../../../support/registry.js';
 import { LOOPBACK_POLICY } from '../../../support/outbound.js';
+import { missingTools } from '../../../support/tools.js';
 
 const ALICE = { username: 'alice', password: 'correct-horse' };
 const WRONG = { username: 'alice', password: 'wrong-horse' };
@@ -42,7 +43,7 @@ afterAll(async () => {
   await tokens?.close();
 });
 
-describe('Basic auth (htpasswd)', () => {
+describe.skipIf(missingTools('docker-registry', 'htpasswd', 'openssl'))('Basic auth (htpasswd)', () => {
   it('asks for credentials when none are configured', async () => {
     const err = await rejection(new RegistryClient(basic.host, { policy: LOOPBACK_POLICY }).resolve('private/app', '1'));
     expect(err).toBeInstanceOf(RegistryUnauthorizedError);
@@ -71,7 +72,7 @@ describe('Basic auth (htpasswd)', () => {
   });
 });
 
-describe('Bearer token auth', () => {
+describe.skipIf(missingTools('docker-registry', 'htpasswd', 'openssl'))('Bearer token auth', () => {
   it('pulls a public repository with an anonymous token', async () => {
     const resolved = await new RegistryClient(bearer.host, { policy: LOOPBACK_POLICY }).resolve('public/app', '1');
     expect(resolved.manifestDigest).toBe(image.manifestDigest);

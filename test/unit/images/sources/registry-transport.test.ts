@@ -17,6 +17,7 @@ import { RegistryClient } from '../../../../src/images/sources/registry.js';
 import { buildImage, readLayerFiles, type BuiltImage } from '../../../support/image-builder.js';
 import { freePort, pushImage, startRegistry, type TestRegistry } from '../../../support/registry.js';
 import { LOOPBACK_POLICY } from '../../../support/outbound.js';
+import { missingTools } from '../../../support/tools.js';
 
 const ALICE = { username: 'alice', password: 'correct-horse' };
 
@@ -42,7 +43,7 @@ afterAll(async () => {
   await open?.close();
 });
 
-describe('unreachable registries', () => {
+describe.skipIf(missingTools('docker-registry', 'htpasswd', 'openssl'))('unreachable registries', () => {
   it('reports connection refused quickly', async () => {
     const port = await freePort();
     const started = Date.now();
@@ -113,7 +114,7 @@ describe('unreachable registries', () => {
   });
 });
 
-describe('TLS', () => {
+describe.skipIf(missingTools('docker-registry', 'htpasswd', 'openssl'))('TLS', () => {
   let dir: string;
   let tls: TestRegistry;
 
@@ -147,7 +148,7 @@ describe('TLS', () => {
   });
 });
 
-describe('blob redirects', () => {
+describe.skipIf(missingTools('docker-registry', 'htpasswd', 'openssl'))('blob redirects', () => {
   let basic: TestRegistry;
   let front: http.Server;
   let storage: http.Server;

@@ -25,6 +25,7 @@ import { RegistryClient, resolveImageReference } from '../../../../src/images/so
 import { buildImage, buildIndex, readLayerFiles, sha256, type BuiltImage, type BuiltIndex } from '../../../support/image-builder.js';
 import { pushBlob, pushImage, pushManifest, startRegistry, type TestRegistry } from '../../../support/registry.js';
 import { LOOPBACK_POLICY } from '../../../support/outbound.js';
+import { missingTools } from '../../../support/tools.js';
 
 let registry: TestRegistry;
 let client: RegistryClient;
@@ -76,7 +77,7 @@ afterAll(async () => {
   await registry?.close();
 });
 
-describe('resolution', () => {
+describe.skipIf(missingTools('docker-registry'))('resolution', () => {
   it('resolves a tag to the OCI manifest, verified config and layers', async () => {
     const image = await client.resolve('vigil/oci', '1');
     expect(image.source).toBe('registry');
@@ -162,7 +163,7 @@ describe('resolution', () => {
   });
 });
 
-describe('digest verification', () => {
+describe.skipIf(missingTools('docker-registry'))('digest verification', () => {
   it('streams a blob whose content matches its digest', async () => {
     const blob = await client.openBlob('vigil/oci', ociImage.layers[1]!.digest, { expectedSize: ociImage.layers[1]!.size });
     const chunks: Buffer[] = [];
@@ -208,7 +209,7 @@ describe('digest verification', () => {
   });
 });
 
-describe('unknown content', () => {
+describe.skipIf(missingTools('docker-registry'))('unknown content', () => {
   it('reports an unknown tag as manifest unknown', async () => {
     const err = await rejection(client.resolve('vigil/oci', 'no-such-tag'));
     expect(err).toBeInstanceOf(ManifestUnknownError);
@@ -230,7 +231,7 @@ describe('unknown content', () => {
 // ------------------------------------------------------------------------------------------------------------
 // Answers a real registry does not give on demand.
 
-describe('error mapping (fake registry)', () => {
+describe.skipIf(missingTools('docker-registry'))('error mapping (fake registry)', () => {
   let server: http.Server;
   let host: string;
   const schema1 = Buffer.from(JSON.stringify({ schemaVersion: 1, name: 'x/old', tag: 'v1', fsLayers: [], history: [] }));

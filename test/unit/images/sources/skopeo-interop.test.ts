@@ -12,8 +12,9 @@ import { readDockerArchive } from '../../../../src/images/sources/docker-archive
 import { readOciLayout } from '../../../../src/images/sources/oci-layout.js';
 import { RegistryClient } from '../../../../src/images/sources/registry.js';
 import { buildImage, readLayerFiles, writeOciLayout, type BuiltImage } from '../../../support/image-builder.js';
-import { requireTool, startRegistry, type TestRegistry } from '../../../support/registry.js';
+import { startRegistry, type TestRegistry } from '../../../support/registry.js';
 import { LOOPBACK_POLICY } from '../../../support/outbound.js';
+import { missingTools } from '../../../support/tools.js';
 
 const run = promisify(execFile);
 
@@ -28,7 +29,6 @@ async function skopeo(...args: string[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  requireTool('/usr/bin/skopeo', 'skopeo');
   dir = mkdtempSync(join(tmpdir(), 'vigil-skopeo-'));
   layout = join(dir, 'layout');
   image = await buildImage({
@@ -43,7 +43,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('skopeo interoperability', () => {
+describe.skipIf(missingTools('docker-registry', 'skopeo'))('skopeo interoperability', () => {
   it('resolves an image skopeo pushed, byte for byte', async () => {
     await skopeo('copy', '--dest-tls-verify=false', `oci:${layout}:v1`, `docker://${registry.host}/interop/oci:v1`);
     const resolved = await new RegistryClient(registry.host, { policy: LOOPBACK_POLICY }).resolve('interop/oci', 'v1');

@@ -237,6 +237,33 @@ describe('dockerfile/exposed_ports', () => {
   });
 });
 
+describe('dockerfile/exposed_ports from the image config', () => {
+  const configOnly = (ports: string[], text: string | null = null, mode: ImageFacts['dockerfile']['mode'] = null): EvaluationContext => {
+    const base = fakeContext({ configExposedPorts: ports });
+    return { ...base, image: { ...base.image, dockerfile: { mode, text } } };
+  };
+
+  it("reads the config's ExposedPorts when the image has no Dockerfile", async () => {
+    const ctx = configOnly(['22/tcp', '8080/tcp']);
+    expect(await messages('exposed_ports', ctx, { ports: '22', type: 'blacklist' })).toEqual(['Image config exposes port 22/tcp, which is in the denied list']);
+    expect(await messages('exposed_ports', ctx, { ports: '8080', type: 'whitelist' })).toEqual(['Image config exposes port 22/tcp, which is not in the allowed list']);
+  });
+
+  it('adds config ports the Dockerfile does not name, each port once', async () => {
+    const ctx = configOnly(['80/tcp', '22/tcp', '53/udp'], 'FROM a\nEXPOSE 80\n', 'Actual');
+    expect(await messages('exposed_ports', ctx, { ports: '22,80,53', type: 'blacklist' })).toEqual([
+      'Dockerfile exposes port 80/tcp, which is in the denied list',
+      'Image config exposes port 22/tcp, which is in the denied list',
+      'Image config exposes port 53/udp, which is in the denied list',
+    ]);
+  });
+
+  it('actual_dockerfile_only=true reads only the Dockerfile the user supplied', async () => {
+    expect(await messages('exposed_ports', configOnly(['22/tcp']), { ports: '22', type: 'blacklist', actual_dockerfile_only: 'true' })).toEqual([]);
+    expect(await messages('exposed_ports', configOnly(['22/tcp'], 'FROM a\n', 'Actual'), { ports: '22', type: 'blacklist', actual_dockerfile_only: 'true' })).toEqual([]);
+  });
+});
+
 describe('dockerfile/no_dockerfile_provided', () => {
   it('fires unless the Dockerfile was supplied by the user', async () => {
     expect(await messages('no_dockerfile_provided', withDockerfile('FROM a'))).toEqual([]);

@@ -28,6 +28,7 @@ export interface FakeData {
   secretSearch?: ContentSearchResult[];
   contentSearch?: ContentSearchResult[];
   ancestors?: { digest: string; chosenBase: boolean }[];
+  configExposedPorts?: string[];
 }
 
 export function fakeContext(data: FakeData = {}): EvaluationContext {
@@ -41,6 +42,7 @@ export function fakeContext(data: FakeData = {}): EvaluationContext {
       size: 1000,
       layerCount: 1,
       dockerfile: { mode: null, text: null },
+      configExposedPorts: data.configExposedPorts ?? [],
       tag: { registry: 'docker.io', repo: 'library/app', tag: 'latest', fullTag: 'docker.io/library/app:latest' },
     },
     now: data.now ?? NOW,
