@@ -8,12 +8,19 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
+import { registerAccount } from './commands/account.js';
+import { registerApiKey } from './commands/api-key.js';
+import { registerEvents } from './commands/events.js';
 import { registerFeeds } from './commands/feeds.js';
 import { registerImage } from './commands/image.js';
 import { registerLogin } from './commands/login.js';
 import { registerPolicy } from './commands/policy.js';
+import { registerReport } from './commands/report.js';
+import { registerRole } from './commands/role.js';
 import { registerSbom } from './commands/sbom.js';
+import { registerSubscription } from './commands/subscription.js';
 import { registerSystem } from './commands/system.js';
+import { registerUser } from './commands/user.js';
 import { bashCompletion, zshCompletion } from './completion.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { FORMATS } from './output.js';
@@ -52,6 +59,13 @@ export function buildProgram(session: Session): Command {
   registerSbom(program, session);
   registerPolicy(program, session);
   registerFeeds(program, session);
+  registerSubscription(program, session);
+  registerEvents(program, session);
+  registerReport(program, session);
+  registerAccount(program, session);
+  registerUser(program, session);
+  registerApiKey(program, session);
+  registerRole(program, session);
 
   program
     .command('completion')
@@ -92,5 +106,9 @@ function invokedDirectly(): boolean {
 }
 
 if (invokedDirectly()) {
-  process.exitCode = await run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+  const interrupts = (onInterrupt: () => void) => {
+    process.once('SIGINT', onInterrupt);
+    return () => process.off('SIGINT', onInterrupt);
+  };
+  process.exitCode = await run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, interrupts });
 }

@@ -51,30 +51,39 @@ function cellText(value: unknown): string {
 /** Display width: one column per code point (good enough for the ASCII the API answers with). */
 const width = (text: string) => [...text].length;
 
-export function renderTable<T>(view: View<T>, colour: boolean): string {
-  const cells = view.rows.map((row) => view.columns.map((c) => cellText(c.value(row)).replace(/\s*\n\s*/g, ' ')));
-  const widths = view.columns.map((c, i) => Math.max(width(c.header), ...cells.map((r) => width(r[i]!))));
+function cellsOf<T>(columns: Column<T>[], rows: T[]): string[][] {
+  return rows.map((row) => columns.map((c) => cellText(c.value(row)).replace(/\s*\n\s*/g, ' ')));
+}
+
+function tableLines<T>(columns: Column<T>[], cells: string[][], widths: number[], colour: boolean, header: boolean): string {
   const paint = (text: string, style: Style | undefined) => (colour && style ? styleText(style, text, { validateStream: false }) : text);
   const line = (parts: string[], styles: (Style | undefined)[]) =>
     parts
       .map((p, i) => {
         // The last column is not padded, so lines carry no trailing blanks.
-        const padded = i === parts.length - 1 ? p : p + ' '.repeat(widths[i]! - width(p));
+        const padded = i === parts.length - 1 ? p : p + ' '.repeat(Math.max(0, widths[i]! - width(p)));
         return paint(padded, styles[i]);
       })
       .join('  ')
       .trimEnd() + '\n';
-  const header = line(view.columns.map((c) => c.header.toUpperCase()), view.columns.map(() => 'bold' as Style));
-  return header + cells.map((r) => line(r, view.columns.map((c, i) => c.style?.(r[i]!)))).join('');
+  const head = header ? line(columns.map((c) => c.header.toUpperCase()), columns.map(() => 'bold' as Style)) : '';
+  return head + cells.map((r) => line(r, columns.map((c, i) => c.style?.(r[i]!)))).join('');
+}
+
+export function renderTable<T>(view: View<T>, colour: boolean): string {
+  const cells = cellsOf(view.columns, view.rows);
+  const widths = view.columns.map((c, i) => Math.max(width(c.header), ...cells.map((r) => width(r[i]!))));
+  return tableLines(view.columns, cells, widths, colour, true);
 }
 
 function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+const csvLines = (rows: string[][]) => rows.map((r) => r.map(csvField).join(',') + '\r\n').join('');
+
 export function renderCsv<T>(view: View<T>): string {
-  const rows = [view.columns.map((c) => c.header), ...view.rows.map((row) => view.columns.map((c) => cellText(c.value(row))))];
-  return rows.map((r) => r.map(csvField).join(',') + '\r\n').join('');
+  return csvLines([view.columns.map((c) => c.header), ...view.rows.map((row) => view.columns.map((c) => cellText(c.value(row))))]);
 }
 
 export function render<T>(view: View<T>, format: Format, colour: boolean): string {
@@ -88,6 +97,28 @@ export function render<T>(view: View<T>, format: Format, colour: boolean): strin
     case 'table':
       return renderTable(view, colour);
   }
+}
+
+/**
+ * Output for records that arrive over time (`events list --follow`), printed as each batch arrives: JSON as one
+ * compact object per line (JSON Lines), YAML as one document per record, CSV and tables with one header row;
+ * table columns keep the widest cell seen so far, so they only ever widen.
+ */
+export function rowStream<T>(columns: Column<T>[], format: Format, colour: boolean, write: (text: string) => void): (batch: { data: unknown; row: T }[]) => void {
+  let started = false;
+  let widths = columns.map((c) => width(c.header));
+  return (batch) => {
+    if (batch.length === 0) return;
+    const first = !started;
+    started = true;
+    if (format === 'json') return write(batch.map((b) => JSON.stringify(b.data) + '\n').join(''));
+    if (format === 'yaml') return write(batch.map((b) => '---\n' + yaml.dump(b.data, { lineWidth: -1, noRefs: true })).join(''));
+    const rows = batch.map((b) => b.row);
+    if (format === 'csv') return write(csvLines([...(first ? [columns.map((c) => c.header)] : []), ...rows.map((row) => columns.map((c) => cellText(c.value(row))))]));
+    const cells = cellsOf(columns, rows);
+    widths = widths.map((w, i) => Math.max(w, ...cells.map((r) => width(r[i]!))));
+    write(tableLines(columns, cells, widths, colour, first));
+  };
 }
 
 /** A single record as a two-column FIELD/VALUE table. */

@@ -4,10 +4,10 @@
  */
 import type { Command } from 'commander';
 import type { VigilClient } from '../../generated/client.js';
-import { apiClient, ok, type Fetch } from './api.js';
+import { apiClient, graphql, ok, type Fetch, type GraphqlAnswer } from './api.js';
 import { configPath, readConfig, resolveConnection, type Connection, type ConnectionFlags, type Env } from './connection.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import { colourEnabled, parseFormat, render, type OutputStream, type View } from './output.js';
+import { colourEnabled, parseFormat, render, rowStream, type Column, type OutputStream, type View } from './output.js';
 import { startProgress, type Progress } from './progress.js';
 import { freshToken } from './tokens.js';
 
@@ -17,8 +17,13 @@ export interface CliIO {
   env: Env;
   /** The fetch the API client uses (tests pass one that checks every answer against the spec). */
   fetch?: Fetch;
-  /** How often --wait polls the API (default one second). */
+  /** How often --wait and --follow poll the API (default one second). */
   pollIntervalMs?: number;
+  /**
+   * Subscribes to interrupts (Ctrl-C) and answers the unsubscribe function. Only commands that run until
+   * interrupted (--follow) subscribe, to end cleanly with exit code 0; the others keep the default (killed).
+   */
+  interrupts?: (onInterrupt: () => void) => () => void;
 }
 
 export type Call = <R extends { data?: unknown; error?: unknown; response: Response }>(p: Promise<R>) => Promise<NonNullable<R['data']>>;
@@ -27,6 +32,8 @@ export interface Api {
   client: VigilClient;
   call: Call;
   connection: Connection;
+  /** A query or mutation on the reports GraphQL endpoint, with the same connection. */
+  graphql: (query: string, variables?: Record<string, unknown>) => Promise<GraphqlAnswer>;
 }
 
 export interface GlobalOptions extends ConnectionFlags {
@@ -72,12 +79,23 @@ export class Session {
   async api(cmd: Command): Promise<Api> {
     const connection = await this.connection(cmd);
     const client = apiClient(connection, this.io.fetch, this.userAgent);
-    return { client, connection, call: (p) => ok(p, connection.url) };
+    return {
+      client,
+      connection,
+      call: (p) => ok(p, connection.url),
+      graphql: (query, variables) => graphql(connection, this.io.fetch, this.userAgent, query, variables),
+    };
   }
 
   print<T>(cmd: Command, view: View<T>): void {
     const format = parseFormat(this.options(cmd).output);
     this.io.stdout.write(render(view, format, colourEnabled(this.io.stdout, this.io.env)));
+  }
+
+  /** A printer for records that arrive over time, in the chosen format (see rowStream). */
+  stream<T>(cmd: Command, columns: Column<T>[]): (batch: { data: unknown; row: T }[]) => void {
+    const format = parseFormat(this.options(cmd).output);
+    return rowStream(columns, format, colourEnabled(this.io.stdout, this.io.env), (text) => this.io.stdout.write(text));
   }
 
   /** Raw text as the API served it (SBOM documents). */
@@ -99,7 +117,24 @@ export class Session {
     if (code > this.exitCode) this.exitCode = code;
   }
 
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, ms));
+  /** Waits ms, or less when the signal is aborted. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** A signal aborted by the next interrupt (Ctrl-C), which then no longer ends the process; release() when done. */
+  untilInterrupted(): { signal: AbortSignal; release: () => void } {
+    const controller = new AbortController();
+    const release = this.io.interrupts?.(() => controller.abort()) ?? (() => {});
+    return { signal: controller.signal, release };
   }
 }

@@ -4,94 +4,28 @@
  * generated bash completion; and the progress display under a pseudo-terminal (util-linux `script`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { waitForAnalysis } from '../support/analysis.js';
-import { DEBIAN_OS_RELEASE, DPKG_STATUS, STATUS_D_LIBSSL3 } from '../support/ecosystem-fixtures.js';
 import { json } from '../support/http.js';
-import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
-import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../support/server.js';
-import { assertResponseMatchesSpec } from '../support/spec-validator.js';
-import { KEV_CATALOG, initialRecords, writeRecords } from '../vulns/fixture-feed.js';
+import { dockerArchiveTar } from '../support/image-builder.js';
+import { pushImage } from '../support/registry.js';
+import { ADMIN_PASSWORD } from '../support/server.js';
+import { debianImage, useCliHarness } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SCRIPT = '/usr/bin/script';
 
-let server: TestServer;
-let registry: TestRegistry;
-let work: string;
-let configHome: string;
+const h = useCliHarness();
+const cli = h.cli;
 let tag: string;
 let digest: string;
 
-/** Every answer the CLI receives, checked against the spec; violations are collected and must stay empty. */
-const violations: string[] = [];
-async function validatingFetch(request: Request): Promise<Response> {
-  const response = await fetch(request);
-  try {
-    assertResponseMatchesSpec(request.method, response.url, response.status, response.headers.get('content-type'), await response.clone().text());
-  } catch (err) {
-    violations.push(`${request.method} ${response.url}: ${(err as Error).message}`);
-  }
-  return response;
-}
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(args: string[], options: { env?: Record<string, string | undefined>; tty?: boolean; credentials?: boolean } = {}): Promise<Ran> {
-  let stdout = '';
-  let stderr = '';
-  const env = {
-    HOME: work,
-    XDG_CONFIG_HOME: configHome,
-    VIGIL_URL: server.url,
-    ...(options.credentials === false ? {} : { VIGIL_USERNAME: 'admin', VIGIL_PASSWORD: ADMIN_PASSWORD }),
-    ...options.env,
-  };
-  const code = await run(args, {
-    stdout: { write: (s: string) => (stdout += s), isTTY: options.tty ?? false },
-    stderr: { write: (s: string) => (stderr += s), isTTY: false },
-    env,
-    fetch: validatingFetch,
-    pollIntervalMs: 20,
-  });
-  expect(violations).toEqual([]);
-  return { code, stdout, stderr };
-}
-
-const debianImage = (marker: string) =>
-  buildImage({
-    layers: [
-      [
-        { path: 'etc/os-release', content: DEBIAN_OS_RELEASE },
-        { path: 'var/lib/dpkg/status', content: DPKG_STATUS },
-        { path: 'var/lib/dpkg/status.d/libssl3', content: STATUS_D_LIBSSL3 },
-      ],
-      [{ path: 'etc/build-marker', content: marker }],
-    ],
-  });
-
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'vigil-cli-'));
-  configHome = join(work, 'config');
-  writeRecords(join(work, 'osv'), initialRecords());
-  writeFileSync(join(work, 'kev.json'), JSON.stringify(KEV_CATALOG));
-  [server, registry] = await Promise.all([startTestServer({ VIGIL_FEED_SOURCES: `osv=${join(work, 'osv')},kev=${join(work, 'kev.json')}` }), startRegistry()]);
-  await pushImage(registry.url, 'team/service', 'build-1', await debianImage('1'));
-  tag = `${registry.host}/team/service:build-1`;
-});
-afterAll(async () => {
-  await Promise.all([server?.close(), registry?.close()]);
-  if (work) rmSync(work, { recursive: true, force: true });
+  await pushImage(h.registry.url, 'team/service', 'build-1', await debianImage('1'));
+  tag = `${h.registry.host}/team/service:build-1`;
 });
 
 describe('vigil CLI', () => {
@@ -144,7 +78,7 @@ describe('vigil CLI', () => {
   });
 
   it('uploads an archive, lists its files and licenses, and deletes it', async () => {
-    const archive = join(work, 'app.tar');
+    const archive = join(h.work, 'app.tar');
     writeFileSync(archive, await dockerArchiveTar(await debianImage('archive'), { repoTags: ['local/app:archive'] }));
     const added = await cli(['image', 'add', 'local/app:archive', '--from-archive', archive, '--wait', '-o', 'json']);
     expect(added.code).toBe(0);
@@ -212,13 +146,13 @@ describe('vigil CLI', () => {
     expect(JSON.parse(spdx.stdout).spdxVersion).toMatch(/^SPDX-2\./);
     expect((await cli(['image', 'sbom', tag, '--format', 'pdf'])).code).toBe(2);
 
-    const file = join(work, 'sbom.cdx.json');
+    const file = join(h.work, 'sbom.cdx.json');
     writeFileSync(file, cdx.stdout);
     const scan = await cli(['sbom', 'scan', file, '--fail-on', 'high']);
     expect(scan.code).toBe(1);
     expect(scan.stdout).toMatch(/\nDSA-9001-1\s+Critical\s+libssl3\s/);
-    writeFileSync(join(work, 'not.json'), 'nope');
-    const bad = await cli(['sbom', 'scan', join(work, 'not.json')]);
+    writeFileSync(join(h.work, 'not.json'), 'nope');
+    const bad = await cli(['sbom', 'scan', join(h.work, 'not.json')]);
     expect(bad).toMatchObject({ code: 2, stdout: '' });
     expect(bad.stderr).toContain('is not JSON');
   });
@@ -232,7 +166,7 @@ describe('vigil CLI', () => {
     const got = await cli(['policy', 'get', 'vigil-default', '-o', 'json']);
     const document = JSON.parse(got.stdout).policy;
     const draft = { ...document, id: 'cli-draft', name: 'CLI draft' };
-    const draftFile = join(work, 'draft.yaml');
+    const draftFile = join(h.work, 'draft.yaml');
     writeFileSync(draftFile, yaml.dump(draft));
 
     const valid = await cli(['policy', 'validate', draftFile]);
@@ -241,7 +175,7 @@ describe('vigil CLI', () => {
 
     // Two problems at once: the API lists both, and the CLI prints each.
     const broken = { ...draft, rule_sets: [{ ...draft.rule_sets[0], rules: [{ ...draft.rule_sets[0].rules[0], gate: 'no_such_gate', action: 'explode' }] }] };
-    const brokenFile = join(work, 'broken.json');
+    const brokenFile = join(h.work, 'broken.json');
     writeFileSync(brokenFile, JSON.stringify(broken));
     const invalid = await cli(['policy', 'validate', brokenFile]);
     expect(invalid.code).toBe(2);
@@ -281,23 +215,23 @@ describe('vigil CLI', () => {
   });
 
   it('times out a --wait with exit code 3', async () => {
-    await pushImage(registry.url, 'team/service', 'build-2', await debianImage('2'));
-    const slow = await cli(['image', 'add', `${registry.host}/team/service:build-2`, '--wait', '--timeout', '0', '-o', 'json']);
+    await pushImage(h.registry.url, 'team/service', 'build-2', await debianImage('2'));
+    const slow = await cli(['image', 'add', `${h.registry.host}/team/service:build-2`, '--wait', '--timeout', '0', '-o', 'json']);
     expect(slow.code).toBe(3);
     expect(slow.stderr).toMatch(/did not finish within 0s/);
-    const second = await cli(['image', 'get', `${registry.host}/team/service:build-2`, '-o', 'json']);
+    const second = await cli(['image', 'get', `${h.registry.host}/team/service:build-2`, '-o', 'json']);
     // Let the analysis settle before the server closes.
-    await waitForAnalysis(server, 'admin', JSON.parse(second.stdout).image_digest);
+    await waitForAnalysis(h.server, 'admin', JSON.parse(second.stdout).image_digest);
   });
 
   it('logs in: stores a token in a 0600 file, uses the context, and renews an expired token', async () => {
     const login = await cli(['login', '--name', 'ci']);
     expect(login.code).toBe(0);
-    const file = join(configHome, 'vigil', 'config.yaml');
+    const file = join(h.configHome, 'vigil', 'config.yaml');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const config = yaml.load(readFileSync(file, 'utf8')) as { 'current-context': string; contexts: Record<string, Record<string, string>> };
     expect(config['current-context']).toBe('ci');
-    expect(config.contexts.ci).toMatchObject({ url: server.url, username: 'admin' });
+    expect(config.contexts.ci).toMatchObject({ url: h.server.url, username: 'admin' });
     expect(config.contexts.ci!.password).toBeUndefined();
     expect(config.contexts.ci!.token).toBeTruthy();
 
@@ -319,7 +253,7 @@ describe('vigil CLI', () => {
   });
 
   it('takes an API key from the flag, over the environment', async () => {
-    const key = await json(server.url, 'POST', '/v2/user/api-keys', { name: 'cli-test' });
+    const key = await json(h.server.url, 'POST', '/v2/user/api-keys', { name: 'cli-test' });
     expect(key.status).toBe(201);
     const withKey = await cli(['system', 'status', '--api-key', key.json.value, '-o', 'json'], { env: { VIGIL_PASSWORD: 'wrong' } });
     expect(withKey.code).toBe(0);
@@ -349,11 +283,11 @@ describe('vigil CLI', () => {
   });
 
   it.skipIf(!existsSync(SCRIPT))('shows a spinner under a pseudo-terminal (needs `script`: apt-get install bsdutils)', { timeout: 60_000 }, async () => {
-    await pushImage(registry.url, 'team/service', 'build-3', await debianImage('3'));
-    const command = `${join(ROOT, 'node_modules', '.bin', 'tsx')} ${join(ROOT, 'src', 'cli', 'main.ts')} image add ${registry.host}/team/service:build-3 --wait`;
+    await pushImage(h.registry.url, 'team/service', 'build-3', await debianImage('3'));
+    const command = `${join(ROOT, 'node_modules', '.bin', 'tsx')} ${join(ROOT, 'src', 'cli', 'main.ts')} image add ${h.registry.host}/team/service:build-3 --wait`;
     const output = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
       const child = spawn(SCRIPT, ['-qec', command, '/dev/null'], {
-        env: { ...process.env, VIGIL_URL: server.url, VIGIL_USERNAME: 'admin', VIGIL_PASSWORD: ADMIN_PASSWORD, XDG_CONFIG_HOME: configHome, NO_COLOR: '1' },
+        env: { ...process.env, VIGIL_URL: h.server.url, VIGIL_USERNAME: 'admin', VIGIL_PASSWORD: ADMIN_PASSWORD, XDG_CONFIG_HOME: h.configHome, NO_COLOR: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let text = '';

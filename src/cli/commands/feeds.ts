@@ -19,17 +19,22 @@ const FEED_COLUMNS: Column<Feed>[] = [
 /** The server's limit for one waiting request (timeout_seconds); longer waits ask again. */
 const MAX_WAIT_SECONDS = 3600;
 
+/** The action of `feeds list`, which `system feeds` shares. */
+export function listFeeds(session: Session) {
+  return async (_opts: unknown, cmd: Command): Promise<void> => {
+    const { client, call } = await session.api(cmd);
+    const answer = await call(client.GET('/system/feeds'));
+    session.print(cmd, { data: answer, rows: answer, columns: FEED_COLUMNS });
+  };
+}
+
 export function registerFeeds(program: Command, session: Session): void {
   const feeds = program.command('feeds').description('vulnerability data feeds');
 
   feeds
     .command('list')
     .description('the feeds, their groups and last sync')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const { client, call } = await session.api(cmd);
-      const answer = await call(client.GET('/system/feeds'));
-      session.print(cmd, { data: answer, rows: answer, columns: FEED_COLUMNS });
-    });
+    .action(listFeeds(session));
 
   feeds
     .command('sync')

@@ -1,9 +1,10 @@
-/** `vigil policy ...`: list, get, add, activate, validate. */
+/** `vigil policy ...`: list, get, add, activate, validate, dry-run. */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import yaml from 'js-yaml';
 import type { components } from '../../../generated/openapi-types.js';
-import { CliError } from '../exit-codes.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { resolveImage } from '../images.js';
 import { fieldsView, statusStyle, type Column } from '../output.js';
 import type { Api, Session } from '../session.js';
 
@@ -110,5 +111,33 @@ export function registerPolicy(program: Command, session: Session): void {
         { header: 'change', value: (t) => (t.change === 'none' ? '' : t.change) },
       ];
       session.print(cmd, { data: answer, rows: answer.tags, columns });
+    });
+
+  policy
+    .command('dry-run')
+    .description('evaluate a draft policy for one image, without storing or activating it, beside the active policy\'s result')
+    .argument('<file>', 'the draft policy ("-" for stdin)')
+    .requiredOption('--image <ref>', 'the image (tag or digest); it must be analyzed and have a current tag')
+    .option('--fail-based-on-results', 'exit 1 when the draft fails the image')
+    .action(async (file: string, opts: { image: string; failBasedOnResults?: boolean }, cmd: Command) => {
+      const document = readPolicy(file);
+      const { client, call } = await session.api(cmd);
+      const resolved = await resolveImage(client, call, opts.image);
+      // The API evaluates the draft for every current tag of the account; this command keeps the image's tags.
+      const answer = await call(client.POST('/policy-dry-run', { body: document }));
+      const tags = answer.tags.filter((t) => t.image_digest === resolved.image.image_digest && (!resolved.tag || t.tag === resolved.tag));
+      if (tags.length === 0) throw new CliError(`error: the dry run covers the current tags of analyzed images, and ${opts.image} is not one (see: vigil image get ${opts.image})`);
+      for (const t of tags) session.note(`${t.tag}: active policy ${answer.active_policy_id} ${t.current.status}, draft ${answer.draft_policy_id} ${t.draft.status} (${t.draft.final_action}: ${t.draft.final_action_reason})`);
+      type Reason = { tag: string } & (typeof tags)[number]['reasons'][number];
+      const columns: Column<Reason>[] = [
+        { header: 'tag', value: (r) => r.tag },
+        { header: 'gate', value: (r) => r.gate },
+        { header: 'trigger', value: (r) => r.trigger },
+        { header: 'trigger id', value: (r) => r.trigger_id },
+        { header: 'message', value: (r) => r.message },
+      ];
+      const reasons = tags.flatMap((t) => t.reasons.map((r) => ({ tag: t.tag, ...r })));
+      session.print(cmd, { data: { ...answer, tags }, rows: reasons, columns });
+      if (opts.failBasedOnResults && tags.some((t) => t.draft.status === 'fail')) session.fail(EXIT.failed);
     });
 }
