@@ -44,7 +44,8 @@ function lines(stream: OutputStream, now: () => Date): Progress {
       say(text);
     },
     done(final) {
-      say(final);
+      // The last state is often the final one: a log line says it once.
+      if (final !== last) say(final);
     },
   };
 }
