@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/index.js';
 import * as m020 from '../../src/db/migrations/020_finding_matched_by.js';
 import { createTestDb } from '../support/db.js';
+import { insertImageRow } from '../support/image-rows.js';
 
 let db: Db;
 let close: () => Promise<void>;
@@ -15,18 +16,7 @@ const DIGEST = `sha256:${'a'.repeat(64)}`;
 
 beforeAll(async () => {
   ({ db, close } = await createTestDb());
-  await db('accounts').insert({ name: 'acme', type: 'user', state: 'enabled', created_at: NOW, last_updated: NOW });
-  await db('images').insert({
-    account_name: 'acme',
-    image_digest: DIGEST,
-    image_type: 'docker',
-    image_status: 'active',
-    analysis_status: 'analyzed',
-    annotations: '{}',
-    source: '{}',
-    created_at: NOW,
-    last_updated: NOW,
-  });
+  await insertImageRow(db, 'acme', DIGEST, 'analyzed');
   await m020.down(db);
   const finding = (key: string, type: string, name: string, matchedName: string) => ({
     account_name: 'acme',

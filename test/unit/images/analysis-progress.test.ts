@@ -4,10 +4,10 @@ import type { Db } from '../../../src/db/index.js';
 import { AnalysisProgressReporter } from '../../../src/images/analysis-progress.js';
 import { transitionAnalysis } from '../../../src/images/store.js';
 import { createTestDb } from '../../support/db.js';
+import { insertImageRow } from '../../support/image-rows.js';
 
 let db: Db;
 let close: () => Promise<void>;
-const NOW = '2026-11-26T00:00:00Z';
 const DIGEST = `sha256:${'b'.repeat(64)}`;
 const log = pino({ level: 'silent' });
 
@@ -18,18 +18,7 @@ const stored = async () => {
 
 beforeAll(async () => {
   ({ db, close } = await createTestDb());
-  await db('accounts').insert({ name: 'acme', type: 'user', state: 'enabled', created_at: NOW, last_updated: NOW });
-  await db('images').insert({
-    account_name: 'acme',
-    image_digest: DIGEST,
-    image_type: 'docker',
-    image_status: 'active',
-    analysis_status: 'analyzing',
-    annotations: '{}',
-    source: '{}',
-    created_at: NOW,
-    last_updated: NOW,
-  });
+  await insertImageRow(db, 'acme', DIGEST, 'analyzing');
 });
 afterAll(async () => close?.());
 
