@@ -16,6 +16,11 @@ const FEED_COLUMNS: Column<Feed>[] = [
   { header: 'last sync', value: (f) => f.last_full_sync },
 ];
 
+/** One feed's sync progress as a progress line shows it: `osv-debian: importing, 12 000 records`. */
+export function syncProgressText(feed: string, p: components['schemas']['FeedSyncProgress']): string {
+  return `${feed}: ${p.stage}${p.records !== undefined ? `, ${p.records.toLocaleString('en-US')} records` : ''}`;
+}
+
 /** The server's limit for one waiting request (timeout_seconds); longer waits ask again. */
 const MAX_WAIT_SECONDS = 3600;
 
@@ -48,9 +53,26 @@ export function registerFeeds(program: Command, session: Session): void {
       const progress = opts.wait ? session.progress() : undefined;
       progress?.update('syncing feeds');
       // The server holds the request until the sync ends or the timeout passes, answering the job either way.
-      const answer = await call(
+      const request = call(
         client.POST('/system/feeds', { params: { query: { force_sync: opts.force ?? false, ...(opts.wait ? { wait: true, timeout_seconds: opts.timeout } : {}) } } }),
       );
+      if (progress) {
+        // Meanwhile the feed listing says which feed is at which stage (sync_progress), shown as it changes.
+        let settled = false;
+        const stop = new AbortController();
+        void request.finally(() => {
+          settled = true;
+          stop.abort();
+        }).catch(() => undefined);
+        while (!settled) {
+          await session.sleep(session.pollIntervalMs, stop.signal).catch(() => undefined);
+          if (settled) break;
+          const listing = await client.GET('/system/feeds').catch(() => undefined);
+          const syncing = listing?.data?.find((f) => f.sync_progress);
+          if (syncing?.sync_progress) progress.update(`syncing feeds: ${syncProgressText(syncing.name, syncing.sync_progress)}`);
+        }
+      }
+      const answer = await request;
       progress?.done(`feed sync job ${answer.job_id}: ${answer.status}`);
       const rows: [string, unknown][] = [
         ['job', answer.job_id],

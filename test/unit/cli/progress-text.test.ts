@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../../generated/openapi-types.js';
 import { analysisState } from '../../../src/cli/images.js';
+import { syncProgressText } from '../../../src/cli/commands/feeds.js';
 
 type Image = components['schemas']['AnchoreImage'];
 const DIGEST = `sha256:${'c'.repeat(64)}`;
@@ -29,5 +30,12 @@ describe('the analysis state a waiting CLI shows', () => {
       analysis_status_detail: [{ from_status: 'analyzing', to_status: 'analysis_failed', timestamp: '2026-11-26T08:00:02Z', detail: 'layer 1 is corrupt', source: {} }],
     });
     expect(analysisState(failed)).toBe(`${DIGEST}: analysis_failed (layer 1 is corrupt)`);
+  });
+});
+
+describe('the feed sync state a waiting CLI shows', () => {
+  it('names the feed, its stage and the records so far', () => {
+    expect(syncProgressText('osv-debian', { stage: 'importing', records: 12_000 })).toBe('osv-debian: importing, 12,000 records');
+    expect(syncProgressText('kev', { stage: 'downloading' })).toBe('kev: downloading');
   });
 });
