@@ -21,10 +21,11 @@ function registryShape(r: registries.RegistryRecord) {
 /** With ?validate=true: the registry must accept the credentials before anything is stored. */
 async function validateAgainstRegistry(ctx: RequestContext, input: registries.RegistryInput): Promise<void> {
   const host = input.registry.split('/')[0];
+  const verifyTls = input.registry_verify ?? true;
   await checkCredentials(host, { username: input.registry_user ?? '', password: input.registry_pass ?? '' }, {
-    policy: ctx.services.outbound.registry,
-    verifyTls: input.registry_verify ?? true,
-    insecure: input.registry_verify === false,
+    policy: registries.registryPolicy(ctx.services.outbound.registry, ctx.account.type, input.registry, verifyTls),
+    verifyTls,
+    insecure: !verifyTls,
     timeoutMs: 15_000,
   });
   ctx.log.info({ registry: host }, 'registry credentials validated');
