@@ -18,14 +18,17 @@ function registryShape(r: registries.RegistryRecord) {
   };
 }
 
-/** With ?validate=true: the registry must accept the credentials before anything is stored. */
+/**
+ * With ?validate=true: the registry must accept the credentials before anything is stored. Under the registry
+ * policy as configured: a loopback registry opens only once its configuration is stored (images/registry-credentials.ts), so
+ * validation cannot be used to reach the machine's ports.
+ */
 async function validateAgainstRegistry(ctx: RequestContext, input: registries.RegistryInput): Promise<void> {
   const host = input.registry.split('/')[0];
-  const verifyTls = input.registry_verify ?? true;
   await checkCredentials(host, { username: input.registry_user ?? '', password: input.registry_pass ?? '' }, {
-    policy: registries.registryPolicy(ctx.services.outbound.registry, ctx.account.type, input.registry, verifyTls),
-    verifyTls,
-    insecure: !verifyTls,
+    policy: ctx.services.outbound.registry,
+    verifyTls: input.registry_verify ?? true,
+    insecure: input.registry_verify === false,
     timeoutMs: 15_000,
   });
   ctx.log.info({ registry: host }, 'registry credentials validated');

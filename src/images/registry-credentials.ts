@@ -114,14 +114,14 @@ export async function accessFor(db: Db, box: SecretBox, accountName: string, hos
 }
 
 /**
- * The outbound policy for one registry configuration. A registry on this machine (`localhost:5000`,
+ * The outbound policy for one stored registry configuration. A registry on this machine (`localhost:5000`,
  * `127.0.0.1:5000`, `[::1]:5000`) that an administrator configured in the admin account with
  * `registry_verify: false` may be reached on its own port, over plain HTTP, without VIGIL_REGISTRY_ALLOW: what
  * `docker run -p 5000:5000 registry` gives a first user. Other accounts cannot open a loopback port this way
  * (an ordinary user must not make Vigil probe the machine's ports); every other internal address still needs the
  * allow-lists.
  */
-export function registryPolicy(base: OutboundPolicy, accountType: string | undefined, registry: string | undefined, verifyTls: boolean): OutboundPolicy {
+function registryPolicy(base: OutboundPolicy, accountType: string | undefined, registry: string | undefined, verifyTls: boolean): OutboundPolicy {
   if (registry === undefined || verifyTls || accountType !== 'admin') return base;
   let url: URL;
   try {

@@ -50,9 +50,15 @@ describe.skipIf(missingTools('docker-registry'))('a plain-HTTP registry on loopb
     expect((await raw(server.url, 'DELETE', registryPath(`localhost:${port}`))).status).toBe(204);
   });
 
-  it('is pulled and analyzed once the admin account configures it with registry_verify false (validated)', async () => {
+  it('cannot be validated before it is configured: ?validate=true gets the neutral refusal and stores nothing', async () => {
+    const res = await json(server.url, 'POST', '/v2/registries?validate=true', { registry: `localhost:${port}`, registry_verify: false });
+    expectRefused(res, `localhost:${port}`);
+    expect((await raw(server.url, 'GET', registryPath(`localhost:${port}`))).status).toBe(404);
+  });
+
+  it('is pulled and analyzed once the admin account configures it with registry_verify false', async () => {
     for (const name of [`localhost:${port}`, `127.0.0.1:${port}`]) {
-      const created = await json(server.url, 'POST', '/v2/registries?validate=true', { registry: name, registry_verify: false });
+      const created = await json(server.url, 'POST', '/v2/registries', { registry: name, registry_verify: false });
       expect(created.status, created.text).toBe(200);
       expect(created.json[0]).toMatchObject({ registry: name, registry_verify: false });
       const added = await addByTag(`${name}/team/app:1`);
@@ -76,7 +82,6 @@ describe.skipIf(missingTools('docker-registry'))('a plain-HTTP registry on loopb
     const created = await json(server.url, 'POST', '/v2/registries', { registry: `localhost:${port}`, registry_verify: false }, user.auth);
     expect(created.status, created.text).toBe(200);
     expectRefused(await addByTag(`localhost:${port}/team/app:1`, user.auth), `localhost:${port}`);
-    const validated = await json(server.url, 'POST', '/v2/registries?validate=true', { registry: `127.0.0.1:${port}`, registry_verify: false }, user.auth);
-    expectRefused(validated, `127.0.0.1:${port}`);
+    expectRefused(await addByTag(`127.0.0.1:${port}/team/app:1`, user.auth), `127.0.0.1:${port}`);
   });
 });
