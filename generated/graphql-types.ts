@@ -117,6 +117,20 @@ export type Metric = {
   name: Scalars['String']['output'];
 };
 
+/** What an on-demand metrics collection (collectMetricData) did. */
+export type MetricCollectionPayload = {
+  __typename?: 'MetricCollectionPayload';
+  /** Accounts sampled. */
+  accounts: Scalars['Int']['output'];
+  /** False when a collection of this second (or a later one) had already run; its samples are the current ones. */
+  collected: Scalars['Boolean']['output'];
+  /** The time every sample of this collection carries as its `collectedAt` in `metricData`. */
+  collectedAt: Scalars['UtcTimestamp']['output'];
+  ok: Scalars['Boolean']['output'];
+  /** Samples stored. */
+  points: Scalars['Int']['output'];
+};
+
 export type MetricDataFilter = {
   /** Data collected before this time. */
   end?: InputMaybe<Scalars['UtcTimestamp']['input']>;
@@ -147,6 +161,11 @@ export type MetricsResponse = {
 
 export type Mutation = {
   __typename?: 'Mutation';
+  /**
+   * Vigil extension, for administrators (it samples every account): bring the report data up to date and collect
+   * every metric now, stamped with the current second, instead of waiting for the next VIGIL_METRICS_SCHEDULE slot.
+   */
+  collectMetricData: MetricCollectionPayload;
   /** Store a query to run on a cron schedule. The query is checked (it must parse, validate, and select one report). */
   createScheduledQuery: ScheduledQueryPayload;
   /** Delete a scheduled query and its stored results. */
@@ -709,6 +728,7 @@ export type ResolversTypes = {
   InventoryType: InventoryType;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   Metric: ResolverTypeWrapper<Metric>;
+  MetricCollectionPayload: ResolverTypeWrapper<MetricCollectionPayload>;
   MetricDataFilter: MetricDataFilter;
   MetricDataPoint: ResolverTypeWrapper<MetricDataPoint>;
   MetricDataResponse: ResolverTypeWrapper<MetricDataResponse>;
@@ -774,6 +794,7 @@ export type ResolversParentTypes = {
   Int: Scalars['Int']['output'];
   JSON: Scalars['JSON']['output'];
   Metric: Metric;
+  MetricCollectionPayload: MetricCollectionPayload;
   MetricDataFilter: MetricDataFilter;
   MetricDataPoint: MetricDataPoint;
   MetricDataResponse: MetricDataResponse;
@@ -887,6 +908,14 @@ export type MetricResolvers<ContextType = ReportContext, ParentType extends Reso
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type MetricCollectionPayloadResolvers<ContextType = ReportContext, ParentType extends ResolversParentTypes['MetricCollectionPayload'] = ResolversParentTypes['MetricCollectionPayload']> = {
+  accounts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  collected?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  collectedAt?: Resolver<ResolversTypes['UtcTimestamp'], ParentType, ContextType>;
+  ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type MetricDataPointResolvers<ContextType = ReportContext, ParentType extends ResolversParentTypes['MetricDataPoint'] = ResolversParentTypes['MetricDataPoint']> = {
   collectedAt?: Resolver<ResolversTypes['UtcTimestamp'], ParentType, ContextType>;
   metricId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -904,6 +933,7 @@ export type MetricsResponseResolvers<ContextType = ReportContext, ParentType ext
 };
 
 export type MutationResolvers<ContextType = ReportContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  collectMetricData?: Resolver<ResolversTypes['MetricCollectionPayload'], ParentType, ContextType>;
   createScheduledQuery?: Resolver<ResolversTypes['ScheduledQueryPayload'], ParentType, ContextType, RequireFields<MutationCreateScheduledQueryArgs, 'cronSchedule' | 'enabled' | 'name' | 'query'>>;
   deleteScheduledQuery?: Resolver<ResolversTypes['DeleteScheduledQueryPayload'], ParentType, ContextType, RequireFields<MutationDeleteScheduledQueryArgs, 'uuid'>>;
   disableScheduledQuery?: Resolver<ResolversTypes['ScheduledQueryPayload'], ParentType, ContextType, RequireFields<MutationDisableScheduledQueryArgs, 'uuid'>>;
@@ -1113,6 +1143,7 @@ export type Resolvers<ContextType = ReportContext> = {
   ImagesByVulnerabilityResult?: ImagesByVulnerabilityResultResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   Metric?: MetricResolvers<ContextType>;
+  MetricCollectionPayload?: MetricCollectionPayloadResolvers<ContextType>;
   MetricDataPoint?: MetricDataPointResolvers<ContextType>;
   MetricDataResponse?: MetricDataResponseResolvers<ContextType>;
   MetricsResponse?: MetricsResponseResolvers<ContextType>;

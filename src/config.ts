@@ -24,6 +24,8 @@ export interface Config {
   /** Key for secrets stored encrypted (registry passwords); null means a key file generated in dataDir. */
   encryptionKey: string | null;
   logLevel: string;
+  /** VIGIL_LOG_FORMAT: JSON lines, readable lines (log-format.ts), or readable when stdout is a terminal. */
+  logFormat: 'auto' | 'json' | 'pretty';
   /** This node's name in the service registry (GET /v2/system/services), unique among the nodes of a database. */
   hostId: string;
   /** How often this node refreshes its service registrations; a registration is stale after three missed beats. */
@@ -372,6 +374,10 @@ function readConfig(env: Env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel))
     throw new ConfigError('VIGIL_LOG_LEVEL', `expected one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
 
+  const logFormat = str(env, 'VIGIL_LOG_FORMAT', 'auto');
+  if (logFormat !== 'auto' && logFormat !== 'json' && logFormat !== 'pretty')
+    throw new ConfigError('VIGIL_LOG_FORMAT', `expected auto, json or pretty; got "${logFormat}"`);
+
   const hostId = str(env, 'VIGIL_HOST_ID', hostname());
   if (!HOST_ID.test(hostId))
     throw new ConfigError('VIGIL_HOST_ID', `expected 1-256 letters, digits, '.', '_', ':' or '-' (starting with a letter or digit), got "${hostId}"`);
@@ -411,6 +417,7 @@ function readConfig(env: Env): Config {
     adminPassword,
     encryptionKey,
     logLevel,
+    logFormat,
     hostId,
     heartbeatSeconds: int(env, 'VIGIL_HEARTBEAT_SECONDS', 30, 1, 3600),
     bodyLimitBytes: size(env, 'VIGIL_BODY_LIMIT', 1024 * 1024),

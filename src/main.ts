@@ -2,6 +2,7 @@
 import { pino } from 'pino';
 import { ConfigError, loadConfig, unknownSettingMessage, unknownSettings } from './config.js';
 import { startServer } from './server/start.js';
+import { formatLogLine } from './util/log-format.js';
 import { LogSink } from './util/log-sink.js';
 
 /** Exit status when a shutdown did not finish within VIGIL_SHUTDOWN_TIMEOUT_MS and the process stopped anyway. */
@@ -18,7 +19,10 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logSink = new LogSink(process.stdout);
+  // Readable lines for a person at a terminal, JSON for everything else (a file, a pipe, a log shipper).
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true);
+  const color = pretty && process.stdout.isTTY === true && !process.env['NO_COLOR'];
+  const logSink = new LogSink(process.stdout, undefined, pretty ? (line) => formatLogLine(line, { color }) : undefined);
   const log = pino({ level: config.logLevel, base: { service: 'vigil' } }, logSink);
   // A misspelt variable would otherwise leave its setting at the default without a word.
   for (const unknown of unknownSettings()) log.warn({ variable: unknown.variable, did_you_mean: unknown.closest }, unknownSettingMessage(unknown));

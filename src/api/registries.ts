@@ -18,7 +18,11 @@ function registryShape(r: registries.RegistryRecord) {
   };
 }
 
-/** With ?validate=true: the registry must accept the credentials before anything is stored. */
+/**
+ * With ?validate=true: the registry must accept the credentials before anything is stored. Under the registry
+ * policy as configured: a loopback registry opens only once its configuration is stored (images/registry-credentials.ts), so
+ * validation cannot be used to reach the machine's ports.
+ */
 async function validateAgainstRegistry(ctx: RequestContext, input: registries.RegistryInput): Promise<void> {
   const host = input.registry.split('/')[0];
   await checkCredentials(host, { username: input.registry_user ?? '', password: input.registry_pass ?? '' }, {

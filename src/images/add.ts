@@ -7,7 +7,7 @@ import { InvalidError } from '../errors.js';
 import { recordEvent } from '../events/events.js';
 import type { Services } from '../service.js';
 import { ANALYZE_IMAGE_JOB, type AnalyzeImagePayload } from './analyze.js';
-import { accessFor } from './registry-credentials.js';
+import { registryClientOptions } from './registry-credentials.js';
 import { formatImageReference, fullTag, parseImageReference, type ImageReference } from './sources/references.js';
 import { parsePlatform } from './sources/platforms.js';
 import { resolveImageReference } from './sources/registry.js';
@@ -30,14 +30,10 @@ function invalid(location: string, message: string): InvalidError {
  * digest when there was one. A failed lookup is recorded as an event on the account, then rethrown.
  */
 export async function resolveManifestDigest(services: Services, accountName: string, ref: ImageReference, platform?: string) {
-  const access = await accessFor(services.db, services.secretBox, accountName, ref.registry, ref.repository);
+  const connection = await registryClientOptions(services, accountName, ref.registry, ref.repository);
   try {
     const resolved = await resolveImageReference(ref, {
-      policy: services.outbound.registry,
-      credentials: access.credentials,
-      verifyTls: access.verifyTls,
-      insecure: !access.verifyTls,
-      timeoutMs: services.config.analysis.registryTimeoutMs,
+      ...connection,
       platform: platform ? parsePlatform(platform) : undefined,
     });
     return { digest: resolved.manifestDigest, parentDigest: resolved.indexDigest ?? null };

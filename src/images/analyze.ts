@@ -23,7 +23,7 @@ import { LayerError, walkLayers } from './layers/index.js';
 import type { FileRecord } from './model.js';
 import { packageCountsByType, type Cataloger, type CatalogedPackage } from '../ecosystems/model.js';
 import { assignOwners } from './ownership.js';
-import { accessFor } from './registry-credentials.js';
+import { registryClientOptions } from './registry-credentials.js';
 import { contentScanners, scanResults } from './scanners/index.js';
 import { readImageArchive } from './sources/image-archive.js';
 import { parseImageReference } from './sources/references.js';
@@ -61,13 +61,9 @@ async function openSource(services: Services, image: ImageRecord, signal: AbortS
   const source = JSON.parse(image.source) as ImageSourceRecord;
   if (source.kind === 'archive') return readImageArchive(source.path!);
   const ref = parseImageReference(source.pull_string!);
-  const access = await accessFor(services.db, services.secretBox, image.account_name, ref.registry, ref.repository);
+  const connection = await registryClientOptions(services, image.account_name, ref.registry, ref.repository);
   return resolveImageReference(ref, {
-    policy: services.outbound.registry,
-    credentials: access.credentials,
-    verifyTls: access.verifyTls,
-    insecure: !access.verifyTls,
-    timeoutMs: services.config.analysis.registryTimeoutMs,
+    ...connection,
     platform: source.platform ? parsePlatform(source.platform) : undefined,
     signal,
   });

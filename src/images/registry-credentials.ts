@@ -2,11 +2,17 @@
  * Registry credentials and TLS settings per account. Passwords are sealed with the SecretBox and never leave
  * this module except to the registry client.
  */
+import { findAccount } from '../auth/accounts.js';
 import type { Db } from '../db/index.js';
 import { toBool } from '../db/index.js';
 import { ConflictError, NotFoundError } from '../errors.js';
+import type { OutboundPolicy } from '../outbound/policy.js';
+import type { Services } from '../service.js';
 import type { SecretBox } from '../util/secret-box.js';
 import { nowIso } from '../util/time.js';
+import { registryApiHost } from './sources/references.js';
+import { isLoopbackHost } from './sources/registry-http.js';
+import type { RegistryClientOptions } from './sources/registry.js';
 
 export interface RegistryRecord {
   account_name: string;
@@ -33,6 +39,8 @@ export interface RegistryInput {
 export interface RegistryAccess {
   credentials?: { username: string; password: string };
   verifyTls: boolean;
+  /** The configuration's `registry`, when one applies. */
+  configured?: string;
 }
 
 function normalise(row: RegistryRecord): RegistryRecord {
@@ -99,7 +107,42 @@ export async function accessFor(db: Db, box: SecretBox, accountName: string, hos
     .sort((a, b) => b.registry.length - a.registry.length)[0];
   if (!match) return { verifyTls: true };
   return {
+    configured: match.registry,
     verifyTls: match.registry_verify,
     ...(match.registry_user ? { credentials: { username: match.registry_user, password: match.registry_pass_encrypted ? box.open(match.registry_pass_encrypted) : '' } } : {}),
+  };
+}
+
+/**
+ * The outbound policy for one stored registry configuration. A registry on this machine (`localhost:5000`,
+ * `127.0.0.1:5000`, `[::1]:5000`) that an administrator configured in the admin account with
+ * `registry_verify: false` may be reached on its own port, over plain HTTP, without VIGIL_REGISTRY_ALLOW: what
+ * `docker run -p 5000:5000 registry` gives a first user. Other accounts cannot open a loopback port this way
+ * (an ordinary user must not make Vigil probe the machine's ports); every other internal address still needs the
+ * allow-lists.
+ */
+function registryPolicy(base: OutboundPolicy, accountType: string | undefined, registry: string | undefined, verifyTls: boolean): OutboundPolicy {
+  if (registry === undefined || verifyTls || accountType !== 'admin') return base;
+  let url: URL;
+  try {
+    url = new URL(`http://${registryApiHost(registry.split('/')[0]!)}`);
+  } catch {
+    return base;
+  }
+  if (!isLoopbackHost(url.hostname)) return base;
+  // without a port the client tries HTTPS (443), then plain HTTP (80)
+  return base.withLoopbackEndpoint(url.hostname, url.port === '' ? [443, 80] : [Number(url.port)]);
+}
+
+/** Everything but the platform that a registry client acting for `accountName` needs to pull from `registry`. */
+export async function registryClientOptions(services: Services, accountName: string, registry: string, repository: string): Promise<RegistryClientOptions> {
+  const access = await accessFor(services.db, services.secretBox, accountName, registry, repository);
+  const account = access.configured === undefined || access.verifyTls ? undefined : await findAccount(services.db, accountName);
+  return {
+    policy: registryPolicy(services.outbound.registry, account?.type, access.configured, access.verifyTls),
+    credentials: access.credentials,
+    verifyTls: access.verifyTls,
+    insecure: !access.verifyTls,
+    timeoutMs: services.config.analysis.registryTimeoutMs,
   };
 }

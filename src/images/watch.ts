@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { recordEvent } from '../events/events.js';
 import type { Services } from '../service.js';
 import { addImageFromRegistry } from './add.js';
-import { accessFor } from './registry-credentials.js';
+import { registryClientOptions } from './registry-credentials.js';
 import { fullTag, parseImageReference } from './sources/references.js';
 import { RegistryClient } from './sources/registry.js';
 import { addSubscription, claimDueWatches, listSubscriptions, markChecked, type SubscriptionRecord } from './subscriptions.js';
@@ -35,13 +35,9 @@ async function checkTag(services: Services, sub: SubscriptionRecord, summary: Po
 /** The tags of a watched repository, each given a tag_update watch (new tags are then picked up by checkTag). */
 export async function watchRepositoryTags(services: Services, accountName: string, repository: string, signal?: AbortSignal): Promise<string[]> {
   const ref = parseImageReference(repository);
-  const access = await accessFor(services.db, services.secretBox, accountName, ref.registry, ref.repository);
+  const connection = await registryClientOptions(services, accountName, ref.registry, ref.repository);
   const client = new RegistryClient(ref.registry, {
-    policy: services.outbound.registry,
-    credentials: access.credentials,
-    verifyTls: access.verifyTls,
-    insecure: !access.verifyTls,
-    timeoutMs: services.config.analysis.registryTimeoutMs,
+    ...connection,
   });
   const tags = await client.listTags(ref.repository, signal);
   return tags.map((tag) => fullTag({ registry: ref.registry, repository: ref.repository, tag }));

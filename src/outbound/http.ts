@@ -100,6 +100,7 @@ export function bodyFailure(err: unknown, url: URL): unknown {
 
 /** Closes the kept-alive connections made under this policy (the service is stopping). */
 export function closeIdleConnections(policy: OutboundPolicy): void {
+  for (const variant of policy.keptVariants()) closeIdleConnections(variant);
   for (const agents of agentsByPolicy.get(policy)?.values() ?? []) {
     for (const agent of Object.values(agents)) agent.destroy();
   }
@@ -314,8 +315,9 @@ type ConnectCallback = (err: Error | null, stream: Duplex) => void;
  * Resolves and vets the address first; only then is a socket created, connected to that address. Refused
  * (or unresolvable) targets fail the request without any socket.
  */
-function connectVetted(policy: OutboundPolicy, options: NetConnectOpts & { host?: string }, connect: (options: NetConnectOpts) => Duplex, callback: ConnectCallback): void {
-  policy.resolve(options.host ?? 'localhost').then(
+function connectVetted(policy: OutboundPolicy, options: NetConnectOpts & { host?: string; port?: number | string }, connect: (options: NetConnectOpts) => Duplex, callback: ConnectCallback): void {
+  const port = options.port === undefined ? undefined : Number(options.port);
+  policy.resolve(options.host ?? 'localhost', port).then(
     ({ address, family }) => {
       let socket: Duplex;
       try {

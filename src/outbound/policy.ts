@@ -57,11 +57,19 @@ export interface OutboundPolicyOptions {
   lookup?: LookupAllFn;
 }
 
+/** Variants of one policy kept for reuse (each has its own connection pool); beyond this, variants are not kept. */
+const MAX_KEPT_VARIANTS = 64;
+
 export class OutboundPolicy {
+  /** Variants made by withLoopbackEndpoint, by endpoint, so their pooled connections are reused and closed. */
+  private readonly variants = new Map<string, OutboundPolicy>();
+
   private constructor(
     private readonly hosts: ReadonlySet<string>,
     private readonly addresses: BlockList,
     private readonly options: OutboundPolicyOptions,
+    /** `host:port` pairs whose loopback addresses may be reached (whatever the allow-lists say). */
+    private readonly loopbackEndpoints: ReadonlySet<string> = new Set(),
   ) {}
 
   /**
@@ -88,12 +96,33 @@ export class OutboundPolicy {
    * Throws an 'unreachable' OutboundError unless `address` may be reached for `host`: a public address, or one
    * the allow-list names (by address or CIDR, or by the host name it was resolved from).
    */
-  check(host: string, address: string): void {
+  check(host: string, address: string, port?: number): void {
     const ip = canonicalIp(address);
     if (ip === null) throw unreachable(host, `it resolved to "${address}", which is not an IP address`);
     const kind = deniedKind(ip);
     if (kind === null || this.hosts.has(normalizeHost(host)) || this.addresses.check(ip.address, ip.type)) return;
+    if (kind === 'loopback' && port !== undefined && this.loopbackEndpoints.has(endpointKey(host, port))) return;
     throw unreachable(host, `${ip.address} is a ${kind} address and not in the allow-list`);
+  }
+
+  /**
+   * This policy, plus the loopback addresses of one host on the given ports: what a registry an administrator
+   * configured on this machine (`localhost:5000`) needs, without opening other loopback ports or any other
+   * internal address. The same variant is answered for the same endpoint, so its connections are pooled.
+   */
+  withLoopbackEndpoint(host: string, ports: readonly number[]): OutboundPolicy {
+    const keys = ports.map((port) => endpointKey(host, port));
+    const id = keys.join(' ');
+    const kept = this.variants.get(id);
+    if (kept) return kept;
+    const variant = new OutboundPolicy(this.hosts, this.addresses, this.options, new Set([...this.loopbackEndpoints, ...keys]));
+    if (this.variants.size < MAX_KEPT_VARIANTS) this.variants.set(id, variant);
+    return variant;
+  }
+
+  /** The variants made from this policy (their connections are closed with its own at shutdown). */
+  keptVariants(): OutboundPolicy[] {
+    return [...this.variants.values()];
   }
 
   /**
@@ -101,18 +130,18 @@ export class OutboundPolicy {
    * address the policy accepts is returned, so a name that (also) resolves to an internal address cannot be
    * used to reach it.
    */
-  async resolve(host: string): Promise<{ address: string; family: 4 | 6 }> {
+  async resolve(host: string, port?: number): Promise<{ address: string; family: 4 | 6 }> {
     const bare = stripBrackets(host);
     const literal = isIP(bare);
     if (literal === 4 || literal === 6) {
-      this.check(bare, bare);
+      this.check(bare, bare, port);
       return { address: bare, family: literal };
     }
     const candidates = await this.lookupAll(bare);
     let refused: unknown = null;
     for (const { address, family } of candidates) {
       try {
-        this.check(bare, address);
+        this.check(bare, address, port);
         return { address, family: family === 6 ? 6 : 4 };
       } catch (err) {
         refused ??= err; // keep the first refusal: it names the address refused
@@ -204,6 +233,10 @@ function isHostname(entry: string): boolean {
   const labels = name.split('.');
   const labelOk = (label: string) => /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/i.test(label);
   return labels.every(labelOk) && !/^\d+$/.test(labels[labels.length - 1]);
+}
+
+function endpointKey(host: string, port: number): string {
+  return `${normalizeHost(host)}:${port}`;
 }
 
 function normalizeHost(host: string): string {

@@ -22,6 +22,8 @@ export class LogSink {
   constructor(
     private readonly out: Writable = process.stdout,
     private readonly maxPendingBytes = DEFAULT_MAX_PENDING_LOG_BYTES,
+    /** How a serialized line is shown (log-format.ts for a person at a terminal); as it is by default. */
+    private readonly format: (line: string) => string = (line) => line,
   ) {
     out.on('error', () => {
       this.gone = true;
@@ -37,10 +39,10 @@ export class LogSink {
     }
     if (this.dropped > 0) {
       const msg = `${this.dropped} log lines were dropped: the log reader did not keep up`;
-      this.out.write(`${JSON.stringify({ level: WARN_LEVEL, time: Date.now(), msg })}\n`);
+      this.out.write(this.format(`${JSON.stringify({ level: WARN_LEVEL, time: Date.now(), msg })}\n`));
       this.dropped = 0;
     }
-    this.out.write(line);
+    this.out.write(this.format(line));
     return true;
   }
 

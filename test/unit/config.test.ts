@@ -146,6 +146,14 @@ describe('loadConfig', () => {
     expect(errorOf({ VIGIL_CONTENT_SEARCH_REGEXES: '{"BAD": "(unclosed"}' })).toMatchObject({ variable: 'VIGIL_CONTENT_SEARCH_REGEXES', message: expect.stringMatching(/BAD.*not a valid regular expression/) });
     expect(errorOf({ VIGIL_CONTENT_SEARCH_REGEXES: '{"N": 5}' }).message).toMatch(/must be a string/);
   });
+
+  it('reads the log format: auto by default, json or pretty, nothing else', () => {
+    expect(loadConfig({}).logFormat).toBe('auto');
+    expect(loadConfig({ VIGIL_LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(loadConfig({ VIGIL_LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(errorOf({ VIGIL_LOG_FORMAT: 'text' })).toMatchObject({ variable: 'VIGIL_LOG_FORMAT', message: expect.stringMatching(/auto, json or pretty/) });
+    expect(unknownSettings({ VIGIL_LOG_FORMAT: 'json', VIGIL_LOGFORMAT: 'json' })).toEqual([{ variable: 'VIGIL_LOGFORMAT', closest: 'VIGIL_LOG_FORMAT' }]);
+  });
 });
 
 describe('unknown VIGIL_ variables', () => {

@@ -16,6 +16,7 @@ import {
   Kind,
   Lexer,
   parse,
+  print,
   Source,
   specifiedRules,
   TokenKind,
@@ -26,6 +27,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
   type ValidationRule,
+  type ValueNode,
 } from 'graphql';
 import { isoFromUtcTimestamp, UTC_TIMESTAMP_HINT } from './scalars.js';
 
@@ -247,23 +249,37 @@ export function checkDocumentLimits(document: DocumentNode, limits: QueryLimits 
   return { errors, visited: measurer.visited };
 }
 
-/** Reports malformed UtcTimestamp literals as `<argument path>: ...` (e.g. filter.vulnerability.after). */
-export const timestampArguments: ValidationRule = (context) => ({
-  StringValue(node, _key, parent, _path, ancestors) {
+/** Where a literal sits: `filter.vulnerability.after` for an argument, `$since` for a variable's default value. */
+function literalLocation(ancestors: readonly unknown[]): string {
+  const names: string[] = [];
+  for (const a of ancestors) {
+    if (Array.isArray(a) || typeof a !== 'object' || a === null || !('kind' in a)) continue;
+    const node = a as { kind: Kind; name?: { value: string }; variable?: { name: { value: string } } };
+    if (node.kind === Kind.ARGUMENT || node.kind === Kind.OBJECT_FIELD) names.push(node.name!.value);
+    else if (node.kind === Kind.VARIABLE_DEFINITION) names.push(`$${node.variable!.name.value}`);
+  }
+  return names.join('.');
+}
+
+/**
+ * Reports UtcTimestamp literals that are not one (a malformed string, a number, ...) as `<where>: ...`, e.g.
+ * `filter.vulnerability.after: ...`: the scalar's parseLiteral leaves them to this rule, so each is reported once,
+ * with its location and the argument it is for.
+ */
+export const timestampArguments: ValidationRule = (context) => {
+  const check = (node: ValueNode, parent: unknown, ancestors: readonly unknown[]) => {
     const type = context.getInputType();
-    if (!type || getNamedType(type).name !== 'UtcTimestamp' || isoFromUtcTimestamp(node.value)) return;
-    const names: string[] = [];
-    for (const a of [...ancestors, parent])
-      if (!Array.isArray(a) && typeof a === 'object' && a !== null && 'kind' in a && (a.kind === Kind.ARGUMENT || a.kind === Kind.OBJECT_FIELD))
-        names.push(a.name.value);
+    if (!type || getNamedType(type).name !== 'UtcTimestamp') return;
+    if (node.kind === Kind.STRING && isoFromUtcTimestamp(node.value)) return;
+    const where = literalLocation([...ancestors, parent]);
+    const what = node.kind === Kind.STRING ? JSON.stringify(node.value) : print(node);
     context.reportError(
-      new GraphQLError(`${names.join('.')}: "${node.value}" is not a UTC timestamp; ${UTC_TIMESTAMP_HINT}`, {
-        nodes: [node],
-        extensions: { code: 'BAD_USER_INPUT', argument: names.join('.') },
-      }),
+      new GraphQLError(`${where}: ${what} is not a UTC timestamp; ${UTC_TIMESTAMP_HINT}`, { nodes: [node], extensions: { code: 'BAD_USER_INPUT', argument: where } }),
     );
-  },
-});
+  };
+  const visit = { enter: (node: ValueNode, _key: unknown, parent: unknown, _path: unknown, ancestors: readonly unknown[]) => check(node, parent, ancestors) };
+  return { StringValue: visit, IntValue: visit, FloatValue: visit, BooleanValue: visit, EnumValue: visit, ListValue: visit, ObjectValue: visit };
+};
 
 /** graphql-js's rules and this service's timestamp rule. */
 export const REPORT_VALIDATION_RULES: readonly ValidationRule[] = [...specifiedRules, timestampArguments];

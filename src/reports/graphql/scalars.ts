@@ -27,10 +27,10 @@ export const UtcTimestamp = new GraphQLScalarType({
     if (!iso) throw new GraphQLError(`${JSON.stringify(value)} is not a UTC timestamp: ${UTC_TIMESTAMP_HINT}`);
     return iso;
   },
-  // A malformed string literal is reported by the timestampArguments validation rule, which can name the
-  // argument; returning it unchanged here keeps graphql-js from adding a second, anonymous error.
+  // A literal that is not a UTC timestamp is reported by the timestampArguments validation rule, which can name
+  // the argument and the location; answering something here keeps graphql-js from adding a second, anonymous error.
   parseLiteral(ast: ValueNode) {
-    if (ast.kind !== Kind.STRING) throw new GraphQLError(`UtcTimestamp must be a string: ${UTC_TIMESTAMP_HINT}`);
+    if (ast.kind !== Kind.STRING) return null;
     return isoFromUtcTimestamp(ast.value) ?? ast.value;
   },
 });

@@ -41,9 +41,22 @@ export class MetricsScheduler extends EventEmitter {
 
   /** Collects the slot `now` falls in (by default the current one) once the collection in progress finished. */
   collectNow(now: Date = new Date()): Promise<CollectionOutcome> {
+    return this.queue(now, this.options.schedule);
+  }
+
+  /**
+   * Collects now, stamped with the current second rather than the schedule's slot (which may have been collected
+   * before the data a caller wants to see): an administrator's on-demand collection. The next slot of the
+   * schedule is collected as usual.
+   */
+  collectOnDemand(now: Date = new Date()): Promise<CollectionOutcome> {
+    return this.queue(now, null);
+  }
+
+  private queue(now: Date, schedule: string | null): Promise<CollectionOutcome> {
     const run = this.last
       .catch(() => undefined)
-      .then(() => collectMetrics(this.db, now, { ...this.options, log: this.log }))
+      .then(() => collectMetrics(this.db, now, { ...this.options, schedule, log: this.log }))
       .then((outcome) => {
         if (outcome.collected) this.log.debug(outcome, 'metrics collected');
         this.emit('collected', outcome);

@@ -136,6 +136,26 @@ describe('several allow-lists', () => {
   });
 });
 
+describe('OutboundPolicy.withLoopbackEndpoint', () => {
+  it("opens the loopback addresses of one host on its ports, nothing else, and answers the same variant again", () => {
+    const policy = NO_EXTRA.withLoopbackEndpoint('localhost', [5000]);
+    expect(NO_EXTRA.withLoopbackEndpoint('LOCALHOST', [5000])).toBe(policy);
+    expect(() => policy.check('localhost', '127.0.0.1', 5000)).not.toThrow();
+    expect(() => policy.check('localhost', '::1', 5000)).not.toThrow();
+    for (const [host, address, port] of [
+      ['localhost', '127.0.0.1', 5001], // another port
+      ['localhost', '127.0.0.1', undefined], // a port not known
+      ['127.0.0.1', '127.0.0.1', 5000], // another name for the same address
+      ['localhost', '10.0.0.1', 5000], // a name that resolves beyond loopback
+      ['localhost', '169.254.169.254', 5000],
+    ] as const) {
+      expect(() => policy.check(host, address, port), `${host} ${address} ${port}`).toThrow(OutboundError);
+    }
+    expect(() => NO_EXTRA.check('localhost', '127.0.0.1', 5000)).toThrow(OutboundError);
+    expect(NO_EXTRA.keptVariants()).toContain(policy);
+  });
+});
+
 describe('OutboundPolicy.resolve', () => {
   const fakeLookup = (...addresses: string[]) =>
     vi.fn<LookupAllFn>(async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
