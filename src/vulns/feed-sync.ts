@@ -20,7 +20,7 @@ import type { OsvReadError, OsvReadOptions, OsvReadResult } from './osv/archive.
 import { readOsvPathInWorker } from './feed-reader.js';
 import { serialiseInProcess, stagedRecord, type SerialisedSource } from './feed-rows.js';
 import { insertRows, openStaging, type Staging, type SyncedRecord } from './feed-staging.js';
-import { markVulnerabilityDataChanged, published } from './vulnerability-repository.js';
+import { markVulnerabilityDataChanged, publishedGeneration } from './vulnerability-repository.js';
 
 export interface SyncStats {
   read: number;
@@ -125,7 +125,7 @@ export async function refreshGroupCounts(db: Db, feed: string): Promise<void> {
   const now = nowIso();
   const counts: { grp: string; n: number | string }[] = await db('vulnerability_affected')
     .where({ feed })
-    .whereRaw(published('vulnerability_affected'))
+    .where('generation', '<=', await publishedGeneration(db, feed))
     .groupBy('grp')
     .select('grp')
     .countDistinct({ n: 'vuln_id' });
@@ -198,7 +198,7 @@ async function syncSerialised(db: Db, feed: string, input: SerialisedSource, opt
     // Only one sync per feed runs at a time; this clears what a crashed one left staged.
     staging = await openStaging(db, feed, syncId);
     const known = new Map<string, string>(
-      (await db('vulnerabilities').where({ feed }).whereRaw(published('vulnerabilities')).select('id', 'content_digest')).map((r: { id: string; content_digest: string }) => [r.id, r.content_digest]),
+      (await db('vulnerabilities').where({ feed }).where('generation', '<=', await publishedGeneration(db, feed)).select('id', 'content_digest')).map((r: { id: string; content_digest: string }) => [r.id, r.content_digest]),
     );
     const seen = new Set<string>();
     const replaced: string[] = [];
