@@ -10,12 +10,14 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knex from 'knex';
 import { createDb, migrateToLatest, type Db } from '../src/db/index.js';
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** The checkout, whether this runs from source (scripts/) or compiled (dist/scripts/, as bench:match runs). */
+export const ROOT = resolve(HERE, basename(dirname(HERE)) === 'dist' ? '../..' : '..');
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 20_000;
 

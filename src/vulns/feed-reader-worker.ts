@@ -6,7 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { AppError } from '../errors.js';
-import { serialisedBatches } from './feed-rows.js';
+import { packBatch, serialisedBatches } from './feed-rows.js';
 import type { ReaderReply, ReaderRequest, WireError } from './feed-reader.js';
 import { readOsvPath } from './osv/archive.js';
 
@@ -32,7 +32,7 @@ async function read(request: Extract<ReaderRequest, { type: 'read' }>): Promise<
     for await (const batch of serialisedBatches(source.records, request.batchRecords)) {
       while (credits === 0) await new Promise<void>((resolve) => (creditReturned = resolve));
       credits--;
-      reply({ type: 'batch', batch, skipped: source.stats.skipped, ahead: request.window - credits });
+      reply({ type: 'batch', batch: packBatch(batch), skipped: source.stats.skipped, ahead: request.window - credits });
     }
     reply({ type: 'done', stats: source.stats });
   } catch (err) {

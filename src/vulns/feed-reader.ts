@@ -15,11 +15,15 @@
 import type { Worker } from 'node:worker_threads';
 import { AppError, InvalidError, type ErrorCode } from '../errors.js';
 import { startModuleWorker } from '../util/module-worker.js';
-import { SERIALISED_BATCH_RECORDS, type SerialisedRecord, type SerialisedSource } from './feed-rows.js';
+import { SERIALISED_BATCH_RECORDS, unpackBatch, type PackedBatch, type SerialisedRecord, type SerialisedSource } from './feed-rows.js';
 import type { OsvReadOptions, OsvReadStats } from './osv/archive.js';
 
-/** Batches the reader may post ahead of the main thread: 2 000 records, what one SQLite staging step takes, so the reader need not stall while the main thread stages. */
-export const READER_WINDOW = 8;
+/**
+ * Batches the reader may post ahead of the main thread: 8 000 records, more than one SQLite staging step (5 000),
+ * so the reader keeps reading while the main thread writes and commits a step (a window of one step's size left it
+ * waiting for a fifth of the import). About 16 MB of strings at most.
+ */
+export const READER_WINDOW = 32;
 /** How long an idle reader thread is kept for the next read. */
 const READER_IDLE_MS = 30_000;
 
@@ -29,7 +33,7 @@ export type ReaderRequest =
 
 export type ReaderReply =
   /** `ahead`: the batches posted and not yet taken, this one included (what the thread's credits allow). */
-  | { type: 'batch'; batch: SerialisedRecord[]; skipped: number; ahead: number }
+  | { type: 'batch'; batch: PackedBatch; skipped: number; ahead: number }
   | { type: 'done'; stats: OsvReadStats }
   | { type: 'failed'; error: WireError };
 
@@ -103,7 +107,7 @@ class ReaderRead implements ReaderSource {
         }
         this.worker.postMessage({ type: 'credit' } satisfies ReaderRequest);
         this.stats.skipped = reply.skipped;
-        yield reply.batch;
+        yield unpackBatch(reply.batch);
       }
     } finally {
       this.release();

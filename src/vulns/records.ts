@@ -13,17 +13,16 @@ const DEFLATED = 1;
 
 /** The stored form: a format byte, then the record's JSON, raw-deflated when large. */
 export function encodeRecord(record: OsvRecord): Buffer {
-  return storedForm(JSON.stringify(record)).stored;
+  return encodeRecordJson(JSON.stringify(record));
 }
 
-/** The stored form of a record's JSON, and the JSON's UTF-8 bytes (a view of the stored form when not deflated). */
-function storedForm(json: string): { stored: Buffer; utf8: Buffer } {
+/** The stored form of a record given as its JSON (what crosses from the feed reader thread). */
+export function encodeRecordJson(json: string): Buffer {
   const length = Buffer.byteLength(json);
   const plain = Buffer.allocUnsafe(1 + length);
   plain[0] = PLAIN;
   plain.write(json, 1, 'utf8');
-  const utf8 = plain.subarray(1);
-  return { utf8, stored: length <= DEFLATE_ABOVE_BYTES ? plain : Buffer.concat([Buffer.of(DEFLATED), deflateRawSync(utf8, { level: 1 })]) };
+  return length <= DEFLATE_ABOVE_BYTES ? plain : Buffer.concat([Buffer.of(DEFLATED), deflateRawSync(plain.subarray(1), { level: 1 })]);
 }
 
 /**
@@ -34,7 +33,7 @@ function storedForm(json: string): { stored: Buffer; utf8: Buffer } {
  */
 export function encodeRecordWithDigest(record: OsvRecord): { stored: Buffer; digest: string } {
   const json = JSON.stringify(record);
-  return storeRecordJson(json, record.id, record.modified, contentJsonUnlessCanonical(record));
+  return { stored: encodeRecordJson(json), digest: recordJsonDigest(json, record.id, record.modified, contentJsonUnlessCanonical(record)) };
 }
 
 /** The member the digest leaves out, and what precedes it in a record serialised in parseOsvRecord's key order. */
@@ -59,18 +58,14 @@ export function contentJsonUnlessCanonical(record: OsvRecord): string | undefine
 }
 
 /**
- * The stored form and digest of a record given as its JSON (what crosses from the feed reader thread), with the
- * `contentJson` that contentJsonUnlessCanonical gave for it.
+ * The content digest of a record given as its JSON, with the `contentJson` that contentJsonUnlessCanonical gave
+ * for it; apart from the stored form, which most records of an update sync, being unchanged, never need.
  */
-export function storeRecordJson(json: string, id: string, modified: string, contentJson: string | undefined): { stored: Buffer; digest: string } {
-  const { stored, utf8 } = storedForm(json);
-  const hash = createHash('sha256');
-  if (contentJson === undefined) {
-    const { head, member } = digestSkip(id, modified);
-    const headBytes = Buffer.byteLength(head);
-    hash.update(utf8.subarray(0, headBytes)).update(utf8.subarray(headBytes + Buffer.byteLength(member)));
-  } else hash.update(contentJson);
-  return { stored, digest: hash.digest('hex') };
+export function recordJsonDigest(json: string, id: string, modified: string, contentJson: string | undefined): string {
+  if (contentJson !== undefined) return createHash('sha256').update(contentJson).digest('hex');
+  const { head, member } = digestSkip(id, modified);
+  // Slices of a string share its characters; the hash encodes them as UTF-8, as the stored form does.
+  return createHash('sha256').update(json.slice(0, head.length)).update(json.slice(head.length + member.length)).digest('hex');
 }
 
 export function decodeRecord(stored: Buffer | Uint8Array): OsvRecord {

@@ -7,7 +7,7 @@ import type { Db } from '../../src/db/index.js';
 import { InvalidError } from '../../src/errors.js';
 import { FeedReaderError, READER_WINDOW, readOsvPathInWorker, terminateFeedReaders } from '../../src/vulns/feed-reader.js';
 import { serialiseRecord, type SerialisedRecord } from '../../src/vulns/feed-rows.js';
-import { syncOsvSource } from '../../src/vulns/feed-sync.js';
+import { syncFeedRecords, syncOsvSource } from '../../src/vulns/feed-sync.js';
 import { readOsvPath } from '../../src/vulns/osv/archive.js';
 import { createTestDb } from '../support/db.js';
 
@@ -38,10 +38,9 @@ function writeZip(name: string, count: number, prefix: string, extra: Record<str
   return path;
 }
 
-/** The records, with their stored bytes as Buffers (posted ones arrive as Uint8Arrays), so both compare alike. */
 async function collect(batches: AsyncIterable<SerialisedRecord[]>): Promise<SerialisedRecord[]> {
   const out: SerialisedRecord[] = [];
-  for await (const batch of batches) out.push(...batch.map((r) => ({ ...r, stored: Buffer.from(r.stored) })));
+  for await (const batch of batches) out.push(...batch);
   return out;
 }
 
@@ -67,7 +66,7 @@ describe('the feed reader thread', () => {
     const options = { maxRecordBytes: 4096, maxErrors: 3 };
     const inProcess = readOsvPath(path, options);
     const expected: SerialisedRecord[] = [];
-    for await (const r of inProcess.records) expected.push({ ...serialiseRecord(r), stored: Buffer.from(serialiseRecord(r).stored) });
+    for await (const r of inProcess.records) expected.push(serialiseRecord(r));
     const inWorker = readOsvPathInWorker(path, options);
     expect(await collect(inWorker.batches)).toEqual(expected);
     expect(inWorker.stats).toEqual(inProcess.stats);
@@ -119,6 +118,23 @@ describe('an OSV sync through the reader thread', () => {
     expect(await count('vuln_sync_records', 'crash')).toBe(0);
     const again = await syncOsvSource(db, 'crash', big);
     expect(again.stats).toMatchObject({ read: 20_000, inserted: 20_000, removed: 50 });
+  });
+
+  it('lets timers and queries run while it writes records that are all ready at once (what the reader thread posted ahead)', async () => {
+    let read = 0;
+    let answeredAt: number | undefined;
+    const onProgress = (stats: { read: number }) => {
+      if (read === 0) setTimeout(() => void db.raw('select 1').then(() => (answeredAt ??= read)), 1);
+      read = stats.read;
+    };
+    // Every record is ready without a turn of the event loop, as a reader thread's backlog is.
+    const source = readOsvPath(writeZip('turns.zip', 1, 'GO-T0'));
+    const records = (async function* () {
+      for await (const r of source.records) for (let i = 0; i < 20_000; i++) yield { ...r, id: `GO-T-${i}` };
+    })();
+    await syncFeedRecords(db, 'turns', { records, stats: source.stats }, { onProgress, progressEvery: 1_000 });
+    // Answered while the first records were written, not once the last ones were.
+    expect(answeredAt).toBeLessThanOrEqual(5_000);
   });
 
   it('stops reading and fails when aborted, keeping the previous data', async () => {
