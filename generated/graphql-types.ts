@@ -24,10 +24,18 @@ export type AffectedArtifact = {
   artifactName: Scalars['String']['output'];
   artifactType: Scalars['String']['output'];
   artifactVersion: Scalars['String']['output'];
+  /** Vigil extension. `low` when the advisory's publisher has not reviewed it, else `high` (the REST finding's `confidence`). */
+  confidence: Scalars['String']['output'];
   /** Versions that fix it, comma-separated; null when there is no fix. */
   fixedIn: Maybe<Scalars['String']['output']>;
   images: Array<AffectedImage>;
   imagesCount: Scalars['Int']['output'];
+  /**
+   * Vigil extension. How the artifact matched the advisory in its images, each value once: `package` (the advisory
+   * names the package, or lists it among the binaries its source package ships) or `source-package` (the advisory
+   * names only the package's source), as the REST finding's `matched_by`.
+   */
+  matchedBy: Array<Scalars['String']['output']>;
   /** The feed group the match came from (debian:12, pypi, ...). */
   namespace: Scalars['String']['output'];
   severity: Severity;
@@ -622,9 +630,13 @@ export type VulnerableTagArtifact = {
   artifactName: Scalars['String']['output'];
   artifactType: Scalars['String']['output'];
   artifactVersion: Scalars['String']['output'];
+  /** Vigil extension. `low` when the advisory's publisher has not reviewed it, else `high` (the REST finding's `confidence`). */
+  confidence: Scalars['String']['output'];
   /** When a fix was first seen for this finding; null while there is none. */
   fixObservedAt: Maybe<Scalars['UtcTimestamp']['output']>;
   fixedIn: Maybe<Scalars['String']['output']>;
+  /** Vigil extension. How the package matched the advisory: `package` or `source-package` (the REST finding's `matched_by`). */
+  matchedBy: Scalars['String']['output'];
   namespace: Scalars['String']['output'];
   severity: Severity;
 };
@@ -842,9 +854,11 @@ export type AffectedArtifactResolvers<ContextType = ReportContext, ParentType ex
   artifactName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   artifactType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   artifactVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  confidence?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   fixedIn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   images?: Resolver<Array<ResolversTypes['AffectedImage']>, ParentType, ContextType>;
   imagesCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  matchedBy?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   namespace?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   severity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
 };
@@ -1119,8 +1133,10 @@ export type VulnerableTagArtifactResolvers<ContextType = ReportContext, ParentTy
   artifactName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   artifactType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   artifactVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  confidence?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   fixObservedAt?: Resolver<Maybe<ResolversTypes['UtcTimestamp']>, ParentType, ContextType>;
   fixedIn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  matchedBy?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   namespace?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   severity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
 };

@@ -165,6 +165,8 @@ async function refreshImages(db: Db, accountName: string, digests: string[], ref
         fix_observed_at: f.fix_observed_at,
         detected_at: f.detected_at,
         tag_state: tagState.get(f.image_digest) ?? 0,
+        matched_by: f.matched_by,
+        confidence: f.confidence,
       })),
     );
     await insertChunked(

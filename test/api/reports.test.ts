@@ -118,7 +118,7 @@ describe('artifactsByVulnerability and tagsByVulnerability', () => {
     const res = await gql(
       server,
       `{ artifactsByVulnerability(filter: {vulnerability: {id: "DSA-9100-1"}}) { results { vulnerabilityId links artifactsCount
-          artifacts { artifactName artifactVersion artifactType severity namespace fixedIn imagesCount images { digest } } } } }`,
+          artifacts { artifactName artifactVersion artifactType severity namespace fixedIn matchedBy confidence imagesCount images { digest } } } } }`,
     );
     expect(res.data.artifactsByVulnerability.results).toEqual([
       {
@@ -133,12 +133,34 @@ describe('artifactsByVulnerability and tagsByVulnerability', () => {
             severity: 'Critical',
             namespace: 'debian:12',
             fixedIn: '7.88.1-10+deb12u6',
+            matchedBy: ['package'],
+            confidence: 'high',
             imagesCount: 2,
             images: expect.arrayContaining([{ digest: digests.fetcher }, { digest: digests.newApi }]),
           },
         ],
       },
     ]);
+  });
+
+  it('says how each artifact matched, as the REST findings do', async () => {
+    // libssl3 is a binary of openssl, and DSA-9200-1 names only the source package.
+    const res = await gql(
+      server,
+      `{ artifactsByVulnerability(filter: {vulnerability: {id: "DSA-9200-1"}}) { results { artifacts { artifactName matchedBy confidence } } } }`,
+    );
+    expect(res.data.artifactsByVulnerability.results).toEqual([{ artifacts: [{ artifactName: 'libssl3', matchedBy: ['source-package'], confidence: 'high' }] }]);
+    const rest = await raw(server.url, 'GET', `/v2/images/${digests.fetcher}/vuln/os`);
+    expect(rest.json.vulnerabilities.find((v: { vuln: string }) => v.vuln === 'DSA-9200-1')).toMatchObject({ package_name: 'libssl3', matched_by: 'source-package', confidence: 'high' });
+    const tags = await gql(
+      server,
+      `{ tagsByVulnerability(filter: {vulnerability: {id: "DSA-9200-1"}}) { results { registries { repositories { tags { image { artifacts { artifactName matchedBy confidence } } } } } } } }`,
+    );
+    const artifacts = tags.data.tagsByVulnerability.results[0].registries.flatMap((r: { repositories: { tags: { image: { artifacts: unknown[] } }[] }[] }) =>
+      r.repositories.flatMap((repo) => repo.tags.flatMap((t) => t.image.artifacts)),
+    );
+    expect(artifacts.length).toBeGreaterThan(0);
+    expect(new Set(artifacts.map((a: unknown) => JSON.stringify(a)))).toEqual(new Set([JSON.stringify({ artifactName: 'libssl3', matchedBy: 'source-package', confidence: 'high' })]));
   });
 
   it('returns the same artifacts whether or not fixedIn is selected, also through fragments', async () => {
@@ -158,7 +180,7 @@ describe('artifactsByVulnerability and tagsByVulnerability', () => {
       server,
       `{ tagsByVulnerability(filter: {vulnerability: {severity: Critical}}) { results { vulnerabilityId cve registries { registryName
           repositories { repositoryName tagsCount tags { tagName detectedAt current image { digest link artifacts {
-            artifactName artifactVersion artifactType artifactLocation namespace severity fixedIn fixObservedAt } } } } } } } }`,
+            artifactName artifactVersion artifactType artifactLocation namespace severity fixedIn fixObservedAt matchedBy confidence } } } } } } } }`,
     );
     const [result] = res.data.tagsByVulnerability.results;
     expect(result.vulnerabilityId).toBe('DSA-9100-1');
@@ -180,6 +202,8 @@ describe('artifactsByVulnerability and tagsByVulnerability', () => {
         severity: 'Critical',
         fixedIn: '7.88.1-10+deb12u6',
         fixObservedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+        matchedBy: 'package',
+        confidence: 'high',
       },
     ]);
   });
