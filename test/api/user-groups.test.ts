@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passwordGrant } from '../support/auth-fixtures.js';
+import { gql } from '../support/graphql.js';
 import { json, raw, type Auth } from '../support/http.js';
 import { createAccount, createUser, expectError, expectForbidden, expectNotFound, grantRole, uniqueName } from '../support/rbac-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -195,6 +196,22 @@ describe('effective roles through groups', () => {
     expect((await listImages(bearer)).status).toBe(200);
     await raw(url, 'DELETE', `${GROUPS}/${group.group_uuid}/roles?membership_id=${roles[0].roles[0].membership_id}`);
     expectError(await listImages(bearer), 401, 'unauthorized');
+  });
+
+  it('the GraphQL reporting scope follows group roles too', async () => {
+    const target = await createAccount(url);
+    const user = await createUser(url, await createAccount(url));
+    const group = await createGroup();
+    await addUsers(group.group_uuid, [user.username]);
+    const query = '{ imagesByVulnerability(limit: 1) { pageInfo { count } } }';
+    const ask = () => gql(url, query, { auth: user.auth, headers: { 'x-service-account': target } });
+    expect((await ask()).status).toBe(403);
+    const roles = await addRoles(group.group_uuid, target, ['read-only']);
+    const allowed = await ask();
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
+    expect(allowed.body.data.imagesByVulnerability.pageInfo.count).toBe(0);
+    await raw(url, 'DELETE', `${GROUPS}/${group.group_uuid}/roles?membership_id=${roles[0].roles[0].membership_id}`);
+    expect((await ask()).status).toBe(403);
   });
 
   it('my-roles lists group roles once per account and role; my-user-groups lists the groups', async () => {
