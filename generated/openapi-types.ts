@@ -5798,7 +5798,7 @@ export interface components {
                 role?: string;
             }[];
         };
-        /** @description Roles to grant, per account (domain_name, or its deprecated alias for_account; domain_name wins). */
+        /** @description Roles to grant, per account: domain_name, or its deprecated alias for_account (domain_name wins when both are sent), or neither for the target account of the request. */
         UserGroupRolePost: {
             domain_name?: string;
             /** @description Deprecated alias of domain_name. */

@@ -300,7 +300,7 @@ export type UserGroupPatch = {
 };
 
 /**
- * Roles to grant, per account (domain_name, or its deprecated alias for_account; domain_name wins).
+ * Roles to grant, per account: domain_name, or its deprecated alias for_account (domain_name wins when both are sent), or neither for the target account of the request.
  */
 export type UserGroupRolePost = Array<{
     domain_name?: string;

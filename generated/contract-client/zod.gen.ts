@@ -266,7 +266,7 @@ export const zUserGroupPatch = z.object({
 });
 
 /**
- * Roles to grant, per account (domain_name, or its deprecated alias for_account; domain_name wins).
+ * Roles to grant, per account: domain_name, or its deprecated alias for_account (domain_name wins when both are sent), or neither for the target account of the request.
  */
 export const zUserGroupRolePost = z.array(z.object({
     domain_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
