@@ -135,7 +135,7 @@ export interface paths {
         };
         /**
          * List the users who hold a role in an account
-         * @description Every user, of this account or another, who holds at least one role in the account, each with the roles held there (`unified_roles`). Roles are granted directly in Vigil, so `grant_type` is always `direct`.
+         * @description Every user, of this account or another, who holds at least one role in the account, each with the roles held there (`unified_roles`): granted directly (`grant_type: direct`) or through a user group (`group_membership`, with the group in `group_name`). A role held both ways is listed once per way.
          */
         get: operations["list_users_with_roles"];
         put?: never;
@@ -1551,7 +1551,7 @@ export interface paths {
         };
         /**
          * List the user groups the calling user belongs to
-         * @description Vigil grants roles to users directly and has no user groups yet, so the list is empty for every user. The operation exists so that clients which read it before listing roles keep working.
+         * @description The caller's groups, by name, each with the account roles its members hold through it.
          */
         get: operations["list_my_user_groups"];
         put?: never;
@@ -3436,6 +3436,105 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/user-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List user groups
+         * @description Every user group with its account roles, by name. The filters combine (all must hold).
+         */
+        get: operations["list_user_groups"];
+        put?: never;
+        /** Create a user group */
+        post: operations["create_user_group"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/user-groups/{group_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_uuid: components["parameters"]["GroupUuid"];
+            };
+            cookie?: never;
+        };
+        /** Get a user group */
+        get: operations["get_user_group"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a user group
+         * @description Its members lose the group's roles at once; their bearer tokens are revoked.
+         */
+        delete: operations["delete_user_group"];
+        options?: never;
+        head?: never;
+        /** Rename a user group or change its description */
+        patch: operations["update_user_group"];
+        trace?: never;
+    };
+    "/system/user-groups/{group_uuid}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_uuid: components["parameters"]["GroupUuid"];
+            };
+            cookie?: never;
+        };
+        /** List the account roles of a user group */
+        get: operations["list_user_group_roles"];
+        put?: never;
+        /**
+         * Grant account roles to a user group
+         * @description Every member holds the group's roles from its next request on. Roles the group already holds stay as they were. An unknown account or role is refused (400) and nothing is granted.
+         */
+        post: operations["add_user_group_roles"];
+        /**
+         * Withdraw account roles from a user group
+         * @description Name one role membership (`membership_id`) or every role in one account (`all_roles_for_account`), not both. Members lose the roles from their next request on; their bearer tokens are revoked.
+         */
+        delete: operations["delete_user_group_role"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/user-groups/{group_uuid}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_uuid: components["parameters"]["GroupUuid"];
+            };
+            cookie?: never;
+        };
+        /** List the members of a user group */
+        get: operations["list_user_group_users"];
+        put?: never;
+        /**
+         * Add users to a user group
+         * @description Users of any account; members already in the group stay. An unknown user is refused (400) and nobody is added.
+         */
+        post: operations["add_user_group_users"];
+        /**
+         * Remove a user from a user group
+         * @description The user loses the group's roles from its next request on; its bearer tokens are revoked.
+         */
+        delete: operations["delete_user_group_users"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5603,6 +5702,8 @@ export interface components {
             granted_at: string;
             /** @description Who granted the role, when known. */
             granter?: string;
+            /** @description Vigil extension; for `group_membership`, the user group the role is held through. */
+            group_name?: string;
             role_name: string;
         };
         User: {
@@ -5665,6 +5766,7 @@ export interface components {
             username: string;
         };
         UserGroup: {
+            account_roles?: components["schemas"]["UserGroupRoles"];
             /** Format: date-time */
             created_at?: string;
             description?: string;
@@ -5674,6 +5776,52 @@ export interface components {
             name: string;
         };
         UserGroupList: components["schemas"]["UserGroup"][];
+        UserGroupPatch: {
+            description?: string;
+            name?: string;
+        };
+        UserGroupPost: {
+            description?: string;
+            name: string;
+        };
+        /** @description The roles a user group holds in one account. */
+        UserGroupRole: {
+            /** @description The account the roles apply in. */
+            domain_name?: string;
+            /** @description Deprecated alias of domain_name. */
+            for_account: string;
+            roles: {
+                /** Format: date-time */
+                created_at?: string;
+                /** @description Names this grant in `DELETE /system/user-groups/{group_uuid}/roles`. */
+                membership_id?: string;
+                role?: string;
+            }[];
+        };
+        /** @description Roles to grant, per account: domain_name, or its deprecated alias for_account (domain_name wins when both are sent), or neither for the target account of the request. */
+        UserGroupRolePost: {
+            domain_name?: string;
+            /** @description Deprecated alias of domain_name. */
+            for_account?: string;
+            roles: string[];
+        }[];
+        /** @description A user group's roles, one entry per account, as a bare array. */
+        UserGroupRoles: components["schemas"]["UserGroupRole"][];
+        UserGroupUser: {
+            /** @description The account the user belongs to. */
+            account_name?: string;
+            /**
+             * Format: date-time
+             * @description When the user joined the group.
+             */
+            created_at?: string;
+            username: string;
+        };
+        /** @description A user group's members, as a bare array. */
+        UserGroupUsers: components["schemas"]["UserGroupUser"][];
+        UserGroupUsersPost: {
+            usernames: string[];
+        };
         Users: {
             items: components["schemas"]["User"][];
             total_rows: number;
@@ -5886,6 +6034,7 @@ export interface components {
         ExtendedSupport: boolean;
         FeedGroupName: string;
         FeedName: string;
+        GroupUuid: string;
         ImageDigest: string;
         /** @description The page to return, from 1. */
         InventoryPage: number;
@@ -13930,6 +14079,344 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SystemStatisticsList"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_user_groups: {
+        parameters: {
+            query?: {
+                /** @description Only groups holding a role in this account. */
+                contains_account?: string;
+                /** @description Only groups this user belongs to. */
+                contains_user?: string;
+                /** @description Only the group with this name. */
+                user_group_name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user groups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserGroupList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    create_user_group: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserGroupPost"];
+            };
+        };
+        responses: {
+            /** @description The new group, without members or roles. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_user_group: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_uuid: components["parameters"]["GroupUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group with its account roles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_user_group: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_uuid: components["parameters"]["GroupUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_user_group: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_uuid: components["parameters"]["GroupUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserGroupPatch"];
+            };
+        };
+        responses: {
+            /** @description The group as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_user_group_roles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_uuid: components["parameters"]["GroupUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group's roles, one entry per account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserGroupRoles"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_user_group_roles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_uuid: components["parameters"]["GroupUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserGroupRolePost"];
+            };
+        };
+        responses: {
+            /** @description All of the group's roles afterwards. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserGroupRoles"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_user_group_role: {
+        parameters: {
+            query?: {
+                all_roles_for_account?: string;
+                membership_id?: string;
+            };
+            header?: never;
+            path: {
+                group_uuid: components["parameters"]["GroupUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_user_group_users: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_uuid: components["parameters"]["GroupUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members, by username. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserGroupUsers"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_user_group_users: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group_uuid: components["parameters"]["GroupUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserGroupUsersPost"];
+            };
+        };
+        responses: {
+            /** @description All of the group's members afterwards. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserGroupUsers"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_user_group_users: {
+        parameters: {
+            query: {
+                username: string;
+            };
+            header?: never;
+            path: {
+                group_uuid: components["parameters"]["GroupUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -37,6 +37,8 @@ export const operationTable = {
   add_subscription: {"operationId":"add_subscription","method":"post","path":"/subscriptions","tag":"Subscriptions","authzAction":"createSubscription","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_teams_configuration: {"operationId":"add_teams_configuration","method":"post","path":"/notifications/endpoints/teams/configurations","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_teams_selector: {"operationId":"add_teams_selector","method":"post","path":"/notifications/endpoints/teams/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_user_group_roles: {"operationId":"add_user_group_roles","method":"post","path":"/system/user-groups/{group_uuid}/roles","tag":"User Management","authzAction":"addUserGroupRole","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
+  add_user_group_users: {"operationId":"add_user_group_users","method":"post","path":"/system/user-groups/{group_uuid}/users","tag":"User Management","authzAction":"addUserGroupUser","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   add_webhook_configuration: {"operationId":"add_webhook_configuration","method":"post","path":"/notifications/endpoints/webhook/configurations","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_webhook_selector: {"operationId":"add_webhook_selector","method":"post","path":"/notifications/endpoints/webhook/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_account: {"operationId":"create_account","method":"post","path":"/accounts","tag":"User Management","authzAction":"createAccount","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -47,6 +49,7 @@ export const operationTable = {
   create_user: {"operationId":"create_user","method":"post","path":"/accounts/{account_name}/users","tag":"User Management","authzAction":"createUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_user_api_key: {"operationId":"create_user_api_key","method":"post","path":"/accounts/{account_name}/users/{username}/api-keys","tag":"User Management","authzAction":"createApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   create_user_credential: {"operationId":"create_user_credential","method":"post","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  create_user_group: {"operationId":"create_user_group","method":"post","path":"/system/user-groups","tag":"User Management","authzAction":"createUserGroup","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   delete_account: {"operationId":"delete_account","method":"delete","path":"/accounts/{account_name}","tag":"User Management","authzAction":"deleteAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_api_key: {"operationId":"delete_api_key","method":"delete","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfDeleteApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_event: {"operationId":"delete_event","method":"delete","path":"/events/{event_id}","tag":"Events","authzAction":"deleteEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -72,6 +75,9 @@ export const operationTable = {
   delete_user: {"operationId":"delete_user","method":"delete","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"deleteUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user_api_key: {"operationId":"delete_user_api_key","method":"delete","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"deleteApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_user_credential: {"operationId":"delete_user_credential","method":"delete","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_user_group: {"operationId":"delete_user_group","method":"delete","path":"/system/user-groups/{group_uuid}","tag":"User Management","authzAction":"deleteUserGroup","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_user_group_role: {"operationId":"delete_user_group_role","method":"delete","path":"/system/user-groups/{group_uuid}/roles","tag":"User Management","authzAction":"deleteUserGroupRole","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_user_group_users: {"operationId":"delete_user_group_users","method":"delete","path":"/system/user-groups/{group_uuid}/users","tag":"User Management","authzAction":"deleteUserGroupUser","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_webhook_configuration: {"operationId":"delete_webhook_configuration","method":"delete","path":"/notifications/endpoints/webhook/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_webhook_selector: {"operationId":"delete_webhook_selector","method":"delete","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   describe_error_codes: {"operationId":"describe_error_codes","method":"get","path":"/system/error-codes","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -147,6 +153,7 @@ export const operationTable = {
   get_teams_selector: {"operationId":"get_teams_selector","method":"get","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_user: {"operationId":"get_user","method":"get","path":"/user","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_user_api_key: {"operationId":"get_user_api_key","method":"get","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"getApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_user_group: {"operationId":"get_user_group","method":"get","path":"/system/user-groups/{group_uuid}","tag":"User Management","authzAction":"getUserGroup","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_users_account: {"operationId":"get_users_account","method":"get","path":"/account","tag":"Identity","authzAction":"getAccount","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_webhook_configuration: {"operationId":"get_webhook_configuration","method":"get","path":"/notifications/endpoints/webhook/configurations/{uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_webhook_configuration_status: {"operationId":"get_webhook_configuration_status","method":"get","path":"/notifications/endpoints/webhook/configurations/{uuid}/status","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -207,6 +214,9 @@ export const operationTable = {
   list_teams_selectors: {"operationId":"list_teams_selectors","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_api_keys: {"operationId":"list_user_api_keys","method":"get","path":"/accounts/{account_name}/users/{username}/api-keys","tag":"User Management","authzAction":"listApiKeys","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_credentials: {"operationId":"list_user_credentials","method":"get","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_user_group_roles: {"operationId":"list_user_group_roles","method":"get","path":"/system/user-groups/{group_uuid}/roles","tag":"User Management","authzAction":"getUserGroupRoles","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_user_group_users: {"operationId":"list_user_group_users","method":"get","path":"/system/user-groups/{group_uuid}/users","tag":"User Management","authzAction":"getUserGroupUsers","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_user_groups: {"operationId":"list_user_groups","method":"get","path":"/system/user-groups","tag":"User Management","authzAction":"listUserGroups","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_user_roles: {"operationId":"list_user_roles","method":"get","path":"/rbac-manager/users/{username}/roles","tag":"RBAC","authzAction":"listRoleMembers","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_users: {"operationId":"list_users","method":"get","path":"/accounts/{account_name}/users","tag":"User Management","authzAction":"listUsers","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_users_with_roles: {"operationId":"list_users_with_roles","method":"get","path":"/accounts/{account_name}/users-with-roles","tag":"User Management","authzAction":"listAccountUsersWithRoles","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -256,6 +266,7 @@ export const operationTable = {
   update_subscription: {"operationId":"update_subscription","method":"put","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"updateSubscription","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_teams_configuration: {"operationId":"update_teams_configuration","method":"put","path":"/notifications/endpoints/teams/configurations/{uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_teams_selector: {"operationId":"update_teams_selector","method":"put","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_user_group: {"operationId":"update_user_group","method":"patch","path":"/system/user-groups/{group_uuid}","tag":"User Management","authzAction":"updateUserGroup","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_user_state: {"operationId":"update_user_state","method":"put","path":"/accounts/{account_name}/users/{username}/state","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_webhook_configuration: {"operationId":"update_webhook_configuration","method":"put","path":"/notifications/endpoints/webhook/configurations/{uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_webhook_selector: {"operationId":"update_webhook_selector","method":"put","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -268,6 +279,8 @@ export type OperationId = keyof typeof operationTable;
 
 /** Every RBAC action named by the spec. */
 export const authzActions = [
+  "addUserGroupRole",
+  "addUserGroupUser",
   "createAccount",
   "createApiKey",
   "createImage",
@@ -278,6 +291,7 @@ export const authzActions = [
   "createRoleMember",
   "createSubscription",
   "createUser",
+  "createUserGroup",
   "createVulnAnnotation",
   "deleteAccount",
   "deleteApiKey",
@@ -292,6 +306,9 @@ export const authzActions = [
   "deleteService",
   "deleteSubscription",
   "deleteUser",
+  "deleteUserGroup",
+  "deleteUserGroupRole",
+  "deleteUserGroupUser",
   "deleteVulnAnnotation",
   "getAccount",
   "getApiKey",
@@ -315,6 +332,9 @@ export const authzActions = [
   "getSubscription",
   "getSystemStatistics",
   "getUser",
+  "getUserGroup",
+  "getUserGroupRoles",
+  "getUserGroupUsers",
   "getVulnAnnotation",
   "importImage",
   "listAccountUsersWithRoles",
@@ -334,6 +354,7 @@ export const authzActions = [
   "listRuntimeInventories",
   "listServices",
   "listSubscriptions",
+  "listUserGroups",
   "listUsers",
   "listVulnAnnotations",
   "replayNotificationDelivery",
@@ -353,6 +374,7 @@ export const authzActions = [
   "updateRegistry",
   "updateSubscription",
   "updateUser",
+  "updateUserGroup",
   "updateVulnAnnotation",
   "viewReports"
 ] as const;
@@ -439,6 +461,18 @@ export interface OperationIO {
     body: operations['add_teams_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_teams_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_teams_selector']['responses'][200]['content']['application/json'] };
   };
+  add_user_group_roles: {
+    path: operations['add_user_group_roles']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['add_user_group_roles']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_user_group_roles']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 201: operations['add_user_group_roles']['responses'][201]['content']['application/json'] };
+  };
+  add_user_group_users: {
+    path: operations['add_user_group_users']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['add_user_group_users']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_user_group_users']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 201: operations['add_user_group_users']['responses'][201]['content']['application/json'] };
+  };
   add_webhook_configuration: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -498,6 +532,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['create_user_credential']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_user_credential']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['create_user_credential']['responses'][200]['content']['application/json'] };
+  };
+  create_user_group: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['create_user_group']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_user_group']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 201: operations['create_user_group']['responses'][201]['content']['application/json'] };
   };
   delete_account: {
     path: operations['delete_account']['parameters']['path'];
@@ -646,6 +686,24 @@ export interface OperationIO {
   delete_user_credential: {
     path: operations['delete_user_credential']['parameters']['path'];
     query: NonNullable<operations['delete_user_credential']['parameters']['query']>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_user_group: {
+    path: operations['delete_user_group']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_user_group_role: {
+    path: operations['delete_user_group_role']['parameters']['path'];
+    query: NonNullable<operations['delete_user_group_role']['parameters']['query']>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_user_group_users: {
+    path: operations['delete_user_group_users']['parameters']['path'];
+    query: NonNullable<operations['delete_user_group_users']['parameters']['query']>;
     body: undefined;
     responses: { 204: undefined };
   };
@@ -1099,6 +1157,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_user_api_key']['responses'][200]['content']['application/json'] };
   };
+  get_user_group: {
+    path: operations['get_user_group']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_user_group']['responses'][200]['content']['application/json'] };
+  };
   get_users_account: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1459,6 +1523,24 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_user_credentials']['responses'][200]['content']['application/json'] };
   };
+  list_user_group_roles: {
+    path: operations['list_user_group_roles']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_user_group_roles']['responses'][200]['content']['application/json'] };
+  };
+  list_user_group_users: {
+    path: operations['list_user_group_users']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_user_group_users']['responses'][200]['content']['application/json'] };
+  };
+  list_user_groups: {
+    path: Record<string, never>;
+    query: NonNullable<operations['list_user_groups']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_user_groups']['responses'][200]['content']['application/json'] };
+  };
   list_user_roles: {
     path: operations['list_user_roles']['parameters']['path'];
     query: NonNullable<operations['list_user_roles']['parameters']['query']>;
@@ -1752,6 +1834,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['update_teams_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_teams_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_teams_selector']['responses'][200]['content']['application/json'] };
+  };
+  update_user_group: {
+    path: operations['update_user_group']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_user_group']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_user_group']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['update_user_group']['responses'][200]['content']['application/json'] };
   };
   update_user_state: {
     path: operations['update_user_state']['parameters']['path'];

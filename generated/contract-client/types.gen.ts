@@ -244,6 +244,10 @@ export type UnifiedRoles = {
      */
     granter?: string;
     grant_type: 'direct' | 'group_membership' | 'sso_group_membership';
+    /**
+     * Vigil extension; for `group_membership`, the user group the role is held through.
+     */
+    group_name?: string;
     granted_at: string;
 };
 
@@ -255,6 +259,77 @@ export type UserGroup = {
     group_uuid: string;
     created_at?: string;
     last_updated?: string;
+    account_roles?: UserGroupRoles;
+};
+
+/**
+ * The roles a user group holds in one account.
+ */
+export type UserGroupRole = {
+    /**
+     * Deprecated alias of domain_name.
+     */
+    for_account: string;
+    /**
+     * The account the roles apply in.
+     */
+    domain_name?: string;
+    roles: Array<{
+        role?: string;
+        created_at?: string;
+        /**
+         * Names this grant in `DELETE /system/user-groups/{group_uuid}/roles`.
+         */
+        membership_id?: string;
+    }>;
+};
+
+/**
+ * A user group's roles, one entry per account, as a bare array.
+ */
+export type UserGroupRoles = Array<UserGroupRole>;
+
+export type UserGroupPost = {
+    name: string;
+    description?: string;
+};
+
+export type UserGroupPatch = {
+    name?: string;
+    description?: string;
+};
+
+/**
+ * Roles to grant, per account: domain_name, or its deprecated alias for_account (domain_name wins when both are sent), or neither for the target account of the request.
+ */
+export type UserGroupRolePost = Array<{
+    domain_name?: string;
+    /**
+     * Deprecated alias of domain_name.
+     */
+    for_account?: string;
+    roles: Array<string>;
+}>;
+
+export type UserGroupUser = {
+    username: string;
+    /**
+     * The account the user belongs to.
+     */
+    account_name?: string;
+    /**
+     * When the user joined the group.
+     */
+    created_at?: string;
+};
+
+/**
+ * A user group's members, as a bare array.
+ */
+export type UserGroupUsers = Array<UserGroupUser>;
+
+export type UserGroupUsersPost = {
+    usernames: Array<string>;
 };
 
 export type UserStatus = {
@@ -4214,6 +4289,579 @@ export type GetResourceLimitsResponses = {
 };
 
 export type GetResourceLimitsResponse = GetResourceLimitsResponses[keyof GetResourceLimitsResponses];
+
+export type ListUserGroupsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only groups this user belongs to.
+         */
+        contains_user?: string;
+        /**
+         * Only the group with this name.
+         */
+        user_group_name?: string;
+        /**
+         * Only groups holding a role in this account.
+         */
+        contains_account?: string;
+    };
+    url: '/system/user-groups';
+};
+
+export type ListUserGroupsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListUserGroupsError = ListUserGroupsErrors[keyof ListUserGroupsErrors];
+
+export type ListUserGroupsResponses = {
+    /**
+     * The user groups.
+     */
+    200: UserGroupList;
+};
+
+export type ListUserGroupsResponse = ListUserGroupsResponses[keyof ListUserGroupsResponses];
+
+export type CreateUserGroupData = {
+    body: UserGroupPost;
+    path?: never;
+    query?: never;
+    url: '/system/user-groups';
+};
+
+export type CreateUserGroupErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type CreateUserGroupError = CreateUserGroupErrors[keyof CreateUserGroupErrors];
+
+export type CreateUserGroupResponses = {
+    /**
+     * The new group, without members or roles.
+     */
+    201: UserGroup;
+};
+
+export type CreateUserGroupResponse = CreateUserGroupResponses[keyof CreateUserGroupResponses];
+
+export type DeleteUserGroupData = {
+    body?: never;
+    path: {
+        group_uuid: string;
+    };
+    query?: never;
+    url: '/system/user-groups/{group_uuid}';
+};
+
+export type DeleteUserGroupErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteUserGroupError = DeleteUserGroupErrors[keyof DeleteUserGroupErrors];
+
+export type DeleteUserGroupResponses = {
+    /**
+     * Deleted.
+     */
+    204: unknown;
+};
+
+export type GetUserGroupData = {
+    body?: never;
+    path: {
+        group_uuid: string;
+    };
+    query?: never;
+    url: '/system/user-groups/{group_uuid}';
+};
+
+export type GetUserGroupErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetUserGroupError = GetUserGroupErrors[keyof GetUserGroupErrors];
+
+export type GetUserGroupResponses = {
+    /**
+     * The group with its account roles.
+     */
+    200: UserGroup;
+};
+
+export type GetUserGroupResponse = GetUserGroupResponses[keyof GetUserGroupResponses];
+
+export type UpdateUserGroupData = {
+    body: UserGroupPatch;
+    path: {
+        group_uuid: string;
+    };
+    query?: never;
+    url: '/system/user-groups/{group_uuid}';
+};
+
+export type UpdateUserGroupErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UpdateUserGroupError = UpdateUserGroupErrors[keyof UpdateUserGroupErrors];
+
+export type UpdateUserGroupResponses = {
+    /**
+     * The group as changed.
+     */
+    200: UserGroup;
+};
+
+export type UpdateUserGroupResponse = UpdateUserGroupResponses[keyof UpdateUserGroupResponses];
+
+export type DeleteUserGroupRoleData = {
+    body?: never;
+    path: {
+        group_uuid: string;
+    };
+    query?: {
+        membership_id?: string;
+        all_roles_for_account?: string;
+    };
+    url: '/system/user-groups/{group_uuid}/roles';
+};
+
+export type DeleteUserGroupRoleErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteUserGroupRoleError = DeleteUserGroupRoleErrors[keyof DeleteUserGroupRoleErrors];
+
+export type DeleteUserGroupRoleResponses = {
+    /**
+     * Withdrawn.
+     */
+    204: unknown;
+};
+
+export type ListUserGroupRolesData = {
+    body?: never;
+    path: {
+        group_uuid: string;
+    };
+    query?: never;
+    url: '/system/user-groups/{group_uuid}/roles';
+};
+
+export type ListUserGroupRolesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListUserGroupRolesError = ListUserGroupRolesErrors[keyof ListUserGroupRolesErrors];
+
+export type ListUserGroupRolesResponses = {
+    /**
+     * The group's roles, one entry per account.
+     */
+    200: UserGroupRoles;
+};
+
+export type ListUserGroupRolesResponse = ListUserGroupRolesResponses[keyof ListUserGroupRolesResponses];
+
+export type AddUserGroupRolesData = {
+    body: UserGroupRolePost;
+    path: {
+        group_uuid: string;
+    };
+    query?: never;
+    url: '/system/user-groups/{group_uuid}/roles';
+};
+
+export type AddUserGroupRolesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddUserGroupRolesError = AddUserGroupRolesErrors[keyof AddUserGroupRolesErrors];
+
+export type AddUserGroupRolesResponses = {
+    /**
+     * All of the group's roles afterwards.
+     */
+    201: UserGroupRoles;
+};
+
+export type AddUserGroupRolesResponse = AddUserGroupRolesResponses[keyof AddUserGroupRolesResponses];
+
+export type DeleteUserGroupUsersData = {
+    body?: never;
+    path: {
+        group_uuid: string;
+    };
+    query: {
+        username: string;
+    };
+    url: '/system/user-groups/{group_uuid}/users';
+};
+
+export type DeleteUserGroupUsersErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteUserGroupUsersError = DeleteUserGroupUsersErrors[keyof DeleteUserGroupUsersErrors];
+
+export type DeleteUserGroupUsersResponses = {
+    /**
+     * Removed.
+     */
+    204: unknown;
+};
+
+export type ListUserGroupUsersData = {
+    body?: never;
+    path: {
+        group_uuid: string;
+    };
+    query?: never;
+    url: '/system/user-groups/{group_uuid}/users';
+};
+
+export type ListUserGroupUsersErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListUserGroupUsersError = ListUserGroupUsersErrors[keyof ListUserGroupUsersErrors];
+
+export type ListUserGroupUsersResponses = {
+    /**
+     * The members, by username.
+     */
+    200: UserGroupUsers;
+};
+
+export type ListUserGroupUsersResponse = ListUserGroupUsersResponses[keyof ListUserGroupUsersResponses];
+
+export type AddUserGroupUsersData = {
+    body: UserGroupUsersPost;
+    path: {
+        group_uuid: string;
+    };
+    query?: never;
+    url: '/system/user-groups/{group_uuid}/users';
+};
+
+export type AddUserGroupUsersErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddUserGroupUsersError = AddUserGroupUsersErrors[keyof AddUserGroupUsersErrors];
+
+export type AddUserGroupUsersResponses = {
+    /**
+     * All of the group's members afterwards.
+     */
+    201: UserGroupUsers;
+};
+
+export type AddUserGroupUsersResponse = AddUserGroupUsersResponses[keyof AddUserGroupUsersResponses];
 
 export type DescribeErrorCodesData = {
     body?: never;

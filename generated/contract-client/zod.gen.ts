@@ -210,6 +210,7 @@ export const zUnifiedRoles = z.object({
         'group_membership',
         'sso_group_membership'
     ]),
+    group_name: z.string().optional(),
     granted_at: z.iso.datetime()
 });
 
@@ -225,15 +226,68 @@ export const zUser = z.object({
     unified_roles: z.array(zUnifiedRoles).optional()
 });
 
+/**
+ * The roles a user group holds in one account.
+ */
+export const zUserGroupRole = z.object({
+    for_account: z.string(),
+    domain_name: z.string().optional(),
+    roles: z.array(z.object({
+        role: z.string().optional(),
+        created_at: z.iso.datetime().optional(),
+        membership_id: z.string().optional()
+    }))
+});
+
+/**
+ * A user group's roles, one entry per account, as a bare array.
+ */
+export const zUserGroupRoles = z.array(zUserGroupRole);
+
 export const zUserGroup = z.object({
     name: z.string(),
     description: z.string().optional(),
     group_uuid: z.string(),
     created_at: z.iso.datetime().optional(),
-    last_updated: z.iso.datetime().optional()
+    last_updated: z.iso.datetime().optional(),
+    account_roles: zUserGroupRoles.optional()
 });
 
 export const zUserGroupList = z.array(zUserGroup);
+
+export const zUserGroupPost = z.object({
+    name: z.string().min(1).max(128).regex(/\S/),
+    description: z.string().max(1024).optional()
+});
+
+export const zUserGroupPatch = z.object({
+    name: z.string().min(1).max(128).regex(/\S/).optional(),
+    description: z.string().max(1024).optional()
+});
+
+/**
+ * Roles to grant, per account: domain_name, or its deprecated alias for_account (domain_name wins when both are sent), or neither for the target account of the request.
+ */
+export const zUserGroupRolePost = z.array(z.object({
+    domain_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    for_account: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    roles: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/)).min(1).max(100)
+})).min(1).max(100);
+
+export const zUserGroupUser = z.object({
+    username: z.string(),
+    account_name: z.string().optional(),
+    created_at: z.iso.datetime().optional()
+});
+
+/**
+ * A user group's members, as a bare array.
+ */
+export const zUserGroupUsers = z.array(zUserGroupUser);
+
+export const zUserGroupUsersPost = z.object({
+    usernames: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._+-]{0,127}$/)).min(1).max(500)
+});
 
 export const zUserStatus = z.object({
     state: z.enum(['enabled', 'disabled'])
@@ -2587,6 +2641,105 @@ export const zGetResourceLimitsHeaders = z.object({
  * The limits.
  */
 export const zGetResourceLimitsResponse = zSystemResourceLimitsList;
+
+export const zListUserGroupsQuery = z.object({
+    contains_user: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._+-]{0,127}$/).optional(),
+    user_group_name: z.string().min(1).max(128).optional(),
+    contains_account: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The user groups.
+ */
+export const zListUserGroupsResponse = zUserGroupList;
+
+export const zCreateUserGroupBody = zUserGroupPost;
+
+/**
+ * The new group, without members or roles.
+ */
+export const zCreateUserGroupResponse = zUserGroup;
+
+export const zDeleteUserGroupPath = z.object({
+    group_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetUserGroupPath = z.object({
+    group_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The group with its account roles.
+ */
+export const zGetUserGroupResponse = zUserGroup;
+
+export const zUpdateUserGroupBody = zUserGroupPatch;
+
+export const zUpdateUserGroupPath = z.object({
+    group_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The group as changed.
+ */
+export const zUpdateUserGroupResponse = zUserGroup;
+
+export const zDeleteUserGroupRolePath = z.object({
+    group_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zDeleteUserGroupRoleQuery = z.object({
+    membership_id: z.string().regex(/^[0-9a-f-]{36}$/).optional(),
+    all_roles_for_account: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zListUserGroupRolesPath = z.object({
+    group_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The group's roles, one entry per account.
+ */
+export const zListUserGroupRolesResponse = zUserGroupRoles;
+
+export const zAddUserGroupRolesBody = zUserGroupRolePost;
+
+export const zAddUserGroupRolesPath = z.object({
+    group_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * All of the group's roles afterwards.
+ */
+export const zAddUserGroupRolesResponse = zUserGroupRoles;
+
+export const zDeleteUserGroupUsersPath = z.object({
+    group_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zDeleteUserGroupUsersQuery = z.object({
+    username: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._+-]{0,127}$/)
+});
+
+export const zListUserGroupUsersPath = z.object({
+    group_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The members, by username.
+ */
+export const zListUserGroupUsersResponse = zUserGroupUsers;
+
+export const zAddUserGroupUsersBody = zUserGroupUsersPost;
+
+export const zAddUserGroupUsersPath = z.object({
+    group_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * All of the group's members afterwards.
+ */
+export const zAddUserGroupUsersResponse = zUserGroupUsers;
 
 export const zDescribeErrorCodesHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),

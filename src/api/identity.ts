@@ -1,8 +1,10 @@
 /** Handlers of the Identity tag: the caller's own account, user, password and API keys. */
 import * as apiKeys from '../auth/api-keys.js';
+import { listGroupsOfUser } from '../auth/user-groups.js';
 import * as users from '../auth/users.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 import { accountShape, apiKeyShape, credentialShape, userShape } from './shapes.js';
+import { userGroupListing } from './user-groups.js';
 
 type IdentityOps =
   | 'get_users_account'
@@ -23,9 +25,8 @@ export const identityHandlers: HandlerGroup<IdentityOps> = {
   async get_user(ctx) {
     return { status: 200, body: userShape(await users.getUser(ctx.db, ctx.caller.accountName, ctx.caller.username)) };
   },
-  async list_my_user_groups() {
-    // Roles are granted to users directly; Vigil has no user groups, so nobody belongs to one.
-    return { status: 200, body: [] };
+  async list_my_user_groups(ctx) {
+    return { status: 200, body: await userGroupListing(ctx.db, await listGroupsOfUser(ctx.db, ctx.caller.username)) };
   },
   async get_credentials(ctx) {
     const list = await users.listCredentials(ctx.db, ctx.caller.accountName, ctx.caller.username);

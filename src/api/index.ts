@@ -16,6 +16,7 @@ import { reportHandlers } from './reports.js';
 import { subscriptionHandlers } from './subscriptions.js';
 import { summaryHandlers } from './summaries.js';
 import { systemHandlers } from './system.js';
+import { userGroupHandlers } from './user-groups.js';
 import { userManagementHandlers } from './user-management.js';
 import { vulnerabilityHandlers } from './vulnerabilities.js';
 
@@ -23,6 +24,7 @@ export const handlers: Handlers = {
   ...systemHandlers,
   ...identityHandlers,
   ...userManagementHandlers,
+  ...userGroupHandlers,
   ...rbacHandlers,
   ...imageHandlers,
   ...imageContentHandlers,

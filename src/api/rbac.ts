@@ -1,5 +1,6 @@
 /** Handlers of the RBAC tag. Authorization itself happens in the pipeline, never here. */
 import { findAccount, type AccountRecord } from '../auth/accounts.js';
+import { distinctRoles, effectiveGrants } from '../auth/effective-roles.js';
 import * as rbac from '../auth/rbac.js';
 import { findUserAnyAccount } from '../auth/users.js';
 import { NotFoundError } from '../errors.js';
@@ -31,7 +32,8 @@ export const rbacHandlers: HandlerGroup<RbacOps> = {
   async my_roles(ctx) {
     // One entry per (account, role), its `roles` being the one role with its permissions: the established API's
     // RbacManagerAccountRole holds a single role object there, so clients generated from it cannot read an array.
-    const memberships = await rbac.listUserMemberships(ctx.db, ctx.caller.username);
+    // Effective roles: held directly or through a user group, each (account, role) once.
+    const memberships = distinctRoles(await effectiveGrants(ctx.db, { username: ctx.caller.username }));
     const roles = new Map<string, Awaited<ReturnType<typeof rbac.getRole>>>();
     const accounts = new Map<string, AccountRecord | undefined>();
     const listing = [];

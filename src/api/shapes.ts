@@ -3,6 +3,7 @@ import type { components } from '../../generated/openapi-types.js';
 import type { AccountRecord } from '../auth/accounts.js';
 import { apiKeyStatus, type ApiKeyRecord } from '../auth/api-keys.js';
 import type { RoleMemberRecord } from '../auth/rbac.js';
+import type { GroupRoleRecord, UserGroupRecord } from '../auth/user-groups.js';
 import { MASKED_CREDENTIAL, type CredentialRecord, type UserRecord } from '../auth/users.js';
 import { wholeSecondsIso } from '../util/time.js';
 
@@ -51,4 +52,26 @@ export function apiKeyShape(k: ApiKeyRecord, value?: string): Schemas['UserApiKe
 export function roleMemberShape(m: RoleMemberRecord): Schemas['RbacManagerRoleMember'] {
   // Exactly one of domain_name and for_account (the established API's oneOf): the current name, never the deprecated alias.
   return { username: m.username, domain_name: m.account_name, created_at: m.created_at };
+}
+
+/** A group's roles, one entry per account (records come ordered by account). */
+export function userGroupRolesShape(roles: readonly GroupRoleRecord[]): Schemas['UserGroupRoles'] {
+  const byAccount = new Map<string, Schemas['UserGroupRole']>();
+  for (const r of roles) {
+    let entry = byAccount.get(r.account_name);
+    if (!entry) byAccount.set(r.account_name, (entry = { for_account: r.account_name, domain_name: r.account_name, roles: [] }));
+    entry.roles.push({ role: r.role_name, created_at: r.created_at, membership_id: r.membership_id });
+  }
+  return [...byAccount.values()];
+}
+
+export function userGroupShape(g: UserGroupRecord, roles: readonly GroupRoleRecord[]): Schemas['UserGroup'] {
+  return {
+    name: g.name,
+    group_uuid: g.group_uuid,
+    ...(g.description !== null ? { description: g.description } : {}),
+    created_at: g.created_at,
+    last_updated: g.last_updated,
+    account_roles: userGroupRolesShape(roles),
+  };
 }

@@ -100,13 +100,14 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
   },
   async list_users_with_roles(ctx) {
     const holders = await listRoleHolders(ctx.db, ctx.account.name);
-    const items = holders.map(({ user, memberships }) => ({
+    const items = holders.map(({ user, grants }) => ({
       ...userShape(user),
-      unified_roles: memberships.map((m) => ({
-        role_name: m.role_name,
-        domain_name: m.account_name,
-        grant_type: 'direct' as const,
-        granted_at: m.created_at,
+      unified_roles: grants.map((g) => ({
+        role_name: g.role_name,
+        domain_name: g.account_name,
+        grant_type: g.grant_type,
+        ...(g.group_name !== null ? { group_name: g.group_name } : {}),
+        granted_at: g.created_at,
       })),
     }));
     return { status: 200, body: { items, total_rows: items.length } };

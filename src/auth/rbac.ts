@@ -6,6 +6,7 @@ import type { Db } from '../db/index.js';
 import { toBool } from '../db/index.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
+import { effectiveGrants, effectiveRoleNames, type RoleGrant } from './effective-roles.js';
 import type { Principal } from './principal.js';
 import { BUILTIN_ROLES, SYSTEM_ACTIONS, expandRole } from './roles.js';
 import { revokeUserTokens, type UserRecord } from './users.js';
@@ -98,25 +99,25 @@ export async function listUserMemberships(
   return q;
 }
 
-/** The users (of any account) holding at least one role in the account, each with those memberships. */
-export async function listRoleHolders(db: Db, accountName: string): Promise<{ user: UserRecord; memberships: RoleMemberRecord[] }[]> {
-  const memberships = await db<RoleMemberRecord>('role_members').where({ account_name: accountName }).orderBy(['username', 'role_name']);
-  const byUser = new Map<string, RoleMemberRecord[]>();
-  for (const m of memberships) byUser.set(m.username, [...(byUser.get(m.username) ?? []), m]);
-  const names = [...byUser.keys()];
-  // One query for the users; memberships cascade with their user, so every name has a row.
+/** The users (of any account) holding at least one role in the account, directly or through groups, each with those grants. */
+export async function listRoleHolders(db: Db, accountName: string): Promise<{ user: UserRecord; grants: RoleGrant[] }[]> {
+  const grants = await effectiveGrants(db, { accountName });
+  const byUser = new Map<string, RoleGrant[]>();
+  for (const g of grants) byUser.set(g.username, [...(byUser.get(g.username) ?? []), g]);
+  const names = [...byUser.keys()].sort();
+  // One query per 500 users; grants cascade with their user, so every name has a row.
   const usersByName = new Map<string, UserRecord>();
   for (let i = 0; i < names.length; i += 500)
     for (const u of await db<UserRecord>('users').whereIn('username', names.slice(i, i + 500))) usersByName.set(u.username, u);
   return names.flatMap((name) => {
     const user = usersByName.get(name);
-    return user ? [{ user, memberships: byUser.get(name)! }] : [];
+    return user ? [{ user, grants: byUser.get(name)! }] : [];
   });
 }
 
-/** True when the user holds any role in the account. */
+/** True when the user holds any role in the account, directly or through a group. */
 export async function hasAnyRole(db: Db, username: string, accountName: string): Promise<boolean> {
-  return !!(await db('role_members').where({ username, account_name: accountName }).first('role_name'));
+  return (await effectiveRoleNames(db, username, accountName)).length > 0;
 }
 
 /** The refusal for a caller without a suitable role; the same whether or not the account exists. */
@@ -138,11 +139,9 @@ export async function authorizeAccessGrant(
   user: { username: string; accountName: string },
 ): Promise<void> {
   if (principal.isAdmin) return;
-  const elsewhere: { account_name: string }[] = await db('role_members')
-    .where({ username: user.username })
-    .whereNot({ account_name: user.accountName })
-    .distinct('account_name');
-  for (const { account_name } of elsewhere) {
+  const elsewhere = new Set((await effectiveGrants(db, { username: user.username })).map((g) => g.account_name));
+  elsewhere.delete(user.accountName);
+  for (const account_name of elsewhere) {
     try {
       await authorize(db, catalog, principal, action, account_name);
     } catch (err) {
@@ -180,14 +179,13 @@ export class PermissionCatalog {
 /**
  * The authorization decision: may this caller perform `action` in `accountName`?
  * Admin-account users may do everything; system actions are theirs alone; everyone else needs a role in the
- * target account that grants the action.
+ * target account that grants the action, held directly or through a user group.
  */
 export async function authorize(db: Db, catalog: PermissionCatalog, principal: Principal, action: string, accountName: string): Promise<void> {
   if (action === 'none' || principal.isAdmin) return;
   if (SYSTEM_ACTIONS.has(action))
     throw new ForbiddenError(`only administrators may perform '${action}'`, { action, account_name: accountName });
-  const roles = (await db('role_members').where({ username: principal.username, account_name: accountName }).select('role_name')).map(
-    (r: { role_name: string }) => r.role_name,
-  );
+  // Read on every request (no cache), so a role granted or withdrawn, directly or through a group, counts at once.
+  const roles = await effectiveRoleNames(db, principal.username, accountName);
   if (!catalog.grants(roles, action)) throw denied(principal, action, accountName);
 }

@@ -22,6 +22,18 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   // The running node's logging level and the deployment's configured limits.
   'updateLoggingLevel',
   'getResourceLimits',
+  // User groups span accounts (a group holds roles in any of them), so only administrators manage them.
+  'listUserGroups',
+  'createUserGroup',
+  'getUserGroup',
+  'updateUserGroup',
+  'deleteUserGroup',
+  'getUserGroupRoles',
+  'addUserGroupRole',
+  'deleteUserGroupRole',
+  'getUserGroupUsers',
+  'addUserGroupUser',
+  'deleteUserGroupUser',
 ]);
 
 /** Managing users, their keys and role memberships inside an account. */

@@ -67,7 +67,7 @@ describe('GET /accounts/{account_name}/users-with-roles', () => {
 });
 
 describe('GET /my-user-groups', () => {
-  it('answers a bare (empty) array for any authenticated user: roles are granted directly', async () => {
+  it('answers a bare empty array for a user who belongs to no group', async () => {
     const account = await createAccount(url);
     const user = await createUser(url, account, { roles: ['read-only'] });
     const res = await raw(url, 'GET', '/v2/my-user-groups', { auth: user.auth });

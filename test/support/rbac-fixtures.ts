@@ -33,6 +33,18 @@ export const SYSTEM_ACTIONS = [
   'getSystemStatistics',
   'updateLoggingLevel',
   'getResourceLimits',
+  // User groups.
+  'listUserGroups',
+  'createUserGroup',
+  'getUserGroup',
+  'updateUserGroup',
+  'deleteUserGroup',
+  'getUserGroupRoles',
+  'addUserGroupRole',
+  'deleteUserGroupRole',
+  'getUserGroupUsers',
+  'addUserGroupUser',
+  'deleteUserGroupUser',
 ] as const;
 
 export const PASSWORD = 'correct-horse-battery';

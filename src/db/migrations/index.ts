@@ -26,6 +26,7 @@ import * as m024 from './024_vuln_data_version.js';
 import * as m025 from './025_feed_generations.js';
 import * as m026 from './026_analysis_progress.js';
 import * as m027 from './027_report_finding_match.js';
+import * as m028 from './028_user_groups.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '025_feed_generations': m025,
   '026_analysis_progress': m026,
   '027_report_finding_match': m027,
+  '028_user_groups': m028,
 };

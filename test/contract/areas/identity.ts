@@ -16,12 +16,14 @@ interface State {
   userKey: string;
   refreshToken: string;
   userToken: string;
+  groupUuid: string;
+  groupName: string;
 }
 
 export const identityArea = defineArea<State>({
   name: 'identity',
   async setup() {
-    return { account: uniqueName('ct-acct'), username: uniqueName('ct-user'), adminKey: uniqueName('ct-key'), userKey: uniqueName('ct-ukey'), refreshToken: '', userToken: '' };
+    return { account: uniqueName('ct-acct'), username: uniqueName('ct-user'), adminKey: uniqueName('ct-key'), userKey: uniqueName('ct-ukey'), refreshToken: '', userToken: '', groupUuid: '', groupName: uniqueName('ct-group') };
   },
   calls: {
     get_user: async () => {
@@ -77,7 +79,32 @@ export const identityArea = defineArea<State>({
       const data = await ok(sdk.listUsersWithRoles({ path: { account_name: s.account } }));
       if (!data.items.some((u) => u.username === s.username && u.unified_roles?.length)) throw new Error('the role holder is not listed with its roles');
     },
-    list_my_user_groups: (s) => ok(sdk.listMyUserGroups({ client: as({ basic: [s.username, PASSWORD] }) })),
+    // A user group holding read-only in the account, with the user as its member.
+    create_user_group: async (s) => {
+      s.groupUuid = (await ok(sdk.createUserGroup({ body: { name: s.groupName, description: 'contract test' } }))).group_uuid;
+      await expectAnswer(409, sdk.createUserGroup({ body: { name: s.groupName } }));
+    },
+    update_user_group: (s) => ok(sdk.updateUserGroup({ path: { group_uuid: s.groupUuid }, body: { description: 'changed' } })),
+    add_user_group_users: (s) => ok(sdk.addUserGroupUsers({ path: { group_uuid: s.groupUuid }, body: { usernames: [s.username] } })),
+    list_user_group_users: (s) => ok(sdk.listUserGroupUsers({ path: { group_uuid: s.groupUuid } })),
+    add_user_group_roles: (s) => ok(sdk.addUserGroupRoles({ path: { group_uuid: s.groupUuid }, body: [{ domain_name: s.account, roles: ['read-only'] }] })),
+    list_user_group_roles: (s) => ok(sdk.listUserGroupRoles({ path: { group_uuid: s.groupUuid } })),
+    get_user_group: async (s) => {
+      await ok(sdk.getUserGroup({ path: { group_uuid: s.groupUuid } }));
+      await expectAnswer(404, sdk.getUserGroup({ path: { group_uuid: '00000000-0000-4000-8000-000000000000' } }));
+    },
+    list_user_groups: async (s) => {
+      const groups = await ok(sdk.listUserGroups({ query: { contains_user: s.username, contains_account: s.account } }));
+      if (!groups.some((g) => g.group_uuid === s.groupUuid)) throw new Error('the group is not listed under its member and account');
+      await expectAnswer(403, sdk.listUserGroups({ client: as({ basic: [s.username, PASSWORD] }) }));
+    },
+    list_my_user_groups: async (s) => {
+      const mine = await ok(sdk.listMyUserGroups({ client: as({ basic: [s.username, PASSWORD] }) }));
+      if (!mine.some((g) => g.group_uuid === s.groupUuid)) throw new Error('the member does not see its group');
+    },
+    delete_user_group_role: (s) => ok(sdk.deleteUserGroupRole({ path: { group_uuid: s.groupUuid }, query: { all_roles_for_account: s.account } })),
+    delete_user_group_users: (s) => ok(sdk.deleteUserGroupUsers({ path: { group_uuid: s.groupUuid }, query: { username: s.username } })),
+    delete_user_group: (s) => ok(sdk.deleteUserGroup({ path: { group_uuid: s.groupUuid } })),
 
     get_oauth_token: async (s) => {
       const tokens = await ok(sdk.getOauthToken({ body: { grant_type: 'password', username: s.username, password: PASSWORD } }));
