@@ -2875,9 +2875,9 @@ export interface paths {
         put?: never;
         /**
          * Add a SAML identity provider
-         * @description Administrators only. The identity provider's signing certificate comes from `idp_metadata_xml` (its
-         *     metadata document) or `idp_certificate` (Vigil extension); assertions are only accepted when signed with
-         *     it. Fetching metadata from `idp_metadata_url` is not supported: paste the document instead.
+         * @description Administrators only. The identity provider's signing certificate comes from its metadata document
+         *     (`idp_metadata_xml`, or `idp_metadata_url`, fetched now through the outbound policy and kept) or from
+         *     `idp_certificate` (Vigil extension); assertions are only accepted when signed with it.
          */
         post: operations["add_idp"];
         delete?: never;
@@ -5360,6 +5360,8 @@ export interface components {
             idp_certificate?: string;
             /** @description Vigil extension. The assertion attribute listing the user's groups (for group mappings). */
             idp_groups_attribute?: string;
+            /** @description Where to fetch the metadata document (http or https, at most 256 KiB, internal addresses only as VIGIL_OUTBOUND_ALLOW allows). It is fetched when the configuration is stored or replaced, and kept as idp_metadata_xml. */
+            idp_metadata_url?: string;
             /** @description The identity provider's SAML metadata document; its signing certificate(s) and HTTP-Redirect single sign-on URL are used. */
             idp_metadata_xml?: string;
             /** @description The assertion attribute naming the user's role in that account. */

@@ -1223,9 +1223,9 @@ export const listIdps = <ThrowOnError extends boolean = false>(options?: Options
 /**
  * Add a SAML identity provider
  *
- * Administrators only. The identity provider's signing certificate comes from `idp_metadata_xml` (its
- * metadata document) or `idp_certificate` (Vigil extension); assertions are only accepted when signed with
- * it. Fetching metadata from `idp_metadata_url` is not supported: paste the document instead.
+ * Administrators only. The identity provider's signing certificate comes from its metadata document
+ * (`idp_metadata_xml`, or `idp_metadata_url`, fetched now through the outbound policy and kept) or from
+ * `idp_certificate` (Vigil extension); assertions are only accepted when signed with it.
  *
  */
 export const addIdp = <ThrowOnError extends boolean = false>(options: Options<AddIdpData, ThrowOnError>) => (options.client ?? client).post<AddIdpResponses, AddIdpErrors, ThrowOnError>({

@@ -218,6 +218,10 @@ export type RbacManagerSamlConfiguration = {
      */
     acs_url: string;
     /**
+     * Where to fetch the metadata document (http or https, at most 256 KiB, internal addresses only as VIGIL_OUTBOUND_ALLOW allows). It is fetched when the configuration is stored or replaced, and kept as idp_metadata_xml.
+     */
+    idp_metadata_url?: string;
+    /**
      * The identity provider's SAML metadata document; its signing certificate(s) and HTTP-Redirect single sign-on URL are used.
      */
     idp_metadata_xml?: string;
@@ -2758,6 +2762,10 @@ export type RbacManagerSamlConfigurationWritable = {
      * The assertion consumer URL registered at the identity provider, normally `<base>/v2/rbac-manager/saml/sso/<name>`; assertions must name it as recipient.
      */
     acs_url: string;
+    /**
+     * Where to fetch the metadata document (http or https, at most 256 KiB, internal addresses only as VIGIL_OUTBOUND_ALLOW allows). It is fetched when the configuration is stored or replaced, and kept as idp_metadata_xml.
+     */
+    idp_metadata_url?: string;
     /**
      * The identity provider's SAML metadata document; its signing certificate(s) and HTTP-Redirect single sign-on URL are used.
      */

@@ -1,5 +1,6 @@
 /** Handlers of SAML single sign-on (RBAC tag): identity provider configurations, login and assertion consumer. */
 import * as idps from '../auth/saml/idps.js';
+import { metadataFetcher } from '../auth/saml/metadata.js';
 import { SamlRefusedError, loginRedirectUrl, signIn } from '../auth/saml/sso.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 import type { components } from '../../generated/openapi-types.js';
@@ -20,13 +21,13 @@ export const samlHandlers: HandlerGroup<SamlOps> = {
     return { status: 200, body: await idps.listIdpNames(ctx.db) };
   },
   async add_idp(ctx, { body }) {
-    return { status: 200, body: idpShape(await idps.createIdp(ctx.db, body)) };
+    return { status: 200, body: idpShape(await idps.createIdp(ctx.db, body, metadataFetcher(ctx.services.outbound.identity))) };
   },
   async get_idp(ctx, { params }) {
     return { status: 200, body: idpShape(await idps.getIdp(ctx.db, params.name)) };
   },
   async update_idp(ctx, { params, body }) {
-    return { status: 200, body: idpShape(await idps.updateIdp(ctx.db, params.name, body)) };
+    return { status: 200, body: idpShape(await idps.updateIdp(ctx.db, params.name, body, metadataFetcher(ctx.services.outbound.identity))) };
   },
   async delete_idp(ctx, { params }) {
     await idps.deleteIdp(ctx.db, params.name);

@@ -3,6 +3,8 @@
  * own key; Vigil validates them at /v2/rbac-manager/saml/sso/{idp}. Each refused response is checked to leave no
  * user behind and to be logged with its reason.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { inflateRawSync } from 'node:zlib';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,8 +126,43 @@ describe.skipIf(missingTools('openssl'))('SAML single sign-on', () => {
       expectError(await json(url, 'POST', IDPS, { ...base, idp_metadata_xml: '<EntityDescriptor' }), 400, 'validation_error');
       expectError(await json(url, 'POST', IDPS, { ...base, idp_certificate: idp.certificate, default_account: 'no-such-account' }), 400, 'validation_error');
       expectError(await json(url, 'POST', IDPS, { ...base, idp_certificate: idp.certificate, default_role: 'no-such-role' }), 400, 'validation_error');
-      const res = await json(url, 'POST', IDPS, { ...base, idp_certificate: idp.certificate, idp_metadata_url: 'https://idp.example/metadata' });
-      expectError(res, 400, 'validation_error');
+    });
+
+    it('fetches metadata named by URL through the outbound client and keeps it', async () => {
+      const metadataServer = createServer((req, res) => {
+        if (req.url === '/metadata') res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(idp.metadata());
+        else res.writeHead(404).end();
+      });
+      await new Promise<void>((resolve) => metadataServer.listen(0, '127.0.0.1', resolve));
+      const { port } = metadataServer.address() as AddressInfo;
+      try {
+        const name = uniqueName('byurl');
+        const body = { name, sp_entity_id: SP_ENTITY, acs_url: acsUrl(name), default_account: account, default_role: 'read-only' };
+        const missing = await json(url, 'POST', IDPS, { ...body, idp_metadata_url: `http://127.0.0.1:${port}/nothing` });
+        expectError(missing, 400, 'validation_error');
+        expect(missing.json.message).toMatch(/answered HTTP 404/);
+        const created = await json(url, 'POST', IDPS, { ...body, idp_metadata_url: `http://127.0.0.1:${port}/metadata` });
+        expect(created.status, created.text).toBe(200);
+        expect(created.json.idp_metadata_xml).toBe(idp.metadata());
+        const login = await post(name, await respond(name, { nameId: uniqueName('byurl-user') }));
+        expect(login.status, login.text).toBe(200);
+        // Under the default outbound policy, an internal address is not fetched.
+        const guarded = await startTestServer({ VIGIL_OUTBOUND_ALLOW: '' });
+        try {
+          const refused = await json(guarded.url, 'POST', IDPS, {
+            name,
+            sp_entity_id: SP_ENTITY,
+            acs_url: `${guarded.url}/v2/rbac-manager/saml/sso/${name}`,
+            idp_metadata_url: `http://127.0.0.1:${port}/metadata`,
+          });
+          expectError(refused, 400, 'validation_error');
+          expect(refused.json.message).toMatch(/could not be fetched: cannot reach 127\.0\.0\.1/);
+        } finally {
+          await guarded.close();
+        }
+      } finally {
+        await new Promise((resolve) => metadataServer.close(resolve));
+      }
     });
   });
 

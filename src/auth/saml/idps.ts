@@ -6,13 +6,14 @@
 import type { Db } from '../../db/index.js';
 import { ConflictError, InvalidError, NotFoundError } from '../../errors.js';
 import { nowIso } from '../../util/time.js';
-import { normaliseCertificate, parseIdpMetadata, type IdpMetadata } from './metadata.js';
+import { normaliseCertificate, parseIdpMetadata, type IdpMetadata, type MetadataFetcher } from './metadata.js';
 
 export interface SamlIdpInput {
   name: string;
   enabled?: boolean;
   sp_entity_id: string;
   acs_url: string;
+  idp_metadata_url?: string;
   idp_metadata_xml?: string;
   idp_certificate?: string;
   idp_sso_url?: string;
@@ -33,6 +34,7 @@ export interface SamlIdpRecord {
   enabled: boolean;
   sp_entity_id: string;
   acs_url: string;
+  idp_metadata_url: string | null;
   idp_metadata_xml: string | null;
   idp_certificate: string | null;
   idp_sso_url: string | null;
@@ -106,6 +108,7 @@ function toRecord(input: SamlIdpInput, created_at: string, last_updated: string)
     enabled: input.enabled ?? true,
     sp_entity_id: input.sp_entity_id,
     acs_url: input.acs_url,
+    idp_metadata_url: input.idp_metadata_url ?? null,
     idp_metadata_xml: input.idp_metadata_xml ?? null,
     idp_certificate: input.idp_certificate ?? null,
     idp_sso_url: input.idp_sso_url ?? null,
@@ -124,8 +127,17 @@ function toRecord(input: SamlIdpInput, created_at: string, last_updated: string)
   };
 }
 
-async function prepare(db: Db, input: SamlIdpInput, createdAt: string): Promise<SamlIdpRecord> {
+/**
+ * Checks a configuration; metadata named by URL is fetched now and kept, so sign-ins never wait on the identity
+ * provider (replacing the configuration fetches it again).
+ */
+async function prepare(db: Db, input: SamlIdpInput, createdAt: string, fetchMetadata: MetadataFetcher): Promise<SamlIdpRecord> {
   httpUrl(input.acs_url, 'acs_url');
+  if (input.idp_metadata_url !== undefined) {
+    if (input.idp_metadata_xml !== undefined) throw invalid('idp_metadata_url', 'give idp_metadata_url or idp_metadata_xml, not both');
+    httpUrl(input.idp_metadata_url, 'idp_metadata_url');
+    input = { ...input, idp_metadata_xml: await fetchMetadata(input.idp_metadata_url) };
+  }
   const record = toRecord(input, createdAt, nowIso());
   await resolveIdp(record);
   await checkReferences(db, input);
@@ -147,18 +159,18 @@ export async function getIdp(db: Db, name: string): Promise<SamlIdpRecord> {
   return idp;
 }
 
-export async function createIdp(db: Db, input: SamlIdpInput): Promise<SamlIdpRecord> {
+export async function createIdp(db: Db, input: SamlIdpInput, fetchMetadata: MetadataFetcher): Promise<SamlIdpRecord> {
   const now = nowIso();
-  const record = await prepare(db, input, now);
+  const record = await prepare(db, input, now, fetchMetadata);
   const inserted = await db('saml_idps').insert(record).onConflict('name').ignore().returning('name');
   if (inserted.length === 0) throw new ConflictError(`identity provider '${input.name}' already exists`, { name: input.name });
   return record;
 }
 
-export async function updateIdp(db: Db, name: string, input: SamlIdpInput): Promise<SamlIdpRecord> {
+export async function updateIdp(db: Db, name: string, input: SamlIdpInput, fetchMetadata: MetadataFetcher): Promise<SamlIdpRecord> {
   if (input.name !== name) throw invalid('name', `must be '${name}', the name in the path (an identity provider cannot be renamed)`);
   const existing = await getIdp(db, name);
-  const record = await prepare(db, input, existing.created_at);
+  const record = await prepare(db, input, existing.created_at, fetchMetadata);
   await db('saml_idps').where({ name }).update(record);
   return record;
 }

@@ -6,6 +6,10 @@
 import { X509Certificate } from 'node:crypto';
 import { parseDomFromString, xpath } from '@node-saml/node-saml/lib/xml.js';
 import { InvalidError } from '../../errors.js';
+import { OutboundError } from '../../outbound/errors.js';
+import { getCapped } from '../../outbound/post-json.js';
+import type { OutboundPolicy } from '../../outbound/policy.js';
+import { packageVersion } from '../../util/project.js';
 
 export interface IdpMetadata {
   entityId: string | null;
@@ -15,6 +19,12 @@ export interface IdpMetadata {
 
 const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 const MAX_CERTIFICATES = 16;
+/** Metadata documents of one identity provider are a few KiB; federation aggregates (megabytes) are not accepted. */
+export const MAX_METADATA_BYTES = 256 * 1024;
+const FETCH_TIMEOUT_MS = 10_000;
+
+/** Fetches a metadata document, answering its text. */
+export type MetadataFetcher = (url: string) => Promise<string>;
 
 function invalid(field: string, message: string): InvalidError {
   return new InvalidError(`${field}: ${message}`, { errors: [{ location: `body.${field}`, message }] });
@@ -54,4 +64,26 @@ export async function parseIdpMetadata(xml: string, field = 'idp_metadata_xml'):
   const sso = xpath.selectAttributes(doc, `${idp}/*[local-name()='SingleSignOnService'][@Binding='${REDIRECT_BINDING}']/@Location`);
   const entity = root.getAttribute('entityID');
   return { entityId: entity || null, certificates, ssoRedirectUrl: sso[0]?.value || null };
+}
+
+/** Fetches metadata through the guarded outbound client, under `policy` (which internal addresses it may reach). */
+export function metadataFetcher(policy: OutboundPolicy): MetadataFetcher {
+  return async (url) => {
+    let answer;
+    try {
+      answer = await getCapped(url, { Accept: 'application/samlmetadata+xml, application/xml, text/xml' }, {
+        policy,
+        timeoutMs: FETCH_TIMEOUT_MS,
+        verifyTls: true,
+        maxResponseBytes: MAX_METADATA_BYTES,
+        userAgent: `Vigil/${packageVersion}`,
+      });
+    } catch (err) {
+      if (err instanceof OutboundError) throw invalid('idp_metadata_url', `the metadata could not be fetched: ${err.message}`);
+      throw err;
+    }
+    if (answer.status !== 200) throw invalid('idp_metadata_url', `the metadata URL answered HTTP ${answer.status}`);
+    if (answer.truncated) throw invalid('idp_metadata_url', `the metadata is larger than ${MAX_METADATA_BYTES} bytes`);
+    return answer.body;
+  };
 }

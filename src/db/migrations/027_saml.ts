@@ -11,6 +11,7 @@ export async function up(knex: Knex): Promise<void> {
     t.boolean('enabled').notNullable();
     t.string('sp_entity_id', 1024).notNullable();
     t.string('acs_url', 1024).notNullable();
+    t.string('idp_metadata_url', 1024).nullable();
     t.text('idp_metadata_xml').nullable();
     t.text('idp_certificate').nullable();
     t.string('idp_sso_url', 1024).nullable();
