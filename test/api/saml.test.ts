@@ -200,6 +200,15 @@ describe.skipIf(missingTools('openssl'))('SAML single sign-on', () => {
       expect(await myRoles({ bearer: res.json.token })).toEqual([{ domain_name: account, role: 'read-only' }]);
     });
 
+    it('survives two first sign-ins of one user at once', async () => {
+      const username = uniqueName('race');
+      const answers = await Promise.all([1, 2, 3].map(async () => post(NAME, await respond(NAME, { nameId: username }))));
+      const statuses = answers.map((a) => a.status);
+      expect(statuses, answers.map((a) => a.text).join('\n')).toContain(200);
+      for (const a of answers) if (a.status !== 200) expect(a.json.message).toMatch(/concurrent sign-in/);
+      expect(await userExists(username)).toBe(true);
+    });
+
     it('refuses a disabled user', async () => {
       const username = uniqueName('dis');
       expect((await post(NAME, await respond(NAME, { nameId: username }))).status).toBe(200);

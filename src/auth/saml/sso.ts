@@ -174,17 +174,24 @@ async function provision(trx: Db, idp: SamlIdpRecord, who: Identity): Promise<{ 
 
   const now = nowIso();
   if (!existing) {
-    await trx('users').insert({
-      username: who.username,
-      account_name: accountName,
-      type: 'saml',
-      source: 'saml',
-      idp_name: idp.name,
-      state: 'enabled',
-      created_at: now,
-      last_updated: now,
-      password_last_updated: null,
-    });
+    // Two first sign-ins of one user at once: the second finds the name taken and is refused (nothing of it stays,
+    // and its assertion id is not spent, so signing in again works).
+    const inserted = await trx('users')
+      .insert({
+        username: who.username,
+        account_name: accountName,
+        type: 'saml',
+        source: 'saml',
+        idp_name: idp.name,
+        state: 'enabled',
+        created_at: now,
+        last_updated: now,
+        password_last_updated: null,
+      })
+      .onConflict('username')
+      .ignore()
+      .returning('username');
+    if (inserted.length === 0) throw refuse(`user '${who.username}' was created by a concurrent sign-in; sign in again`);
   } else if (moved) {
     await trx('users').where({ username: who.username }).update({ account_name: accountName, last_updated: now });
     await trx('api_keys').where({ username: who.username }).update({ account_name: accountName });
@@ -195,7 +202,10 @@ async function provision(trx: Db, idp: SamlIdpRecord, who: Identity): Promise<{ 
     const same = held.length === 1 && held[0].role_name === role && held[0].account_name === accountName;
     if (!same) {
       await trx('role_members').where({ username: who.username }).delete();
-      await trx('role_members').insert({ role_name: role, username: who.username, account_name: accountName, created_at: now });
+      await trx('role_members')
+        .insert({ role_name: role, username: who.username, account_name: accountName, created_at: now })
+        .onConflict(['role_name', 'username', 'account_name'])
+        .ignore();
       changed ||= held.length > 0;
     }
   }
