@@ -34,7 +34,9 @@ export const samlHandlers: HandlerGroup<SamlOps> = {
     return { status: 204 };
   },
   async saml_login(ctx, { params, query }) {
-    const location = await loginRedirectUrl(ctx.db, params.idp_name, query.RelayState);
+    const { spPrivateKeyPem, spCertificatePem } = ctx.services.config.saml;
+    const spKeys = spPrivateKeyPem && spCertificatePem ? { privateKeyPem: spPrivateKeyPem, certificatePem: spCertificatePem } : null;
+    const location = await loginRedirectUrl(ctx.db, params.idp_name, query.RelayState, spKeys);
     return { status: 302, headers: { Location: location, 'Cache-Control': 'no-store' } };
   },
   async saml_sso(ctx, { params, body }) {

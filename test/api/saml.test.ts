@@ -3,15 +3,18 @@
  * own key; Vigil validates them at /v2/rbac-manager/saml/sso/{idp}. Each refused response is checked to leave no
  * user behind and to be logged with its reason.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDomFromString } from '@node-saml/node-saml/lib/xml.js';
 import { adminAuth, json, raw, type Auth } from '../support/http.js';
 import { accountWithUser, createAccount, createUser, expectError, uniqueName } from '../support/fixtures.js';
-import { TestIdp, editResponse, type LoginOptions } from '../support/saml-idp.js';
+import { TestIdp, editResponse, testKeyPair, type LoginOptions } from '../support/saml-idp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { missingTools } from '../support/tools.js';
 
@@ -388,6 +391,30 @@ describe.skipIf(missingTools('openssl'))('SAML single sign-on', () => {
       const again = uniqueName('again');
       await expectRefused(name, await respond(name, { nameId: again, inResponseTo: requestId }), again, /InResponseTo/);
       await expectRefused(name, await respond(name, { nameId: again, inResponseTo: '_never-asked' }), again, /InResponseTo/);
+    });
+
+    it('signs the AuthnRequest when the service provider has a key', async () => {
+      const keys = testKeyPair('vigil-sp');
+      const dir = mkdtempSync(join(tmpdir(), 'vigil-sp-'));
+      writeFileSync(join(dir, 'key.pem'), keys.privateKey);
+      writeFileSync(join(dir, 'cert.pem'), keys.certificate);
+      const signing = await startTestServer({ VIGIL_SAML_SP_KEY_FILE: join(dir, 'key.pem'), VIGIL_SAML_SP_CERT_FILE: join(dir, 'cert.pem') });
+      try {
+        const name = 'signed';
+        const acs = `${signing.url}/v2/rbac-manager/saml/sso/${name}`;
+        const created = await json(signing.url, 'POST', IDPS, { name, sp_entity_id: SP_ENTITY, acs_url: acs, idp_metadata_xml: idp.metadata() });
+        expect(created.status, created.text).toBe(200);
+        const res = await raw(signing.url, 'GET', `/v2/rbac-manager/saml/login/${name}?RelayState=web`, { auth: null, redirect: 'manual' });
+        expect(res.status, res.text).toBe(302);
+        const location = new URL(res.headers.get('location')!);
+        expect(location.searchParams.get('SigAlg')).toBe('http://www.w3.org/2001/04/xmldsig-more#rsa-sha256');
+        expect(await idp.readSignedLoginRequest(location, SP_ENTITY, acs, keys.certificate)).toMatch(/^_/);
+        // Another key's signature does not verify.
+        await expect(idp.readSignedLoginRequest(location, SP_ENTITY, acs, testKeyPair('other-sp').certificate)).rejects.toThrow(/SIGNATURE/i);
+      } finally {
+        await signing.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('answers 404 for an unknown identity provider', async () => {

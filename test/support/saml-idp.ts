@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
  */
 interface SamlifyEntity {
   getMetadata(): string;
+  parseLoginRequest(sp: SamlifyEntity, binding: 'redirect', request: { query: Record<string, string>; octetString: string }): Promise<{ extract: { request: { id: string } } }>;
   createLoginResponse(
     sp: SamlifyEntity,
     requestInfo: Record<string, unknown>,
@@ -94,8 +95,9 @@ export class TestIdp {
     return this.keys.certificate;
   }
 
-  private idp(attributeNames: string[]) {
+  private idp(attributeNames: string[], wantAuthnRequestsSigned = false) {
     return samlify.IdentityProvider({
+      wantAuthnRequestsSigned,
       entityID: this.entityId,
       privateKey: this.keys.privateKey,
       signingCert: this.keys.certificate,
@@ -112,6 +114,24 @@ export class TestIdp {
   /** The IdP's metadata document, as an administrator would paste it into Vigil. */
   metadata(): string {
     return this.idp([]).getMetadata();
+  }
+
+  /**
+   * Reads an SP-initiated login as the IdP would (HTTP-Redirect binding), checking the request's signature with
+   * `spCertificate`; answers the request id.
+   */
+  async readSignedLoginRequest(location: URL, spEntityId: string, acsUrl: string, spCertificate: string): Promise<string> {
+    const sp = samlify.ServiceProvider({
+      entityID: spEntityId,
+      assertionConsumerService: [{ Binding: POST, Location: acsUrl }],
+      authnRequestsSigned: true,
+      signingCert: spCertificate,
+    });
+    // The signature covers the query parameters as they were encoded, in order, without the signature itself.
+    const octetString = location.search.slice(1).split('&').filter((p) => !p.startsWith('Signature=')).join('&');
+    const query = Object.fromEntries(location.searchParams);
+    const { extract } = await this.idp([], true).parseLoginRequest(sp, 'redirect', { query, octetString });
+    return extract.request.id;
   }
 
   /** A base64 SAMLResponse for the service provider `spEntityId` with ACS URL `acsUrl`. */

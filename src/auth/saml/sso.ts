@@ -38,9 +38,17 @@ export interface SamlSignIn {
   tokens: IssuedTokens;
 }
 
-function serviceProvider(db: Db, idp: ResolvedIdp): SAML {
+/** The service provider's own key pair (VIGIL_SAML_SP_KEY_FILE, VIGIL_SAML_SP_CERT_FILE), when configured. */
+export interface SpKeys {
+  privateKeyPem: string;
+  certificatePem: string;
+}
+
+function serviceProvider(db: Db, idp: ResolvedIdp, spKeys: SpKeys | null = null): SAML {
   const { record } = idp;
   return new SAML({
+    // With a key, node-saml signs the AuthnRequest of the HTTP-Redirect binding (SigAlg and Signature parameters).
+    ...(spKeys ? { privateKey: spKeys.privateKeyPem, publicCert: spKeys.certificatePem, signatureAlgorithm: 'sha256' as const } : {}),
     issuer: record.sp_entity_id,
     audience: record.sp_entity_id,
     callbackUrl: record.acs_url,
@@ -63,12 +71,12 @@ async function enabledIdp(db: Db, name: string): Promise<ResolvedIdp> {
   return resolveIdp(record);
 }
 
-/** The identity provider URL, with an AuthnRequest, that starts an SP-initiated login. */
-export async function loginRedirectUrl(db: Db, idpName: string, relayState: string | undefined): Promise<string> {
+/** The identity provider URL, with an AuthnRequest (signed when `spKeys` are given), that starts an SP-initiated login. */
+export async function loginRedirectUrl(db: Db, idpName: string, relayState: string | undefined, spKeys: SpKeys | null): Promise<string> {
   const idp = await enabledIdp(db, idpName);
   if (!idp.ssoUrl)
     throw new ConflictError(`identity provider '${idpName}' has no single sign-on URL: configure idp_sso_url or metadata with an HTTP-Redirect SingleSignOnService`, { name: idpName });
-  return serviceProvider(db, idp).getAuthorizeUrlAsync(relayState ?? '', undefined, {});
+  return serviceProvider(db, idp, spKeys).getAuthorizeUrlAsync(relayState ?? '', undefined, {});
 }
 
 interface AssertionFacts {
