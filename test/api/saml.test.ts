@@ -194,6 +194,14 @@ describe.skipIf(missingTools('openssl'))('SAML single sign-on', () => {
       expect((await raw(url, 'GET', '/v2/user', { auth: auth2 })).json.account_name).toBe(otherAccount);
       // The session opened under the earlier account and role has ended.
       expectError(await raw(url, 'GET', '/v2/user', { auth }), 401, 'unauthorized');
+      // The session refreshes like one of the password grant.
+      const refreshed = await raw(url, 'POST', '/v2/oauth/token', {
+        auth: null,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: second.json.refresh_token }).toString(),
+      });
+      expect(refreshed.status, refreshed.text).toBe(200);
+      expect((await raw(url, 'GET', '/v2/user', { auth: { bearer: refreshed.json.access_token } })).json.username).toBe(username);
     });
 
     it('uses the default account and role when the assertion names none', async () => {
@@ -210,6 +218,14 @@ describe.skipIf(missingTools('openssl'))('SAML single sign-on', () => {
       expect(statuses, answers.map((a) => a.text).join('\n')).toContain(200);
       for (const a of answers) if (a.status !== 200) expect(a.json.message).toMatch(/concurrent sign-in/);
       expect(await userExists(username)).toBe(true);
+    });
+
+    it('refuses a user of a disabled account', async () => {
+      const closed = (await createAccount(url)).name;
+      const state = await json(url, 'PUT', `/v2/accounts/${closed}/state`, { state: 'disabled' });
+      expect(state.status, state.text).toBe(200);
+      const username = uniqueName('closed');
+      await expectRefused(NAME, await respond(NAME, { nameId: username, attributes: { account: closed } }), username, /account '.*' is disabled/);
     });
 
     it('refuses a disabled user', async () => {
