@@ -25,7 +25,7 @@ import * as m023 from './023_nvd_cvss.js';
 import * as m024 from './024_vuln_data_version.js';
 import * as m025 from './025_feed_generations.js';
 import * as m026 from './026_analysis_progress.js';
-import * as m027 from './027_saml.js';
+import * as m029 from './029_saml.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -55,5 +55,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '024_vuln_data_version': m024,
   '025_feed_generations': m025,
   '026_analysis_progress': m026,
-  '027_saml': m027,
+  '029_saml': m029,
 };
