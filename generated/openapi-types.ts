@@ -2860,6 +2860,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rbac-manager/saml/idps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the names of the configured SAML identity providers
+         * @description Administrators only.
+         */
+        get: operations["list_idps"];
+        put?: never;
+        /**
+         * Add a SAML identity provider
+         * @description Administrators only. The identity provider's signing certificate comes from its metadata document
+         *     (`idp_metadata_xml`, or `idp_metadata_url`, fetched now through the outbound policy and kept) or from
+         *     `idp_certificate` (Vigil extension); assertions are only accepted when signed with it.
+         */
+        post: operations["add_idp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rbac-manager/saml/idps/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a SAML identity provider's configuration
+         * @description Administrators only.
+         */
+        get: operations["get_idp"];
+        /**
+         * Replace a SAML identity provider's configuration
+         * @description Administrators only. The name in the body must be the name in the path.
+         */
+        put: operations["update_idp"];
+        post?: never;
+        /**
+         * Delete a SAML identity provider and the users it provisioned
+         * @description Administrators only. Users of this identity provider can no longer sign in, and are deleted.
+         */
+        delete: operations["delete_idp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rbac-manager/saml/login/{idp_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                idp_name: components["parameters"]["IdpNameRef"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Start a service-provider-initiated SAML login
+         * @description Answers 302 to the identity provider's single sign-on URL with an AuthnRequest (HTTP-Redirect binding).
+         *     Its id is remembered for a limited time, so the response the identity provider posts to
+         *     `/v2/rbac-manager/saml/sso/{idp_name}` must answer this request (`InResponseTo`) or carry none
+         *     (identity-provider-initiated login). `RelayState` is passed through to the identity provider.
+         */
+        get: operations["saml_login"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rbac-manager/saml/sso/{idp_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                idp_name: components["parameters"]["IdpNameRef"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a SAML response (assertion consumer service)
+         * @description Needs no HTTP authentication: the identity provider's signed assertion authenticates. The response must be
+         *     signed (the response or its assertion, with the configured certificate only), address this service
+         *     (audience = the configuration's `sp_entity_id`, recipient and destination = its `acs_url`), be within its
+         *     validity window (60 s of clock skew), answer a pending login request if it names one, and be used only
+         *     once. A user not yet known is created in the account and with the role the assertion's attributes name (or
+         *     the configuration's defaults), unless `require_existing_users` is set; a known user's account role follows
+         *     the assertion at every login. Answers a Vigil bearer token, the same as the password grant of
+         *     `POST /v2/oauth/token`. Any refusal is 401 with the reason, and changes nothing.
+         */
+        post: operations["saml_sso"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rbac-manager/users/{username}/roles": {
         parameters: {
             query?: never;
@@ -5327,6 +5437,74 @@ export interface components {
         };
         /** @description The roles, as a bare array. */
         RbacManagerRoleSummaryList: components["schemas"]["RbacManagerRoleSummary"][];
+        RbacManagerSamlConfiguration: {
+            /** @description The assertion consumer URL registered at the identity provider, normally `<base>/v2/rbac-manager/saml/sso/<name>`; assertions must name it as recipient. */
+            acs_url: string;
+            /**
+             * @description Vigil extension. Whether this identity provider's users may create and use API keys.
+             * @default false
+             */
+            allow_api_keys?: boolean;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description The account of a new user whose assertion names none. */
+            default_account?: string;
+            /** @description The role of a new user whose assertion names none. */
+            default_role?: string;
+            /** @default true */
+            enabled?: boolean;
+            /** @description The assertion attribute naming the user's account. */
+            idp_account_attribute?: string;
+            /** @description Vigil extension. The identity provider's signing certificate (PEM), instead of or besides the metadata's. */
+            idp_certificate?: string;
+            /** @description Vigil extension. The assertion attribute listing the user's groups (for group mappings). */
+            idp_groups_attribute?: string;
+            /** @description Where to fetch the metadata document (http or https, at most 256 KiB, internal addresses only as VIGIL_OUTBOUND_ALLOW allows). It is fetched when the configuration is stored or replaced, and kept as idp_metadata_xml. */
+            idp_metadata_url?: string;
+            /** @description The identity provider's SAML metadata document; its signing certificate(s) and HTTP-Redirect single sign-on URL are used. */
+            idp_metadata_xml?: string;
+            /** @description The assertion attribute naming the user's role in that account. */
+            idp_role_attribute?: string;
+            /** @description Vigil extension. The identity provider's single sign-on URL for SP-initiated logins (default from the metadata). */
+            idp_sso_url?: string;
+            /** @description The assertion attribute holding the username; the subject's NameID when absent. */
+            idp_username_attribute?: string;
+            /** Format: date-time */
+            readonly last_updated?: string;
+            name: string;
+            /**
+             * @description When set only users created beforehand (type saml, this identity provider) may sign in; no user is created.
+             * @default false
+             */
+            require_existing_users?: boolean;
+            /**
+             * @description When set the assertion itself must be signed; otherwise a signed response suffices. An unsigned response with an unsigned assertion is always refused.
+             * @default false
+             */
+            require_signed_assertions?: boolean;
+            /**
+             * @description When set the response must be signed as a whole.
+             * @default false
+             */
+            require_signed_response?: boolean;
+            /** @description This service's entity id as registered at the identity provider; assertions must name it as their audience. */
+            sp_entity_id: string;
+        };
+        RbacManagerSamlConfigurationGet: components["schemas"]["RbacManagerSamlConfiguration"];
+        /**
+         * @description `token` as upstream; the other fields (Vigil extension) are those of the password grant's TokenResponse, so
+         *     clients can refresh the session the same way.
+         */
+        RbacManagerTokenResponse: {
+            access_token?: string;
+            /** @description Lifetime of the access token in seconds. */
+            expires_in?: number;
+            refresh_token?: string;
+            /** @description The access token (a Vigil bearer token). */
+            token: string;
+            /** @enum {string} */
+            token_type?: "Bearer";
+        };
         /** @description The caller's roles, one entry per account and role, as a bare array. */
         RbacManagerUserRoleListing: components["schemas"]["RbacManagerAccountRole"][];
         /** @description A user's role memberships, as a bare array. */
@@ -5710,10 +5888,13 @@ export interface components {
             account_name: string;
             /** Format: date-time */
             created_at: string;
+            /** @description The identity provider of a saml user. */
+            idp_name?: string;
             /** Format: date-time */
             last_updated: string;
             /** Format: date-time */
             password_last_updated?: string;
+            /** @description `native` for users with a password, `saml` for users of an identity provider. */
             source?: string;
             /**
              * @description Vigil extension; a disabled user cannot authenticate.
@@ -5721,7 +5902,7 @@ export interface components {
              */
             state: "enabled" | "disabled";
             /** @enum {string} */
-            type: "native";
+            type: "native" | "saml";
             /** @description The roles the user holds; present where an operation says so (users-with-roles). */
             unified_roles?: components["schemas"]["UnifiedRoles"][];
             username: string;
@@ -6035,6 +6216,8 @@ export interface components {
         FeedGroupName: string;
         FeedName: string;
         GroupUuid: string;
+        IdpName: string;
+        IdpNameRef: string;
         ImageDigest: string;
         /** @description The page to return, from 1. */
         InventoryPage: number;
@@ -6092,6 +6275,11 @@ export interface components {
         Policy: {
             content: {
                 "application/json": components["schemas"]["Policy"];
+            };
+        };
+        RbacManagerSamlConfiguration: {
+            content: {
+                "application/json": components["schemas"]["RbacManagerSamlConfiguration"];
             };
         };
         RegistryConfigurationRequest: {
@@ -12769,6 +12957,212 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_idps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The identity provider names, sorted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_idp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RbacManagerSamlConfiguration"];
+        responses: {
+            /** @description The stored configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RbacManagerSamlConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_idp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RbacManagerSamlConfigurationGet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_idp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RbacManagerSamlConfiguration"];
+        responses: {
+            /** @description The stored configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RbacManagerSamlConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_idp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    saml_login: {
+        parameters: {
+            query?: {
+                RelayState?: string;
+            };
+            header?: never;
+            path: {
+                idp_name: components["parameters"]["IdpNameRef"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to the identity provider. */
+            302: {
+                headers: {
+                    "Cache-Control"?: string;
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    saml_sso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                idp_name: components["parameters"]["IdpNameRef"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    RelayState?: string;
+                    /** @description The base64-encoded SAML response (HTTP-POST binding). */
+                    SAMLResponse: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A signed bearer token. */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    Pragma?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RbacManagerTokenResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };

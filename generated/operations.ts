@@ -25,6 +25,7 @@ export interface OperationMeta {
 
 export const operationTable = {
   add_credential: {"operationId":"add_credential","method":"post","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_idp: {"operationId":"add_idp","method":"post","path":"/rbac-manager/saml/idps","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_image: {"operationId":"add_image","method":"post","path":"/images","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_image_archive: {"operationId":"add_image_archive","method":"post","path":"/images/archives","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/x-tar","application/gzip","application/octet-stream"],"produces":["application/json"],"successStatuses":[200]},
   add_policy: {"operationId":"add_policy","method":"post","path":"/policies","tag":"Policies","authzAction":"createPolicy","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -56,6 +57,7 @@ export const operationTable = {
   delete_events: {"operationId":"delete_events","method":"delete","path":"/events","tag":"Events","authzAction":"deleteEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_feed: {"operationId":"delete_feed","method":"delete","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_feed_group: {"operationId":"delete_feed_group","method":"delete","path":"/system/feeds/{feed}/{group}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_idp: {"operationId":"delete_idp","method":"delete","path":"/rbac-manager/saml/idps/{name}","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_image: {"operationId":"delete_image","method":"delete","path":"/images/{image_digest}","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_image_vuln_annotation: {"operationId":"delete_image_vuln_annotation","method":"delete","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"deleteVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_images_async: {"operationId":"delete_images_async","method":"delete","path":"/images","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -93,6 +95,7 @@ export const operationTable = {
   get_ecs_tasks: {"operationId":"get_ecs_tasks","method":"get","path":"/ecs-tasks","tag":"Inventories","authzAction":"getECSTasks","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_event: {"operationId":"get_event","method":"get","path":"/events/{event_id}","tag":"Events","authzAction":"getEvent","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_global_query_result: {"operationId":"get_global_query_result","method":"get","path":"/reporting/reports/global/scheduled-query-results/{result_uuid}","tag":"Reports","authzAction":"viewReports","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_idp: {"operationId":"get_idp","method":"get","path":"/rbac-manager/saml/idps/{name}","tag":"RBAC","authzAction":"listSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image: {"operationId":"get_image","method":"get","path":"/images/{image_digest}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_ancestors: {"operationId":"get_image_ancestors","method":"get","path":"/images/{image_digest}/ancestors","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_by_type: {"operationId":"get_image_content_by_type","method":"get","path":"/images/{image_digest}/content/{content_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -177,6 +180,7 @@ export const operationTable = {
   list_event_types: {"operationId":"list_event_types","method":"get","path":"/event-types","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_events: {"operationId":"list_events","method":"get","path":"/events","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_file_content_search_results: {"operationId":"list_file_content_search_results","method":"get","path":"/images/{image_digest}/artifacts/file-content-search","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_idps: {"operationId":"list_idps","method":"get","path":"/rbac-manager/saml/idps","tag":"RBAC","authzAction":"listSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_image_content: {"operationId":"list_image_content","method":"get","path":"/images/{image_digest}/content","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_image_metadata: {"operationId":"list_image_metadata","method":"get","path":"/images/{image_digest}/metadata","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_image_vuln_annotations: {"operationId":"list_image_vuln_annotations","method":"get","path":"/images/{image_digest}/vuln-annotations","tag":"Images","authzAction":"listVulnAnnotations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -238,6 +242,8 @@ export const operationTable = {
   replay_teams_delivery: {"operationId":"replay_teams_delivery","method":"post","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   replay_webhook_delivery: {"operationId":"replay_webhook_delivery","method":"post","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   revoke_oauth_token: {"operationId":"revoke_oauth_token","method":"post","path":"/oauth/revoke","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
+  saml_login: {"operationId":"saml_login","method":"get","path":"/rbac-manager/saml/login/{idp_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[302]},
+  saml_sso: {"operationId":"saml_sso","method":"post","path":"/rbac-manager/saml/sso/{idp_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
   set_new_log_level: {"operationId":"set_new_log_level","method":"post","path":"/system/logging","tag":"System","authzAction":"updateLoggingLevel","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   stateless_scan: {"operationId":"stateless_scan","method":"post","path":"/scan","tag":"Onetime","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   summary_image_counts: {"operationId":"summary_image_counts","method":"get","path":"/summaries/image-counts","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -256,6 +262,7 @@ export const operationTable = {
   update_account: {"operationId":"update_account","method":"put","path":"/accounts/{account_name}","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_account_state: {"operationId":"update_account_state","method":"put","path":"/accounts/{account_name}/state","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_endpoint_status: {"operationId":"update_endpoint_status","method":"put","path":"/notifications/endpoints/{name}","tag":"Notifications","authzAction":"updateNotificationEndpoint","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_idp: {"operationId":"update_idp","method":"put","path":"/rbac-manager/saml/idps/{name}","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_image_vuln_annotation: {"operationId":"update_image_vuln_annotation","method":"put","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"updateVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_policy: {"operationId":"update_policy","method":"put","path":"/policies/{policy_id}","tag":"Policies","authzAction":"updatePolicy","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_registry: {"operationId":"update_registry","method":"put","path":"/registries/{registry}","tag":"Registries","authzAction":"updateRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -352,11 +359,13 @@ export const authzActions = [
   "listRoleMembers",
   "listRoles",
   "listRuntimeInventories",
+  "listSamlIdps",
   "listServices",
   "listSubscriptions",
   "listUserGroups",
   "listUsers",
   "listVulnAnnotations",
+  "manageSamlIdps",
   "replayNotificationDelivery",
   "selfCreateApiKey",
   "selfDeleteApiKey",
@@ -388,6 +397,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['add_credential']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_credential']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_credential']['responses'][200]['content']['application/json'] };
+  };
+  add_idp: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_idp']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_idp']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_idp']['responses'][200]['content']['application/json'] };
   };
   add_image: {
     path: Record<string, never>;
@@ -574,6 +589,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: undefined };
+  };
+  delete_idp: {
+    path: operations['delete_idp']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
   };
   delete_image: {
     path: operations['delete_image']['parameters']['path'];
@@ -796,6 +817,12 @@ export interface OperationIO {
     query: NonNullable<operations['get_global_query_result']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['get_global_query_result']['responses'][200]['content']['application/json'] };
+  };
+  get_idp: {
+    path: operations['get_idp']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_idp']['responses'][200]['content']['application/json'] };
   };
   get_image: {
     path: operations['get_image']['parameters']['path'];
@@ -1301,6 +1328,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_file_content_search_results']['responses'][200]['content']['application/json'] };
   };
+  list_idps: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_idps']['responses'][200]['content']['application/json'] };
+  };
   list_image_content: {
     path: operations['list_image_content']['parameters']['path'];
     query: Record<string, never>;
@@ -1667,6 +1700,18 @@ export interface OperationIO {
     body: NonNullable<operations['revoke_oauth_token']['requestBody']>['content']['application/x-www-form-urlencoded'];
     responses: { 200: undefined };
   };
+  saml_login: {
+    path: operations['saml_login']['parameters']['path'];
+    query: NonNullable<operations['saml_login']['parameters']['query']>;
+    body: undefined;
+    responses: { 302: undefined };
+  };
+  saml_sso: {
+    path: operations['saml_sso']['parameters']['path'];
+    query: Record<string, never>;
+    body: NonNullable<operations['saml_sso']['requestBody']>['content']['application/x-www-form-urlencoded'];
+    responses: { 200: operations['saml_sso']['responses'][200]['content']['application/json'] };
+  };
   set_new_log_level: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1774,6 +1819,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['update_endpoint_status']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_endpoint_status']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_endpoint_status']['responses'][200]['content']['application/json'] };
+  };
+  update_idp: {
+    path: operations['update_idp']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_idp']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_idp']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['update_idp']['responses'][200]['content']['application/json'] };
   };
   update_image_vuln_annotation: {
     path: operations['update_image_vuln_annotation']['parameters']['path'];

@@ -142,7 +142,8 @@ function collectOperations(doc: Json): OperationRow[] {
         scoped: accountHeaders.length > 0,
         consumes: body || form ? (op.consumes ?? doc.consumes ?? []) : [],
         produces: op.produces ?? doc.produces ?? [],
-        successStatuses: statuses.map(Number).filter((c) => c >= 200 && c < 300),
+        // A redirect the handler answers (SAML login) is an outcome it returns, like a 2xx.
+        successStatuses: statuses.map(Number).filter((c) => c >= 200 && c < 400),
         pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
         queryParams: params.filter((p) => p.in === 'query').map((p) => p.name),
         bodyKind: body ? 'json' : form ? 'form' : 'none',

@@ -2,6 +2,7 @@
  * Service configuration, read once from environment variables (prefix VIGIL_).
  * A bad value stops start-up with a message that names the variable; docs/configuration.md lists them all.
  */
+import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
@@ -41,6 +42,8 @@ export interface Config {
   };
   tokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  /** The SAML service provider's key: when set, AuthnRequests of SP-initiated logins are signed with it. */
+  saml: { spPrivateKeyPem: string | null; spCertificatePem: string | null };
   auth: { maxFailures: number; failureWindowSeconds: number; lockoutSeconds: number; passwordCacheSeconds: number };
   argon2: { memoryCostKib: number; timeCost: number };
   shutdownTimeoutMs: number;
@@ -401,6 +404,18 @@ function readConfig(env: Env): Config {
       `${algorithm} needs both VIGIL_JWT_PRIVATE_KEY_FILE and VIGIL_JWT_PUBLIC_KEY_FILE`,
     );
 
+  const spPrivateKeyPem = readPem(env, 'VIGIL_SAML_SP_KEY_FILE');
+  const spCertificatePem = readPem(env, 'VIGIL_SAML_SP_CERT_FILE');
+  if (!!spPrivateKeyPem !== !!spCertificatePem)
+    throw new ConfigError(spPrivateKeyPem ? 'VIGIL_SAML_SP_CERT_FILE' : 'VIGIL_SAML_SP_KEY_FILE', 'signing SAML requests needs both a key and its certificate');
+  if (spPrivateKeyPem) {
+    try {
+      createPrivateKey(spPrivateKeyPem);
+    } catch (err) {
+      throw new ConfigError('VIGIL_SAML_SP_KEY_FILE', `not a PEM private key: ${(err as Error).message}`);
+    }
+  }
+
   const adminPassword = optional(env, 'VIGIL_ADMIN_PASSWORD');
   if (adminPassword !== null && adminPassword.length < 8)
     throw new ConfigError('VIGIL_ADMIN_PASSWORD', 'must be at least 8 characters long');
@@ -425,6 +440,7 @@ function readConfig(env: Env): Config {
     jwt: { algorithm, secret, privateKeyPem, publicKeyPem },
     tokenTtlSeconds: int(env, 'VIGIL_TOKEN_TTL_SECONDS', 3600, 60, 86400),
     refreshTokenTtlSeconds: int(env, 'VIGIL_REFRESH_TOKEN_TTL_SECONDS', 7 * 86400, 60, 90 * 86400),
+    saml: { spPrivateKeyPem, spCertificatePem },
     auth: {
       maxFailures: int(env, 'VIGIL_AUTH_MAX_FAILURES', 10, 1, 1000),
       failureWindowSeconds: int(env, 'VIGIL_AUTH_FAILURE_WINDOW_SECONDS', 300, 1, 86400),

@@ -65,7 +65,7 @@ export interface Services {
    * The outbound policy of each kind of traffic (src/outbound/): which internal addresses it may reach
    * (VIGIL_OUTBOUND_ALLOW; for registries VIGIL_REGISTRY_ALLOW too), and where refusals are logged.
    */
-  outbound: { registry: OutboundPolicy; feeds: OutboundPolicy; notifications: OutboundPolicy };
+  outbound: { registry: OutboundPolicy; feeds: OutboundPolicy; notifications: OutboundPolicy; identity: OutboundPolicy };
   notifications: {
     /** Delivers queued notifications; `wake()` looks for due ones at once. */
     dispatcher: NotificationDispatcher;
@@ -102,6 +102,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       registry: OutboundPolicy.parse([config.outbound.allow, config.outbound.registryAllow], { purpose: 'registry', log: outboundLog }),
       feeds: OutboundPolicy.parse(config.outbound.allow, { purpose: 'feeds', log: outboundLog }),
       notifications: OutboundPolicy.parse(config.outbound.allow, { purpose: 'notifications', log: outboundLog }),
+      // SAML identity provider metadata fetched by URL.
+      identity: OutboundPolicy.parse(config.outbound.allow, { purpose: 'identity', log: outboundLog }),
     };
     const delivery: DeliveryOptions = {
       policy: outbound.notifications,

@@ -187,6 +187,98 @@ export type TokenResponse = {
     refresh_token?: string;
 };
 
+/**
+ * `token` as upstream; the other fields (Vigil extension) are those of the password grant's TokenResponse, so
+ * clients can refresh the session the same way.
+ *
+ */
+export type RbacManagerTokenResponse = {
+    /**
+     * The access token (a Vigil bearer token).
+     */
+    token: string;
+    access_token?: string;
+    /**
+     * Lifetime of the access token in seconds.
+     */
+    expires_in?: number;
+    token_type?: 'Bearer';
+    refresh_token?: string;
+};
+
+export type RbacManagerSamlConfiguration = {
+    name: string;
+    enabled?: boolean;
+    /**
+     * This service's entity id as registered at the identity provider; assertions must name it as their audience.
+     */
+    sp_entity_id: string;
+    /**
+     * The assertion consumer URL registered at the identity provider, normally `<base>/v2/rbac-manager/saml/sso/<name>`; assertions must name it as recipient.
+     */
+    acs_url: string;
+    /**
+     * Where to fetch the metadata document (http or https, at most 256 KiB, internal addresses only as VIGIL_OUTBOUND_ALLOW allows). It is fetched when the configuration is stored or replaced, and kept as idp_metadata_xml.
+     */
+    idp_metadata_url?: string;
+    /**
+     * The identity provider's SAML metadata document; its signing certificate(s) and HTTP-Redirect single sign-on URL are used.
+     */
+    idp_metadata_xml?: string;
+    /**
+     * Vigil extension. The identity provider's signing certificate (PEM), instead of or besides the metadata's.
+     */
+    idp_certificate?: string;
+    /**
+     * Vigil extension. The identity provider's single sign-on URL for SP-initiated logins (default from the metadata).
+     */
+    idp_sso_url?: string;
+    /**
+     * The account of a new user whose assertion names none.
+     */
+    default_account?: string;
+    /**
+     * The role of a new user whose assertion names none.
+     */
+    default_role?: string;
+    /**
+     * The assertion attribute holding the username; the subject's NameID when absent.
+     */
+    idp_username_attribute?: string;
+    /**
+     * The assertion attribute naming the user's account.
+     */
+    idp_account_attribute?: string;
+    /**
+     * The assertion attribute naming the user's role in that account.
+     */
+    idp_role_attribute?: string;
+    /**
+     * Vigil extension. The assertion attribute listing the user's groups (for group mappings).
+     */
+    idp_groups_attribute?: string;
+    /**
+     * When set the assertion itself must be signed; otherwise a signed response suffices. An unsigned response with an unsigned assertion is always refused.
+     */
+    require_signed_assertions?: boolean;
+    /**
+     * When set the response must be signed as a whole.
+     */
+    require_signed_response?: boolean;
+    /**
+     * When set only users created beforehand (type saml, this identity provider) may sign in; no user is created.
+     */
+    require_existing_users?: boolean;
+    /**
+     * Vigil extension. Whether this identity provider's users may create and use API keys.
+     */
+    allow_api_keys?: boolean;
+    readonly created_at?: string;
+    readonly last_updated?: string;
+};
+
+export type RbacManagerSamlConfigurationGet = RbacManagerSamlConfiguration;
+
 export type Account = {
     name: string;
     email?: string;
@@ -218,8 +310,15 @@ export type AccountStatus = {
 export type User = {
     username: string;
     account_name: string;
-    type: 'native';
+    type: 'native' | 'saml';
+    /**
+     * `native` for users with a password, `saml` for users of an identity provider.
+     */
     source?: string;
+    /**
+     * The identity provider of a saml user.
+     */
+    idp_name?: string;
     /**
      * Vigil extension; a disabled user cannot authenticate.
      */
@@ -2726,6 +2825,77 @@ export type NotificationReceipt = {
 export type NotificationReceiptList = {
     items: Array<NotificationReceipt>;
 };
+
+export type RbacManagerSamlConfigurationWritable = {
+    name: string;
+    enabled?: boolean;
+    /**
+     * This service's entity id as registered at the identity provider; assertions must name it as their audience.
+     */
+    sp_entity_id: string;
+    /**
+     * The assertion consumer URL registered at the identity provider, normally `<base>/v2/rbac-manager/saml/sso/<name>`; assertions must name it as recipient.
+     */
+    acs_url: string;
+    /**
+     * Where to fetch the metadata document (http or https, at most 256 KiB, internal addresses only as VIGIL_OUTBOUND_ALLOW allows). It is fetched when the configuration is stored or replaced, and kept as idp_metadata_xml.
+     */
+    idp_metadata_url?: string;
+    /**
+     * The identity provider's SAML metadata document; its signing certificate(s) and HTTP-Redirect single sign-on URL are used.
+     */
+    idp_metadata_xml?: string;
+    /**
+     * Vigil extension. The identity provider's signing certificate (PEM), instead of or besides the metadata's.
+     */
+    idp_certificate?: string;
+    /**
+     * Vigil extension. The identity provider's single sign-on URL for SP-initiated logins (default from the metadata).
+     */
+    idp_sso_url?: string;
+    /**
+     * The account of a new user whose assertion names none.
+     */
+    default_account?: string;
+    /**
+     * The role of a new user whose assertion names none.
+     */
+    default_role?: string;
+    /**
+     * The assertion attribute holding the username; the subject's NameID when absent.
+     */
+    idp_username_attribute?: string;
+    /**
+     * The assertion attribute naming the user's account.
+     */
+    idp_account_attribute?: string;
+    /**
+     * The assertion attribute naming the user's role in that account.
+     */
+    idp_role_attribute?: string;
+    /**
+     * Vigil extension. The assertion attribute listing the user's groups (for group mappings).
+     */
+    idp_groups_attribute?: string;
+    /**
+     * When set the assertion itself must be signed; otherwise a signed response suffices. An unsigned response with an unsigned assertion is always refused.
+     */
+    require_signed_assertions?: boolean;
+    /**
+     * When set the response must be signed as a whole.
+     */
+    require_signed_response?: boolean;
+    /**
+     * When set only users created beforehand (type saml, this identity provider) may sign in; no user is created.
+     */
+    require_existing_users?: boolean;
+    /**
+     * Vigil extension. Whether this identity provider's users may create and use API keys.
+     */
+    allow_api_keys?: boolean;
+};
+
+export type RbacManagerSamlConfigurationGetWritable = RbacManagerSamlConfigurationWritable;
 
 export type VulnerabilityAnnotationWritable = {
     vulnerability_id: string;
@@ -6950,6 +7120,344 @@ export type ListUserRolesResponses = {
 };
 
 export type ListUserRolesResponse = ListUserRolesResponses[keyof ListUserRolesResponses];
+
+export type ListIdpsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/rbac-manager/saml/idps';
+};
+
+export type ListIdpsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListIdpsError = ListIdpsErrors[keyof ListIdpsErrors];
+
+export type ListIdpsResponses = {
+    /**
+     * The identity provider names, sorted.
+     */
+    200: Array<string>;
+};
+
+export type ListIdpsResponse = ListIdpsResponses[keyof ListIdpsResponses];
+
+export type AddIdpData = {
+    body: RbacManagerSamlConfigurationWritable;
+    path?: never;
+    query?: never;
+    url: '/rbac-manager/saml/idps';
+};
+
+export type AddIdpErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddIdpError = AddIdpErrors[keyof AddIdpErrors];
+
+export type AddIdpResponses = {
+    /**
+     * The stored configuration.
+     */
+    200: RbacManagerSamlConfiguration;
+};
+
+export type AddIdpResponse = AddIdpResponses[keyof AddIdpResponses];
+
+export type DeleteIdpData = {
+    body?: never;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/saml/idps/{name}';
+};
+
+export type DeleteIdpErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteIdpError = DeleteIdpErrors[keyof DeleteIdpErrors];
+
+export type DeleteIdpResponses = {
+    /**
+     * Deleted.
+     */
+    204: unknown;
+};
+
+export type GetIdpData = {
+    body?: never;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/saml/idps/{name}';
+};
+
+export type GetIdpErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetIdpError = GetIdpErrors[keyof GetIdpErrors];
+
+export type GetIdpResponses = {
+    /**
+     * The configuration.
+     */
+    200: RbacManagerSamlConfigurationGet;
+};
+
+export type GetIdpResponse = GetIdpResponses[keyof GetIdpResponses];
+
+export type UpdateIdpData = {
+    body: RbacManagerSamlConfigurationWritable;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/saml/idps/{name}';
+};
+
+export type UpdateIdpErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UpdateIdpError = UpdateIdpErrors[keyof UpdateIdpErrors];
+
+export type UpdateIdpResponses = {
+    /**
+     * The stored configuration.
+     */
+    200: RbacManagerSamlConfiguration;
+};
+
+export type UpdateIdpResponse = UpdateIdpResponses[keyof UpdateIdpResponses];
+
+export type SamlLoginData = {
+    body?: never;
+    path: {
+        idp_name: string;
+    };
+    query?: {
+        RelayState?: string;
+    };
+    url: '/rbac-manager/saml/login/{idp_name}';
+};
+
+export type SamlLoginErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type SamlLoginError = SamlLoginErrors[keyof SamlLoginErrors];
+
+export type SamlSsoData = {
+    body: {
+        /**
+         * The base64-encoded SAML response (HTTP-POST binding).
+         */
+        SAMLResponse: string;
+        RelayState?: string;
+    };
+    path: {
+        idp_name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/saml/sso/{idp_name}';
+};
+
+export type SamlSsoErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type SamlSsoError = SamlSsoErrors[keyof SamlSsoErrors];
+
+export type SamlSsoResponses = {
+    /**
+     * A signed bearer token.
+     */
+    200: RbacManagerTokenResponse;
+};
+
+export type SamlSsoResponse = SamlSsoResponses[keyof SamlSsoResponses];
 
 export type DeleteImagesAsyncData = {
     body?: never;

@@ -165,6 +165,44 @@ export const zTokenResponse = z.object({
     refresh_token: z.string().optional()
 });
 
+/**
+ * `token` as upstream; the other fields (Vigil extension) are those of the password grant's TokenResponse, so
+ * clients can refresh the session the same way.
+ *
+ */
+export const zRbacManagerTokenResponse = z.object({
+    token: z.string(),
+    access_token: z.string().optional(),
+    expires_in: z.int().optional(),
+    token_type: z.enum(['Bearer']).optional(),
+    refresh_token: z.string().optional()
+});
+
+export const zRbacManagerSamlConfiguration = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/),
+    enabled: z.boolean().optional().default(true),
+    sp_entity_id: z.string().min(1).max(1024),
+    acs_url: z.string().min(1).max(1024),
+    idp_metadata_url: z.string().max(1024).optional(),
+    idp_metadata_xml: z.string().max(262144).optional(),
+    idp_certificate: z.string().max(65536).optional(),
+    idp_sso_url: z.string().max(1024).optional(),
+    default_account: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    default_role: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/).optional(),
+    idp_username_attribute: z.string().max(256).optional(),
+    idp_account_attribute: z.string().max(256).optional(),
+    idp_role_attribute: z.string().max(256).optional(),
+    idp_groups_attribute: z.string().max(256).optional(),
+    require_signed_assertions: z.boolean().optional().default(false),
+    require_signed_response: z.boolean().optional().default(false),
+    require_existing_users: z.boolean().optional().default(false),
+    allow_api_keys: z.boolean().optional().default(false),
+    created_at: z.iso.datetime().readonly().optional(),
+    last_updated: z.iso.datetime().readonly().optional()
+});
+
+export const zRbacManagerSamlConfigurationGet = zRbacManagerSamlConfiguration;
+
 export const zAccount = z.object({
     name: z.string(),
     email: z.string().optional(),
@@ -217,8 +255,9 @@ export const zUnifiedRoles = z.object({
 export const zUser = z.object({
     username: z.string(),
     account_name: z.string(),
-    type: z.enum(['native']),
+    type: z.enum(['native', 'saml']),
     source: z.string().optional(),
+    idp_name: z.string().optional(),
     state: z.enum(['enabled', 'disabled']),
     created_at: z.iso.datetime(),
     last_updated: z.iso.datetime(),
@@ -2230,6 +2269,29 @@ export const zNotificationReceiptList = z.object({
     items: z.array(zNotificationReceipt)
 });
 
+export const zRbacManagerSamlConfigurationWritable = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/),
+    enabled: z.boolean().optional().default(true),
+    sp_entity_id: z.string().min(1).max(1024),
+    acs_url: z.string().min(1).max(1024),
+    idp_metadata_url: z.string().max(1024).optional(),
+    idp_metadata_xml: z.string().max(262144).optional(),
+    idp_certificate: z.string().max(65536).optional(),
+    idp_sso_url: z.string().max(1024).optional(),
+    default_account: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    default_role: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/).optional(),
+    idp_username_attribute: z.string().max(256).optional(),
+    idp_account_attribute: z.string().max(256).optional(),
+    idp_role_attribute: z.string().max(256).optional(),
+    idp_groups_attribute: z.string().max(256).optional(),
+    require_signed_assertions: z.boolean().optional().default(false),
+    require_signed_response: z.boolean().optional().default(false),
+    require_existing_users: z.boolean().optional().default(false),
+    allow_api_keys: z.boolean().optional().default(false)
+});
+
+export const zRbacManagerSamlConfigurationGetWritable = zRbacManagerSamlConfigurationWritable;
+
 export const zVulnerabilityAnnotationWritable = z.object({
     vulnerability_id: z.string().min(1).max(128),
     status: zVulnAnnotationStatus,
@@ -3134,6 +3196,64 @@ export const zListUserRolesQuery = z.object({
  * The memberships.
  */
 export const zListUserRolesResponse = zRbacManagerUserRoleMembership;
+
+/**
+ * The identity provider names, sorted.
+ */
+export const zListIdpsResponse = z.array(z.string());
+
+export const zAddIdpBody = zRbacManagerSamlConfigurationWritable;
+
+/**
+ * The stored configuration.
+ */
+export const zAddIdpResponse = zRbacManagerSamlConfiguration;
+
+export const zDeleteIdpPath = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+export const zGetIdpPath = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+/**
+ * The configuration.
+ */
+export const zGetIdpResponse = zRbacManagerSamlConfigurationGet;
+
+export const zUpdateIdpBody = zRbacManagerSamlConfigurationWritable;
+
+export const zUpdateIdpPath = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+/**
+ * The stored configuration.
+ */
+export const zUpdateIdpResponse = zRbacManagerSamlConfiguration;
+
+export const zSamlLoginPath = z.object({
+    idp_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+export const zSamlLoginQuery = z.object({
+    RelayState: z.string().max(1024).optional()
+});
+
+export const zSamlSsoBody = z.object({
+    SAMLResponse: z.string().max(262144),
+    RelayState: z.string().max(1024).optional()
+});
+
+export const zSamlSsoPath = z.object({
+    idp_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+/**
+ * A signed bearer token.
+ */
+export const zSamlSsoResponse = zRbacManagerTokenResponse;
 
 export const zDeleteImagesAsyncHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),

@@ -13,6 +13,7 @@ import { policyBodyChecks, policyHandlers } from './policies.js';
 import { rbacHandlers } from './rbac.js';
 import { registryHandlers } from './registries.js';
 import { reportHandlers } from './reports.js';
+import { samlHandlers } from './saml.js';
 import { subscriptionHandlers } from './subscriptions.js';
 import { summaryHandlers } from './summaries.js';
 import { systemHandlers } from './system.js';
@@ -26,6 +27,7 @@ export const handlers: Handlers = {
   ...userManagementHandlers,
   ...userGroupHandlers,
   ...rbacHandlers,
+  ...samlHandlers,
   ...imageHandlers,
   ...imageContentHandlers,
   ...registryHandlers,

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/index.js';
-import { ConflictError, InvalidError, NotFoundError } from '../errors.js';
+import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../errors.js';
 import { floorToSecond, nowIso } from '../util/time.js';
 
 export interface ApiKeyRecord {
@@ -64,12 +64,27 @@ function parseExpiry(expiresAt: string | undefined): string {
   return new Date(t).toISOString();
 }
 
+/**
+ * Why a single sign-on user may not hold or use API keys, or null: only when their identity provider allows it
+ * (the service specification makes API keys for SSO users opt-in), checked at creation and at every use.
+ */
+export function ssoKeyProblem(user: { user_type: string; idp_name: string | null; idp_allows_api_keys: boolean | number | null }): string | null {
+  if (user.user_type !== 'saml' || user.idp_allows_api_keys) return null;
+  return `API keys are not allowed for users of identity provider '${user.idp_name}' (set allow_api_keys in its configuration)`;
+}
+
 export async function createApiKey(
   db: Db,
   accountName: string,
   username: string,
   input: { name: string; description?: string; expires_at?: string },
 ): Promise<{ record: ApiKeyRecord; value: string }> {
+  const owner = await db('users as u')
+    .leftJoin('saml_idps as s', 's.name', 'u.idp_name')
+    .where('u.username', username)
+    .first('u.type as user_type', 'u.idp_name', 's.allow_api_keys as idp_allows_api_keys');
+  const refused = owner ? ssoKeyProblem(owner) : null;
+  if (refused) throw new ForbiddenError(refused, { username, idp_name: owner.idp_name });
   const keyId = randomBytes(8).toString('hex');
   const secret = randomBytes(32).toString('base64url');
   const now = nowIso();

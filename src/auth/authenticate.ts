@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db/index.js';
 import { TooManyRequestsError, UnauthorizedError } from '../errors.js';
-import { apiKeyProblem, splitApiKey } from './api-keys.js';
+import { apiKeyProblem, splitApiKey, ssoKeyProblem } from './api-keys.js';
 import type { PasswordHasher } from './passwords.js';
 import { API_KEY_USERNAME, type AuthMethod, type Principal } from './principal.js';
 import type { LoginThrottle } from './throttle.js';
@@ -63,6 +63,10 @@ export class Authenticator {
   async byPassword(username: string, password: string, client: string): Promise<Principal> {
     this.checkThrottle(client, username);
     const login = await findLoginRecord(this.db, username);
+    if (login?.user_type === 'saml') {
+      await this.hasher.verifyNothing(password);
+      this.refuse(client, username, `user '${username}' signs in through SAML identity provider '${login.idp_name}', not with a password`);
+    }
     if (!login?.password_hash) {
       await this.hasher.verifyNothing(password);
       this.refuse(client, username, BAD_PASSWORD);
@@ -83,7 +87,7 @@ export class Authenticator {
     const login = await findApiKeyLogin(this.db, parts.keyId);
     const keyProblem = apiKeyProblem(parts.secret, login);
     if (keyProblem || !login) this.refuse(client, throttleName, keyProblem ?? 'unknown API key');
-    const problem = this.stateProblem(login);
+    const problem = this.stateProblem(login) ?? ssoKeyProblem(login);
     if (problem) this.refuse(client, throttleName, problem);
     this.throttle.recordSuccess(client, throttleName);
     return this.principalOf(login, 'api_key');

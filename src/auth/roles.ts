@@ -19,6 +19,9 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   'deleteService',
   // Counts over every account.
   'getSystemStatistics',
+  // SAML identity providers decide who signs in to any account.
+  'listSamlIdps',
+  'manageSamlIdps',
   // The running node's logging level and the deployment's configured limits.
   'updateLoggingLevel',
   'getResourceLimits',

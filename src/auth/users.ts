@@ -7,8 +7,10 @@ import type { PasswordHasher } from './passwords.js';
 export interface UserRecord {
   username: string;
   account_name: string;
-  type: 'native';
+  type: 'native' | 'saml';
   source: string;
+  /** The identity provider a saml user signs in through. */
+  idp_name: string | null;
   state: 'enabled' | 'disabled';
   created_at: string;
   last_updated: string;
@@ -36,6 +38,10 @@ export interface LoginRecord {
   password_hash: string | null;
   /** Tokens issued under an older generation are refused (see revokeUserTokens). */
   token_generation: number;
+  user_type: 'native' | 'saml';
+  idp_name: string | null;
+  /** For saml users: whether their identity provider lets them use API keys. */
+  idp_allows_api_keys: boolean | number | null;
 }
 
 export const MASKED_CREDENTIAL = '********';
@@ -43,8 +49,12 @@ export const MASKED_CREDENTIAL = '********';
 function loginQuery(db: Db) {
   return db('users as u')
     .join('accounts as a', 'a.name', 'u.account_name')
+    .leftJoin('saml_idps as s', 's.name', 'u.idp_name')
     .select(
       'u.username',
+      'u.type as user_type',
+      'u.idp_name',
+      's.allow_api_keys as idp_allows_api_keys',
       'u.account_name',
       'u.state as user_state',
       'u.token_generation',
@@ -125,6 +135,7 @@ export async function createUser(
     account_name: accountName,
     type: 'native',
     source: 'native',
+    idp_name: null,
     state: 'enabled',
     created_at: now,
     last_updated: now,

@@ -1,12 +1,12 @@
 /**
- * A JSON POST for webhook, Slack and Teams deliveries, on the outbound client: one deadline covers the whole
- * exchange (redirects and reading the answer included), at most maxResponseBytes of the answer are ever
- * buffered, and only 307/308 redirects on the same receiver are followed. Messages of the errors never carry
+ * A JSON POST for webhook, Slack and Teams deliveries, and a GET of a small document (SAML metadata), on the
+ * outbound client: one deadline covers the whole exchange (redirects and reading the answer included), at most
+ * maxResponseBytes of the answer are ever buffered, and a POST follows only 307/308 redirects on the same receiver. Messages of the errors never carry
  * the URL's path, query or userinfo: for Slack/Teams/webhooks those are the credentials.
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { OutboundError, unreachable } from './errors.js';
-import { bodyFailure, request } from './http.js';
+import { bodyFailure, request, type OutboundRequest } from './http.js';
 import type { OutboundPolicy } from './policy.js';
 import { safeDecode, tryParseUrl } from './urls.js';
 
@@ -35,7 +35,23 @@ const MAX_REDIRECTS = 3;
 /** POSTs a JSON body; non-2xx answers are returned, not thrown (the caller decides what they mean). */
 export async function postJson(url: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<PostResult> {
   const parsed = tryParseUrl(url);
-  const host = parsed?.host ?? '(invalid URL)';
+  return exchangeCapped(url, { method: 'POST', headers: buildHeaders(parsed, headers, options), body, redirects: { follow: 'same-receiver', max: MAX_REDIRECTS } }, options);
+}
+
+/**
+ * GETs a document (such as an identity provider's SAML metadata) under the same deadline and cap; any redirect is
+ * followed, a few hops at most, each hop vetted by the policy. Non-2xx answers are returned, not thrown.
+ */
+export async function getCapped(url: string, headers: Record<string, string>, options: Omit<PostOptions, 'basicAuth'>): Promise<PostResult> {
+  return exchangeCapped(url, { method: 'GET', headers: { 'User-Agent': options.userAgent, ...headers }, redirects: { follow: 'any', max: MAX_REDIRECTS } }, options);
+}
+
+async function exchangeCapped(
+  url: string,
+  exchange: Pick<OutboundRequest, 'method' | 'headers' | 'body' | 'redirects'>,
+  options: Pick<PostOptions, 'policy' | 'timeoutMs' | 'verifyTls' | 'maxResponseBytes'>,
+): Promise<PostResult> {
+  const host = tryParseUrl(url)?.host ?? '(invalid URL)';
   const deadline = new AbortController();
   const timer = setTimeout(() => {
     const detail = `no answer within ${options.timeoutMs} ms`;
@@ -44,14 +60,11 @@ export async function postJson(url: string, body: string, headers: Record<string
   }, options.timeoutMs);
   try {
     const res = await request(url, {
-      method: 'POST',
-      headers: buildHeaders(parsed, headers, options),
-      body,
+      ...exchange,
       policy: options.policy,
       verifyTls: options.verifyTls,
       headTimeoutMs: options.timeoutMs,
       signal: deadline.signal,
-      redirects: { follow: 'same-receiver', max: MAX_REDIRECTS },
     });
     return await readCapped(res.body, res.url, options.maxResponseBytes);
   } finally {

@@ -52,12 +52,13 @@ export async function raw(
   baseUrl: string,
   method: string,
   path: string,
-  options: { auth?: Auth; headers?: Record<string, string>; body?: string | Buffer } = {},
+  options: { auth?: Auth; headers?: Record<string, string>; body?: string | Buffer; redirect?: 'follow' | 'manual' } = {},
 ): Promise<RawResponse> {
   const res = await fetch(baseUrl + path, {
     method,
     headers: { ...authHeader(options.auth === undefined ? adminAuth : options.auth), ...(options.headers ?? {}) },
     body: options.body,
+    redirect: options.redirect,
   });
   await validated(method, res);
   const text = await res.text();

@@ -73,6 +73,8 @@ describe('loadConfig', () => {
     [{ VIGIL_JWT_ALGORITHM: 'RS256' }, 'VIGIL_JWT_PRIVATE_KEY_FILE', /needs both/],
     [{ VIGIL_JWT_PRIVATE_KEY_FILE: '/no/such/file.pem' }, 'VIGIL_JWT_PRIVATE_KEY_FILE', /cannot read/],
     [{ VIGIL_ADMIN_PASSWORD: 'short' }, 'VIGIL_ADMIN_PASSWORD', /8 characters/],
+    [{ VIGIL_SAML_SP_KEY_FILE: '/no/such/key.pem' }, 'VIGIL_SAML_SP_KEY_FILE', /cannot read/],
+    [{ VIGIL_SAML_SP_KEY_FILE: import.meta.filename, VIGIL_SAML_SP_CERT_FILE: import.meta.filename }, 'VIGIL_SAML_SP_KEY_FILE', /not a PEM private key/],
   ])('rejects %o naming the variable', (env, variable, message) => {
     const err = errorOf(env);
     expect(err.variable).toBe(variable);

@@ -18,6 +18,7 @@ import { imagesArea } from './images.js';
 import { importsArea } from './imports.js';
 import { notificationsArea } from './notifications.js';
 import { runtimeArea } from './runtime.js';
+import { ssoArea } from './sso.js';
 import { systemArea } from './system.js';
 
-export const areas: Area<any>[] = [systemArea, identityArea, imagesArea, importsArea, runtimeArea, notificationsArea];
+export const areas: Area<any>[] = [systemArea, identityArea, imagesArea, importsArea, runtimeArea, notificationsArea, ssoArea];

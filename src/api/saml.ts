@@ -1,0 +1,52 @@
+/** Handlers of SAML single sign-on (RBAC tag): identity provider configurations, login and assertion consumer. */
+import * as idps from '../auth/saml/idps.js';
+import { metadataFetcher } from '../auth/saml/metadata.js';
+import { SamlRefusedError, loginRedirectUrl, signIn } from '../auth/saml/sso.js';
+import type { HandlerGroup } from '../server/handler-types.js';
+import type { components } from '../../generated/openapi-types.js';
+
+type SamlOps = 'list_idps' | 'add_idp' | 'get_idp' | 'update_idp' | 'delete_idp' | 'saml_login' | 'saml_sso';
+
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+/** Absent optional fields are left out rather than answered as null. */
+function idpShape(r: idps.SamlIdpRecord): components['schemas']['RbacManagerSamlConfiguration'] {
+  const shape: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(r)) if (value !== null) shape[key] = value;
+  return shape as components['schemas']['RbacManagerSamlConfiguration'];
+}
+
+export const samlHandlers: HandlerGroup<SamlOps> = {
+  async list_idps(ctx) {
+    return { status: 200, body: await idps.listIdpNames(ctx.db) };
+  },
+  async add_idp(ctx, { body }) {
+    return { status: 200, body: idpShape(await idps.createIdp(ctx.db, body, metadataFetcher(ctx.services.outbound.identity))) };
+  },
+  async get_idp(ctx, { params }) {
+    return { status: 200, body: idpShape(await idps.getIdp(ctx.db, params.name)) };
+  },
+  async update_idp(ctx, { params, body }) {
+    return { status: 200, body: idpShape(await idps.updateIdp(ctx.db, params.name, body, metadataFetcher(ctx.services.outbound.identity))) };
+  },
+  async delete_idp(ctx, { params }) {
+    await idps.deleteIdp(ctx.db, params.name);
+    return { status: 204 };
+  },
+  async saml_login(ctx, { params, query }) {
+    const { spPrivateKeyPem, spCertificatePem } = ctx.services.config.saml;
+    const spKeys = spPrivateKeyPem && spCertificatePem ? { privateKeyPem: spPrivateKeyPem, certificatePem: spCertificatePem } : null;
+    const location = await loginRedirectUrl(ctx.db, params.idp_name, query.RelayState, spKeys);
+    return { status: 302, headers: { Location: location, 'Cache-Control': 'no-store' } };
+  },
+  async saml_sso(ctx, { params, body }) {
+    try {
+      const result = await signIn(ctx.db, ctx.services.tokens, params.idp_name, body.SAMLResponse);
+      ctx.log.info({ idp_name: params.idp_name, username: result.username, account: result.accountName, created: result.created }, 'SAML sign-in');
+      return { status: 200, body: { token: result.tokens.access_token, ...result.tokens }, headers: NO_STORE };
+    } catch (err) {
+      if (err instanceof SamlRefusedError) ctx.log.warn({ idp_name: err.idpName, reason: err.reason }, 'SAML sign-in refused');
+      throw err;
+    }
+  },
+};
