@@ -14,13 +14,13 @@ import { parseDomFromString, xpath } from '@node-saml/node-saml/lib/xml.js';
 import type { Db } from '../../db/index.js';
 import { ConflictError, UnauthorizedError } from '../../errors.js';
 import { nowIso } from '../../util/time.js';
+import { provisionSsoUser, SSO_USERNAME, type SsoIdentity } from '../sso/provision.js';
 import type { IssuedTokens, TokenService } from '../tokens.js';
 import { getIdp, resolveIdp, type ResolvedIdp, type SamlIdpRecord } from './idps.js';
 import { REQUEST_LIFETIME_MS, SamlRequestStore } from './requests.js';
 
 /** How far the identity provider's clock may be from ours. */
 export const CLOCK_SKEW_MS = 60_000;
-const USERNAME = /^[A-Za-z0-9][A-Za-z0-9@._+-]{0,127}$/;
 
 export class SamlRefusedError extends UnauthorizedError {
   constructor(
@@ -113,12 +113,6 @@ function attribute(profile: Profile, name: string | null): string | undefined {
   return typeof first === 'string' && first.trim() ? first.trim() : undefined;
 }
 
-interface Identity {
-  username: string;
-  account: string | undefined;
-  role: string | undefined;
-}
-
 async function validate(db: Db, idp: ResolvedIdp, samlResponse: string): Promise<{ profile: Profile; facts: AssertionFacts }> {
   const { record } = idp;
   const refuse = (reason: string) => new SamlRefusedError(record.name, reason);
@@ -143,84 +137,15 @@ async function validate(db: Db, idp: ResolvedIdp, samlResponse: string): Promise
   return { profile, facts };
 }
 
-function identityOf(idp: SamlIdpRecord, profile: Profile): Identity {
+function identityOf(idp: SamlIdpRecord, profile: Profile): SsoIdentity {
   const username = idp.idp_username_attribute ? attribute(profile, idp.idp_username_attribute) : profile.nameID;
   if (!username) throw new SamlRefusedError(idp.name, `the assertion names no user (${idp.idp_username_attribute ? `attribute '${idp.idp_username_attribute}'` : 'NameID'})`);
-  if (!USERNAME.test(username)) throw new SamlRefusedError(idp.name, `'${username.slice(0, 128)}' is not a valid Vigil username`);
+  if (!SSO_USERNAME.test(username)) throw new SamlRefusedError(idp.name, `'${username.slice(0, 128)}' is not a valid Vigil username`);
   return {
     username,
     account: attribute(profile, idp.idp_account_attribute) ?? undefined,
     role: attribute(profile, idp.idp_role_attribute) ?? undefined,
   };
-}
-
-/**
- * Creates the user on first sign-in, or brings a known user's account and role in line with the assertion.
- * The assertion's account and role replace the user's memberships: the identity provider is the authority for
- * its users.
- */
-async function provision(trx: Db, idp: SamlIdpRecord, who: Identity): Promise<{ accountName: string; created: boolean; generation: number }> {
-  const refuse = (reason: string) => new SamlRefusedError(idp.name, reason);
-  const existing = await trx('users').where({ username: who.username }).first();
-  if (existing) {
-    if (existing.type !== 'saml' || existing.idp_name !== idp.name)
-      throw refuse(`user '${who.username}' exists and does not sign in through identity provider '${idp.name}'`);
-    if (existing.state !== 'enabled') throw refuse(`user '${who.username}' is disabled`);
-  } else if (idp.require_existing_users) {
-    throw refuse(`user '${who.username}' does not exist, and the identity provider admits only existing users`);
-  }
-  const accountName = who.account ?? existing?.account_name ?? idp.default_account;
-  if (!accountName) throw refuse('the assertion names no account and the identity provider has no default_account');
-  const account = await trx('accounts').where({ name: accountName }).first('state');
-  if (!account) throw refuse(`account '${accountName}' does not exist`);
-  if (account.state !== 'enabled') throw refuse(`account '${accountName}' is ${account.state}`);
-  const role = who.role ?? idp.default_role ?? undefined;
-  if (role !== undefined && !(await trx('roles').where({ name: role }).first('name'))) throw refuse(`role '${role}' does not exist`);
-  const moved = existing && existing.account_name !== accountName;
-  if (role === undefined && (!existing || moved))
-    throw refuse(`the assertion names no role for account '${accountName}' and the identity provider has no default_role`);
-
-  const now = nowIso();
-  if (!existing) {
-    // Two first sign-ins of one user at once: the second finds the name taken and is refused (nothing of it stays,
-    // and its assertion id is not spent, so signing in again works).
-    const inserted = await trx('users')
-      .insert({
-        username: who.username,
-        account_name: accountName,
-        type: 'saml',
-        source: 'saml',
-        idp_name: idp.name,
-        state: 'enabled',
-        created_at: now,
-        last_updated: now,
-        password_last_updated: null,
-      })
-      .onConflict('username')
-      .ignore()
-      .returning('username');
-    if (inserted.length === 0) throw refuse(`user '${who.username}' was created by a concurrent sign-in; sign in again`);
-  } else if (moved) {
-    await trx('users').where({ username: who.username }).update({ account_name: accountName, last_updated: now });
-    await trx('api_keys').where({ username: who.username }).update({ account_name: accountName });
-  }
-  let changed = !!moved;
-  if (role !== undefined) {
-    const held = await trx('role_members').where({ username: who.username }).select('role_name', 'account_name');
-    const same = held.length === 1 && held[0].role_name === role && held[0].account_name === accountName;
-    if (!same) {
-      await trx('role_members').where({ username: who.username }).delete();
-      await trx('role_members')
-        .insert({ role_name: role, username: who.username, account_name: accountName, created_at: now })
-        .onConflict(['role_name', 'username', 'account_name'])
-        .ignore();
-      changed ||= held.length > 0;
-    }
-  }
-  // Sessions opened under the earlier account or role end, as when an administrator changes them.
-  if (changed) await trx('users').where({ username: who.username }).increment('token_generation', 1);
-  const { token_generation } = await trx('users').where({ username: who.username }).first('token_generation');
-  return { accountName, created: !existing, generation: Number(token_generation) };
 }
 
 /** Validates a posted SAML response and signs its user in. */
@@ -239,7 +164,7 @@ export async function signIn(db: Db, tokens: TokenService, idpName: string, saml
       .ignore()
       .returning('assertion_id');
     if (used.length === 0) throw new SamlRefusedError(idpName, `assertion '${facts.id}' has already been used`);
-    return provision(trx, record, who);
+    return provisionSsoUser(trx, { ...record, source: 'saml' }, who, (reason) => new SamlRefusedError(idpName, reason));
   });
   return { username: who.username, accountName: result.accountName, created: result.created, tokens: await tokens.issue(who.username, result.accountName, result.generation) };
 }
