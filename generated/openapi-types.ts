@@ -1052,8 +1052,10 @@ export interface paths {
          * Get the image's vulnerabilities as a CycloneDX 1.6 JSON document
          * @description The findings `GET .../vuln/{vuln_type}` lists, as a CycloneDX 1.6 BOM: the image as `metadata.component`,
          *     each affected package as a component, and each vulnerability with its `affects`, `ratings` (the severity
-         *     from the feed, method `other`, and each CVSS score with its vector), `source`, `references` (aliases) and,
-         *     for annotated findings, the annotation as `analysis`. 409 while the image is not analyzed.
+         *     from the feed, method `other`, and each CVSS score with its vector), `source`, `references` (aliases),
+         *     `properties` `vigil:finding:matched_by` and `vigil:finding:confidence` (as `matched_by` and `confidence` in
+         *     the JSON listing) and, for annotated findings, the annotation as `analysis`. 409 while the image is not
+         *     analyzed.
          */
         get: operations["get_image_vulnerabilities_by_digest_cyclonedx_json"];
         put?: never;

@@ -2009,8 +2009,10 @@ export const getImageVulnerabilitiesByDigest = <ThrowOnError extends boolean = f
  *
  * The findings `GET .../vuln/{vuln_type}` lists, as a CycloneDX 1.6 BOM: the image as `metadata.component`,
  * each affected package as a component, and each vulnerability with its `affects`, `ratings` (the severity
- * from the feed, method `other`, and each CVSS score with its vector), `source`, `references` (aliases) and,
- * for annotated findings, the annotation as `analysis`. 409 while the image is not analyzed.
+ * from the feed, method `other`, and each CVSS score with its vector), `source`, `references` (aliases),
+ * `properties` `vigil:finding:matched_by` and `vigil:finding:confidence` (as `matched_by` and `confidence` in
+ * the JSON listing) and, for annotated findings, the annotation as `analysis`. 409 while the image is not
+ * analyzed.
  *
  */
 export const getImageVulnerabilitiesByDigestCyclonedxJson = <ThrowOnError extends boolean = false>(options: Options<GetImageVulnerabilitiesByDigestCyclonedxJsonData, ThrowOnError>) => (options.client ?? client).get<GetImageVulnerabilitiesByDigestCyclonedxJsonResponses, GetImageVulnerabilitiesByDigestCyclonedxJsonErrors, ThrowOnError>({

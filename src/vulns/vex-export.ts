@@ -131,6 +131,9 @@ function ratingsOf(v: PackageVulnerabilityItem): CycloneDxRating[] {
   return [{ source: { name: v.feed }, severity: CDX_SEVERITY[v.severity as SeverityLabel] ?? 'unknown', method: 'other' }, ...scored];
 }
 
+/** Properties of each finding in the vulnerability report, named like the SBOM export's `vigil:` properties. */
+export const CDX_FINDING_PROPERTY = { matchedBy: 'vigil:finding:matched_by', confidence: 'vigil:finding:confidence' } as const;
+
 export interface VulnerabilityReportOptions {
   vulnType: VulnType;
   vendorOnly: boolean;
@@ -154,6 +157,10 @@ async function reportInput(db: Db, accountName: string, digest: string, toolVers
       ...(annotation ? annotatedFields(annotation) : {}),
       timestamp: annotation?.updated_at ?? v.detected_at ?? analyzedAt,
       ratings: ratingsOf(v),
+      properties: [
+        { name: CDX_FINDING_PROPERTY.matchedBy, value: v.matched_by },
+        { name: CDX_FINDING_PROPERTY.confidence, value: v.confidence },
+      ],
     };
   });
   const tag = (await tagsOf(db, accountName, [digest])).get(digest)?.find((t) => t.current);

@@ -494,6 +494,12 @@ describe('annotations and VEX', () => {
     const affected = doc.vulnerabilities.flatMap((v: { id: string; affects: { ref: string }[] }) => v.affects.map((a) => `${v.id} ${a.ref}`)).sort();
     expect(affected).toEqual(listed.map((v) => `${v.vuln} ${(v as unknown as { purl: string }).purl}`).sort());
     for (const v of doc.vulnerabilities) for (const a of v.affects) expect(refs.has(a.ref)).toBe(true);
+    // How each finding matched, as in the JSON listing.
+    const matchOf = (v: { properties?: { name: string; value: string }[] }) => Object.fromEntries((v.properties ?? []).map((p) => [p.name, p.value]));
+    const fromReport = doc.vulnerabilities.flatMap((v: { id: string; affects: { ref: string }[] }) => v.affects.map((a) => ({ key: `${v.id} ${a.ref}`, ...matchOf(v) })));
+    const fromListing = listed.map((v) => ({ key: `${v.vuln} ${(v as unknown as { purl: string }).purl}`, 'vigil:finding:matched_by': v.matched_by, 'vigil:finding:confidence': v.confidence }));
+    const byKey = (a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key);
+    expect(fromReport.sort(byKey)).toEqual(fromListing.sort(byKey));
     const ssl = doc.vulnerabilities.find((v: { id: string }) => v.id === 'DSA-9001-1');
     expect(ssl.ratings[0]).toEqual({ source: { name: 'osv' }, severity: 'critical', method: 'other' });
     expect(ssl.ratings.slice(1)).toEqual(expect.arrayContaining([expect.objectContaining({ method: expect.stringMatching(/^CVSSv3/), score: expect.any(Number), vector: expect.stringMatching(/^CVSS:3/) })]));
@@ -513,6 +519,7 @@ describe('annotations and VEX', () => {
     expect(xml.headers.get('content-type')).toMatch(/^application\/xml/);
     expect(xml.text.match(/<vulnerability bom-ref=/g)).toHaveLength(doc.vulnerabilities.length);
     expect(xml.text).toContain('<detail>Action statement: rebuild on the next base image</detail>');
+    expect(xml.text.match(/<property name="vigil:finding:matched_by">/g)).toHaveLength(doc.vulnerabilities.length);
     if (!missingTools('xmllint')) expect(cycloneDxXmlErrors(xml.text, '1.6')).toEqual([]);
 
     expectValidationError(await raw(server.url, 'GET', `/v2/images/${debianDigest}/vuln/binary/cyclonedx-xml`), ['path.vuln_type']);

@@ -122,6 +122,7 @@ export interface CycloneDxVexVulnerability {
   references?: Array<{ id: string; source: CycloneDxVexSource }>;
   ratings?: CycloneDxRating[];
   description?: string;
+  properties?: Array<{ name: string; value: string }>;
   analysis: {
     state: CycloneDxAnalysisState;
     justification?: CycloneDxJustification;
@@ -153,6 +154,8 @@ export interface CycloneDxVexDocument {
 export interface CycloneDxStatement extends Omit<VexStatement, 'status'> {
   status?: VexStatus;
   ratings?: CycloneDxRating[];
+  /** Name/value pairs about the finding (how it matched), written as the vulnerability's `properties`. */
+  properties?: Array<{ name: string; value: string }>;
 }
 
 export interface CycloneDxDocumentInput extends Omit<VexDocumentInput, 'statements'> {
@@ -241,6 +244,7 @@ function vulnerabilityEntry(s: CycloneDxStatement, withDetail: boolean): Entry {
     ...(aliases.length ? { references: aliases.map((alias) => ({ id: alias, source: sourceName(alias) ? { name: sourceName(alias)! } : {} })) } : {}),
     ...(s.ratings?.length ? { ratings: s.ratings } : {}),
     ...(description ? { description } : {}),
+    ...(s.properties?.length ? { properties: s.properties } : {}),
     ...(s.status ? { analysis: analysis({ ...s, status: s.status }, withDetail) } : {}),
   };
 }
@@ -267,6 +271,7 @@ function vulnerabilityModel(bomRef: string, entry: Entry, affected: Models.Compo
       ),
     ),
     ...(entry.description ? { description: entry.description } : {}),
+    properties: new Models.PropertyRepository((entry.properties ?? []).map((p) => new Models.Property(p.name, p.value))),
     ...(a
       ? {
           analysis: new TimedAnalysis({
