@@ -86,6 +86,8 @@ interface Vuln {
   severity: string;
   will_not_fix: boolean;
   is_kev: boolean;
+  matched_by: string;
+  confidence: string;
   epss: { epss: number; percentile: number }[];
   detected_at: string;
   fix_observed_at: string | null;
@@ -496,7 +498,7 @@ describe('annotations and VEX', () => {
     for (const v of doc.vulnerabilities) for (const a of v.affects) expect(refs.has(a.ref)).toBe(true);
     // How each finding matched, as in the JSON listing.
     const matchOf = (v: { properties?: { name: string; value: string }[] }) => Object.fromEntries((v.properties ?? []).map((p) => [p.name, p.value]));
-    const fromReport = doc.vulnerabilities.flatMap((v: { id: string; affects: { ref: string }[] }) => v.affects.map((a) => ({ key: `${v.id} ${a.ref}`, ...matchOf(v) })));
+    const fromReport = doc.vulnerabilities.flatMap((v: { id: string; affects: { ref: string }[]; properties?: { name: string; value: string }[] }) => v.affects.map((a) => ({ key: `${v.id} ${a.ref}`, ...matchOf(v) })));
     const fromListing = listed.map((v) => ({ key: `${v.vuln} ${(v as unknown as { purl: string }).purl}`, 'vigil:finding:matched_by': v.matched_by, 'vigil:finding:confidence': v.confidence }));
     const byKey = (a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key);
     expect(fromReport.sort(byKey)).toEqual(fromListing.sort(byKey));
