@@ -56,6 +56,8 @@ export interface Config {
   reports: ReportsConfig;
   notifications: NotificationsConfig;
   outbound: OutboundConfig;
+  /** GET /metrics: open when both are null; otherwise a scrape must bring the bearer token or the basic credentials. */
+  prometheus: { bearerToken: string | null; basicAuth: { username: string; password: string } | null };
 }
 
 /** Allow-lists of internal addresses outbound requests may reach (all other non-public addresses are refused). */
@@ -503,5 +505,18 @@ function readConfig(env: Env): Config {
       allow: allowList(env, 'VIGIL_OUTBOUND_ALLOW'),
       registryAllow: allowList(env, 'VIGIL_REGISTRY_ALLOW'),
     },
+    prometheus: {
+      bearerToken: optional(env, 'VIGIL_PROMETHEUS_TOKEN'),
+      basicAuth: basicCredentials(env, 'VIGIL_PROMETHEUS_BASIC_AUTH'),
+    },
   };
+}
+
+/** `user:password` (the password may contain colons). */
+function basicCredentials(env: Env, name: string): { username: string; password: string } | null {
+  const value = optional(env, name);
+  if (value === null) return null;
+  const colon = value.indexOf(':');
+  if (colon <= 0 || colon === value.length - 1) throw new ConfigError(name, 'expected user:password with neither empty');
+  return { username: value.slice(0, colon), password: value.slice(colon + 1) };
 }

@@ -30,6 +30,7 @@ import { OutboundPolicy } from './outbound/policy.js';
 import type { DeliveryOptions } from './notifications/types.js';
 import { migrateAndRecord } from './system/deployments.js';
 import { nodeServiceNames, ServiceRegistry } from './system/services.js';
+import { PrometheusMetrics } from './system/prometheus.js';
 
 export interface Services {
   config: Config;
@@ -50,6 +51,8 @@ export interface Services {
   startedAt: string;
   /** This node's service registrations and their heartbeat (GET /v2/system/services). */
   registry: ServiceRegistry;
+  /** This process's Prometheus metrics (GET /metrics). */
+  prometheus: PrometheusMetrics;
   /** What this process's feed sync is doing, for the feeds listing. */
   feedProgress: FeedSyncProgress;
   reports: {
@@ -129,6 +132,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
         busy: (name) => name === 'analyzer' && worker.busy,
         loggingLevel: () => log.level,
       }),
+      prometheus: new PrometheusMetrics(db),
       feedProgress: { running: false },
       reports: {
         tokens: new PageTokens(secretBox.deriveKey('report-page-tokens')),

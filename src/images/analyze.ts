@@ -172,13 +172,15 @@ async function releaseUpload(image: ImageRecord): Promise<void> {
   if (source.kind === 'archive' && source.path) await rm(source.path, { force: true });
 }
 
-export async function analyzeImageJob(services: Services, payload: AnalyzeImagePayload, job: Job, context: JobContext): Promise<void> {
+/** Analyzes the job's image; answers `analyzed` or `failed`, or nothing when there was nothing to do. */
+export async function analyzeImageJob(services: Services, payload: AnalyzeImagePayload, job: Job, context: JobContext): Promise<{ outcome: 'analyzed' | 'failed' } | undefined> {
   const { accountName, imageDigest } = payload;
   const image = await findImage(services.db, accountName, imageDigest);
-  if (!image || image.image_status !== 'active' || image.analysis_status === 'analyzed') return; // deleted, or done already
+  if (!image || image.image_status !== 'active' || image.analysis_status === 'analyzed') return undefined; // deleted, or done already
   await runAnalysis(services, image, job, context);
   const after = await findImage(services.db, accountName, imageDigest);
   if (!after || after.analysis_status !== 'analyzing') await releaseUpload(image);
+  return after?.analysis_status === 'analyzed' ? { outcome: 'analyzed' } : after?.analysis_status === 'analysis_failed' ? { outcome: 'failed' } : undefined;
 }
 
 async function runAnalysis(services: Services, image: ImageRecord, job: Job, context: JobContext): Promise<void> {

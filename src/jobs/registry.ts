@@ -11,8 +11,9 @@ export function registerJobs(services: Services): void {
   services.worker.register(
     ANALYZE_IMAGE_JOB,
     async (payload, job, context) => {
-      await analyzeImageJob(services, payload, job, context);
+      const answer = await analyzeImageJob(services, payload, job, context);
       await reevaluateQuietly(services, payload.accountName, payload.imageDigest);
+      return answer;
     },
     (payload, job) => failInterruptedAnalysis(services, payload, job),
   );

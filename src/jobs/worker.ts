@@ -15,7 +15,8 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
-export type JobHandler = (payload: any, job: Job, context: JobContext) => Promise<void>;
+/** A handler may answer what became of the job's subject (e.g. an analysis: analyzed or failed); it is reported as `outcome`. */
+export type JobHandler = (payload: any, job: Job, context: JobContext) => Promise<void | { outcome: string }>;
 
 /**
  * Called instead of the handler when a job is claimed again after using all its attempts without ever failing
@@ -37,6 +38,10 @@ export interface JobFinished {
   kind: string;
   status: JobStatus;
   error?: string;
+  /** How long the handler ran in this attempt. */
+  durationMs?: number;
+  /** What the handler answered about the job's subject. */
+  outcome?: string;
 }
 
 /** Identifies this process among earlier ones on the same host (pids repeat in containers, this does not). */
@@ -140,11 +145,12 @@ export class JobWorker extends EventEmitter {
       this.queue.renew(job.id, this.workerId, this.options.leaseMs).catch((err) => log.warn({ err }, 'lease renewal failed'));
     }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
     renew.unref();
+    const started = performance.now();
     try {
-      await this.handlers.get(job.kind)!(job.payload, job, { log, signal: this.abort.signal });
+      const answer = await this.handlers.get(job.kind)!(job.payload, job, { log, signal: this.abort.signal });
       clearInterval(renew);
       await this.queue.complete(job.id, this.workerId);
-      this.emit('finished', { id: job.id, kind: job.kind, status: 'done' } satisfies JobFinished);
+      this.emit('finished', { id: job.id, kind: job.kind, status: 'done', durationMs: performance.now() - started, ...(answer ? { outcome: answer.outcome } : {}) } satisfies JobFinished);
     } catch (err) {
       clearInterval(renew);
       if (this.stopping) return; // left running: the next start (or another worker) resumes it
@@ -152,7 +158,7 @@ export class JobWorker extends EventEmitter {
       const backoff = this.options.retryBaseMs * 2 ** (job.attempts - 1) * (0.5 + Math.random());
       const status = await this.queue.fail(job, this.workerId, message, backoff);
       log[status === 'failed' ? 'error' : 'warn']({ err }, status === 'failed' ? 'job failed for good' : 'job failed; will retry');
-      this.emit('finished', { id: job.id, kind: job.kind, status, error: message } satisfies JobFinished);
+      this.emit('finished', { id: job.id, kind: job.kind, status, error: message, durationMs: performance.now() - started } satisfies JobFinished);
     }
   }
 

@@ -1,7 +1,7 @@
 /**
  * Runs the read-model refresh every refreshIntervalSeconds (the bound on reporting lag) and on demand.
  * Requests while a refresh runs are coalesced into one more run, so `refreshNow()` always returns after a
- * refresh that started after it was called. Emits 'refreshed' with the outcome after each run.
+ * refresh that started after it was called. Emits 'refreshed' with the outcome after each run, 'failed' with the error.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
@@ -55,6 +55,10 @@ export class ReportRefresher extends EventEmitter {
         if (outcome.changesApplied) this.log.debug({ ...outcome, ms: Date.now() - started }, 'reporting read model refreshed');
         this.emit('refreshed', outcome);
         return outcome;
+      })
+      .catch((err: unknown) => {
+        this.emit('failed', err);
+        throw err;
       })
       .finally(() => {
         this.running = null;

@@ -9,6 +9,7 @@ import { createBodyParsing } from './body-parsing.js';
 import { docsRouter } from './docs.js';
 import { sendError } from './error-response.js';
 import type { BodyChecks, Handlers } from './handler-types.js';
+import { metricsEndpoint, requestMetrics } from './metrics-endpoint.js';
 import { createPipeline } from './pipeline.js';
 import { reportsRouter } from '../reports/graphql/http.js';
 
@@ -46,6 +47,9 @@ export async function createApp(services: Services, handlers: Handlers, bodyChec
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
     }),
   );
+
+  app.use(requestMetrics(services.prometheus));
+  app.get('/metrics', metricsEndpoint(services.prometheus, services.config.prometheus));
 
   app.use((req, res, next) => {
     const legacy = LEGACY_ROUTES[`${req.method} ${req.path}`];

@@ -271,6 +271,7 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
         throw new NotFoundError(`no operation at ${req.method} ${request.path}`, { path: request.path });
       }
       operationId = operation.operationId as OperationId;
+      res.locals.operationId = operationId;
       const meta: OperationMeta = operationTable[operationId];
 
       const principal = meta.public ? null : await authenticate(req);

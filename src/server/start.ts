@@ -40,6 +40,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       resolve();
     });
   });
+  services.prometheus.watch({ worker: services.worker, dispatcher: services.notifications.dispatcher, refresher: services.reports.refresher });
   await services.worker.start();
   const stopWatching = config.watchIntervalSeconds > 0 ? startWatchScheduler(services, config.watchIntervalSeconds) : () => {};
   const stopFeedSchedule = startFeedScheduler(services);

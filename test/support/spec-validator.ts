@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
+import { samples } from './prometheus-text.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const swagger = JSON.parse(readFileSync(join(root, 'generated', 'swagger.json'), 'utf8'));
@@ -91,6 +92,14 @@ export function assertResponseMatchesSpec(method: string, url: string, status: n
     } catch {
       throw new SpecViolation(`${where}: content-type is JSON but the body does not parse`);
     }
+  }
+  // Outside the API: Prometheus' scrape endpoint answers its text format, or the API's error shape.
+  if (pathname === '/metrics' && method.toUpperCase() === 'GET') {
+    if (status === 200) {
+      if (!(contentType ?? '').startsWith('text/plain; version=0.0.4')) throw new SpecViolation(`${where}: content-type ${contentType} is not Prometheus text 0.0.4`);
+      samples(bodyText);
+    } else check(where, { $ref: '#/definitions/ApiErrorResponse' }, parsed);
+    return;
   }
   const legacy = LEGACY[`${method.toUpperCase()} ${pathname}`];
   if (legacy) pathname = legacy.to;

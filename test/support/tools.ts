@@ -25,6 +25,7 @@ const DEBIAN_PACKAGE = {
   chromium: 'chromium',
   dpkg: 'dpkg',
   mmdebstrap: 'mmdebstrap',
+  promtool: 'prometheus',
 } as const;
 
 export type Tool = keyof typeof DEBIAN_PACKAGE;
