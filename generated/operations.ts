@@ -163,6 +163,8 @@ export const operationTable = {
   get_webhook_delivery: {"operationId":"get_webhook_delivery","method":"get","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_webhook_selector: {"operationId":"get_webhook_selector","method":"get","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   health_check: {"operationId":"health_check","method":"get","path":"/health","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  health_live: {"operationId":"health_live","method":"get","path":"/health/live","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  health_ready: {"operationId":"health_ready","method":"get","path":"/health/ready","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   import_content_searches: {"operationId":"import_content_searches","method":"post","path":"/imports/images/{operation_id}/content-searches","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_file_contents: {"operationId":"import_file_contents","method":"post","path":"/imports/images/{operation_id}/file-contents","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_image_config: {"operationId":"import_image_config","method":"post","path":"/imports/images/{operation_id}/image-config","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -1225,6 +1227,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['health_check']['responses'][200]['content']['application/json'] };
+  };
+  health_live: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['health_live']['responses'][200]['content']['application/json'] };
+  };
+  health_ready: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['health_ready']['responses'][200]['content']['application/json'] };
   };
   import_content_searches: {
     path: operations['import_content_searches']['parameters']['path'];

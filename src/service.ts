@@ -51,6 +51,8 @@ export interface Services {
   startedAt: string;
   /** This node's service registrations and their heartbeat (GET /v2/system/services). */
   registry: ServiceRegistry;
+  /** Where the process is in its life, for the readiness probe: every part started, or shutting down. */
+  lifecycle: { started: boolean; stopping: boolean };
   /** This process's Prometheus metrics (GET /metrics). */
   prometheus: PrometheusMetrics;
   /** What this process's feed sync is doing, for the feeds listing. */
@@ -132,6 +134,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
         busy: (name) => name === 'analyzer' && worker.busy,
         loggingLevel: () => log.level,
       }),
+      lifecycle: { started: false, stopping: false },
       prometheus: new PrometheusMetrics(db),
       feedProgress: { running: false },
       reports: {

@@ -3155,6 +3155,68 @@ export type HealthCheckResponses = {
 
 export type HealthCheckResponse = HealthCheckResponses[keyof HealthCheckResponses];
 
+export type HealthLiveData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/health/live';
+};
+
+export type HealthLiveErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type HealthLiveError = HealthLiveErrors[keyof HealthLiveErrors];
+
+export type HealthLiveResponses = {
+    /**
+     * The process answers.
+     */
+    200: HealthStatus;
+};
+
+export type HealthLiveResponse = HealthLiveResponses[keyof HealthLiveResponses];
+
+export type HealthReadyData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/health/ready';
+};
+
+export type HealthReadyErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+    /**
+     * The service cannot serve requests right now (for example, the database does not answer).
+     */
+    503: ApiErrorResponse;
+};
+
+export type HealthReadyError = HealthReadyErrors[keyof HealthReadyErrors];
+
+export type HealthReadyResponses = {
+    /**
+     * The node is ready.
+     */
+    200: HealthStatus;
+};
+
+export type HealthReadyResponse = HealthReadyResponses[keyof HealthReadyResponses];
+
 export type VersionCheckData = {
     body?: never;
     path?: never;

@@ -2433,6 +2433,16 @@ export const zPingResponse = z.enum(['v2']);
 export const zHealthCheckResponse = zHealthStatus;
 
 /**
+ * The process answers.
+ */
+export const zHealthLiveResponse = zHealthStatus;
+
+/**
+ * The node is ready.
+ */
+export const zHealthReadyResponse = zHealthStatus;
+
+/**
  * Versions of this deployment.
  */
 export const zVersionCheckResponse = zServiceVersion;

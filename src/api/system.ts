@@ -15,6 +15,8 @@ import type { RequestContext } from '../server/context.js';
 type SystemOps =
   | 'ping'
   | 'health_check'
+  | 'health_live'
+  | 'health_ready'
   | 'version_check'
   | 'get_openapi_spec'
   | 'get_status'
@@ -63,6 +65,17 @@ export const systemHandlers: HandlerGroup<SystemOps> = {
   },
   async health_check(ctx) {
     if (!(await databaseAnswers(ctx))) throw new UnavailableError('the database does not answer');
+    return { status: 200, body: { status: 'ok' as const } };
+  },
+  async health_live() {
+    return { status: 200, body: { status: 'ok' as const } };
+  },
+  async health_ready(ctx) {
+    const checks = { started: ctx.services.lifecycle.started, stopping: ctx.services.lifecycle.stopping, database: await databaseAnswers(ctx) };
+    if (!checks.started || checks.stopping || !checks.database) {
+      const reason = checks.stopping ? 'the node is shutting down' : !checks.started ? 'the node is still starting' : 'the database does not answer';
+      throw new UnavailableError(`not ready: ${reason}`, { checks });
+    }
     return { status: 200, body: { status: 'ok' as const } };
   },
   async version_check(ctx) {

@@ -66,9 +66,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     heartbeatSeconds: config.heartbeatSeconds,
   });
 
+  services.lifecycle.started = true;
+
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      // In-flight requests and keep-alive connections that ask the readiness probe now hear 503.
+      services.lifecycle.stopping = true;
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
         server.close(() => {

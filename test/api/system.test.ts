@@ -29,6 +29,35 @@ describe('system routes', () => {
     expect(res.json).toEqual({ status: 'ok' });
   });
 
+  it('answers the liveness and readiness probes without credentials', async () => {
+    const live = await raw(server.url, 'GET', '/v2/health/live', { auth: null });
+    expect(live.status).toBe(200);
+    expect(live.json).toEqual({ status: 'ok' });
+    const ready = await raw(server.url, 'GET', '/v2/health/ready', { auth: null });
+    expect(ready.status).toBe(200);
+    expect(ready.json).toEqual({ status: 'ok' });
+  });
+
+  it('is not ready while starting or shutting down, and says which check failed; liveness is unaffected', async () => {
+    const { lifecycle } = server.running.services;
+    try {
+      lifecycle.started = false;
+      const starting = await raw(server.url, 'GET', '/v2/health/ready', { auth: null });
+      expect(starting.status).toBe(503);
+      expect(starting.json).toMatchObject({ error_type: 'service_unavailable', message: 'not ready: the node is still starting' });
+      expect(starting.json.detail.checks).toEqual({ started: false, stopping: false, database: true });
+      lifecycle.started = true;
+      lifecycle.stopping = true;
+      const stopping = await raw(server.url, 'GET', '/v2/health/ready', { auth: null });
+      expect(stopping.status).toBe(503);
+      expect(stopping.json.message).toBe('not ready: the node is shutting down');
+      expect((await raw(server.url, 'GET', '/v2/health/live', { auth: null })).status).toBe(200);
+    } finally {
+      lifecycle.started = true;
+      lifecycle.stopping = false;
+    }
+  });
+
   it('reports versions', async () => {
     const { data, response } = await client(server.url, null).GET('/version');
     expect(response.status).toBe(200);

@@ -58,6 +58,8 @@ export const systemArea = defineArea<State>({
   calls: {
     ping: () => ok(sdk.ping()),
     health_check: () => ok(sdk.healthCheck()),
+    health_live: () => ok(sdk.healthLive()),
+    health_ready: () => ok(sdk.healthReady()),
     version_check: () => ok(sdk.versionCheck()),
     get_openapi_spec: () => ok(sdk.getOpenapiSpec()),
     get_status: () => ok(sdk.getStatus()),
