@@ -67,7 +67,8 @@ export type Signing = 'response' | 'assertion' | 'both';
 
 export interface LoginOptions {
   nameId: string;
-  attributes?: Record<string, string>;
+  /** Assertion attributes; an array gives a multi-valued attribute (one AttributeValue per element). */
+  attributes?: Record<string, string | string[]>;
   /** The AuthnRequest id this answers (SP-initiated login). */
   inResponseTo?: string;
   signing?: Signing;
@@ -171,13 +172,28 @@ export class TestIdp {
       };
       // The statement goes in first so its {attr...} placeholders are then filled like the others.
       let xml = SamlLib.replaceTagsByValue(template, { AttributeStatement: attributeStatement });
-      for (const [name, value] of Object.entries(attributes)) xml = SamlLib.replaceTagsByValue(xml, { [`attr${name.charAt(0).toUpperCase()}${name.slice(1)}`]: value });
+      for (const [name, value] of Object.entries(attributes)) {
+        const tag = `attr${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+        if (Array.isArray(value)) xml = multiValued(xml, tag, value);
+        else xml = SamlLib.replaceTagsByValue(xml, { [tag]: value });
+      }
       xml = SamlLib.replaceTagsByValue(xml, values);
       return { id: values.ID!, context: xml };
     };
     const { context } = await idp.createLoginResponse(sp, {}, 'post', {}, replace);
     return context;
   }
+}
+
+/**
+ * samlify's attribute template holds one AttributeValue per attribute: repeats the one carrying `{tag}` once per
+ * value, each filled (and escaped) by samlify's tag replacement.
+ */
+function multiValued(xml: string, tag: string, values: readonly string[]): string {
+  const element = new RegExp(`<saml:AttributeValue[^>]*>\\{${tag}\\}</saml:AttributeValue>`).exec(xml)?.[0];
+  if (!element) throw new Error(`no AttributeValue for {${tag}} in the attribute statement`);
+  const copies = values.map((_, i) => element.replace(`{${tag}}`, `{${tag}V${i}}`)).join('');
+  return SamlLib.replaceTagsByValue(xml.replace(element, copies), Object.fromEntries(values.map((v, i) => [`${tag}V${i}`, v])));
 }
 
 /** Decodes a base64 SAMLResponse, lets `edit` change its XML, and encodes it again. */
