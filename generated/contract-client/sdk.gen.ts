@@ -1576,7 +1576,8 @@ export const samlLogin = <ThrowOnError extends boolean = false>(options: Options
  * validity window (60 s of clock skew), answer a pending login request if it names one, and be used only
  * once. A user not yet known is created in the account and with the role the assertion's attributes name (or
  * the configuration's defaults), unless `require_existing_users` is set; a known user's account role follows
- * the assertion at every login. Answers a Vigil bearer token, the same as the password grant of
+ * the assertion at every login, and so do its memberships in the user groups mapped to the identity provider
+ * (`idp_groups_attribute`). A login that takes a role away ends the user's earlier sessions. Answers a Vigil bearer token, the same as the password grant of
  * `POST /v2/oauth/token`. Any refusal is 401 with the reason, and changes nothing.
  *
  */

@@ -8,6 +8,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { postForm } from './auth-fixtures.js';
+import type { RawResponse } from './http.js';
 
 /**
  * samlify's type declarations pull in the DOM library, which changes the global fetch/Buffer types for the whole
@@ -202,4 +204,9 @@ export function editResponse(samlResponse: string, edit: (xml: string) => string
   const edited = edit(xml);
   if (edited === xml) throw new Error('the edit changed nothing');
   return Buffer.from(edited, 'utf8').toString('base64');
+}
+
+/** Posts a SAMLResponse to Vigil's assertion consumer for `idpName`, as the user's browser would (HTTP-POST binding). */
+export async function postToAcs(baseUrl: string, idpName: string, samlResponse: string): Promise<RawResponse> {
+  return postForm(baseUrl, `/v2/rbac-manager/saml/sso/${idpName}`, { SAMLResponse: samlResponse });
 }
