@@ -13241,7 +13241,7 @@ export interface operations {
     delete_idp_user_group: {
         parameters: {
             query: {
-                /** @description The group's uuid. */
+                /** @description The group's uuid, or its name. */
                 user_group: string;
             };
             header?: never;

@@ -7440,7 +7440,7 @@ export type DeleteIdpUserGroupData = {
     };
     query: {
         /**
-         * The group's uuid.
+         * The group's uuid, or its name.
          */
         user_group: string;
     };

@@ -3279,7 +3279,7 @@ export const zDeleteIdpUserGroupPath = z.object({
 });
 
 export const zDeleteIdpUserGroupQuery = z.object({
-    user_group: z.string().regex(/^[0-9a-f-]{36}$/)
+    user_group: z.string().min(1).max(128)
 });
 
 export const zGetIdpUserGroupsPath = z.object({

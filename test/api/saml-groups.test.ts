@@ -116,6 +116,10 @@ describe.skipIf(missingTools('openssl'))('SAML group mappings', () => {
 
     expect((await raw(url, 'DELETE', `${mappingsPath(name)}?user_group=${a.uuid}`)).status).toBe(204);
     expectError(await raw(url, 'DELETE', `${mappingsPath(name)}?user_group=${a.uuid}`), 404, 'not_found');
+    // A group may also be named by its name, as get_idp lists them.
+    await map(name, a.uuid);
+    expect((await raw(url, 'DELETE', `${mappingsPath(name)}?user_group=${encodeURIComponent(a.name)}`)).status).toBe(204);
+    expect((await raw(url, 'GET', mappingsPath(name))).json.map((m: { user_group_uuid: string }) => m.user_group_uuid)).toEqual([b.uuid]);
     expectError(await raw(url, 'DELETE', mappingsPath(name)), 400, 'validation_error');
 
     // Deleting a mapped group, or the identity provider, removes its mappings.

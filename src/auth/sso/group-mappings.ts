@@ -51,14 +51,20 @@ export async function addGroupMappings(db: Db, provider: SsoProviderRef, groupUu
 }
 
 /**
- * Unmaps the group. The memberships the provider's sign-ins made in it end now (with the sessions opened while
- * they were held), not at each user's next sign-in.
+ * Unmaps the group, named by uuid or by name (upstream lists mapped groups by name). The memberships the provider's
+ * sign-ins made in it end now (with the sessions opened while they were held), not at each user's next sign-in.
  */
-export async function removeGroupMapping(db: Db, provider: SsoProviderRef, groupUuid: string): Promise<void> {
+export async function removeGroupMapping(db: Db, provider: SsoProviderRef, userGroup: string): Promise<void> {
   await db.transaction(async (trx) => {
-    const count = await trx('sso_group_mappings').where({ ...byProvider(provider), group_uuid: groupUuid }).delete();
-    if (count === 0)
-      throw new NotFoundError(`user group '${groupUuid}' is not mapped to identity provider '${provider.name}'`, { group_uuid: groupUuid, name: provider.name });
+    const mapped = await trx('sso_group_mappings as m')
+      .join('user_groups as g', 'g.group_uuid', 'm.group_uuid')
+      .where({ 'm.provider_source': provider.source, 'm.provider_name': provider.name })
+      .andWhere((q) => q.where('m.group_uuid', userGroup).orWhere('g.name', userGroup))
+      .first('m.group_uuid');
+    if (!mapped)
+      throw new NotFoundError(`user group '${userGroup}' is not mapped to identity provider '${provider.name}'`, { user_group: userGroup, name: provider.name });
+    const groupUuid: string = mapped.group_uuid;
+    await trx('sso_group_mappings').where({ ...byProvider(provider), group_uuid: groupUuid }).delete();
     const members = trx('user_group_members')
       .where({ group_uuid: groupUuid, sso_granted: true })
       .whereIn('username', trx('users').where({ source: provider.source, idp_name: provider.name }).select('username'));
