@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Create a user in an account
-         * @description User names are unique across the deployment. A new user holds no role until one is granted.
+         * @description User names are unique across the deployment. A new user holds no role until one is granted (a saml user's account role is also set by its identity provider at each sign-in). A saml user (`user_type: saml`) has no password and signs in only through the SAML identity provider `idp_name` (400 for a password, a missing or unknown identity provider).
          */
         post: operations["create_user"];
         delete?: never;
@@ -2961,6 +2961,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rbac-manager/saml/idps/{name}/user-group-mappings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the user groups mapped to a SAML identity provider
+         * @description Administrators only. At each sign-in through this identity provider the user's memberships in these groups
+         *     follow the values of the assertion's groups attribute (`idp_groups_attribute`, default `memberOf`), matched
+         *     by group name: the user joins each mapped group named and leaves each it had joined through a sign-in and
+         *     that is no longer named. Memberships an administrator made are never removed by a sign-in.
+         */
+        get: operations["get_idp_user_groups"];
+        put?: never;
+        /**
+         * Map user groups to a SAML identity provider
+         * @description Administrators only. Groups already mapped stay as they were; an unknown group is 404 and maps nothing.
+         */
+        post: operations["add_idp_user_groups"];
+        /**
+         * Unmap a user group from a SAML identity provider
+         * @description Administrators only. The memberships this identity provider's sign-ins made in the group end at once, and
+         *     with them the sessions of those users (their bearer tokens are refused from the next request).
+         */
+        delete: operations["delete_idp_user_group"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rbac-manager/saml/login/{idp_name}": {
         parameters: {
             query?: never;
@@ -3005,7 +3039,8 @@ export interface paths {
          *     validity window (60 s of clock skew), answer a pending login request if it names one, and be used only
          *     once. A user not yet known is created in the account and with the role the assertion's attributes name (or
          *     the configuration's defaults), unless `require_existing_users` is set; a known user's account role follows
-         *     the assertion at every login. Answers a Vigil bearer token, the same as the password grant of
+         *     the assertion at every login, and so do its memberships in the user groups mapped to the identity provider
+         *     (`idp_groups_attribute`). A login that takes a role away ends the user's earlier sessions. Answers a Vigil bearer token, the same as the password grant of
          *     `POST /v2/oauth/token`. Any refusal is 401 with the reason, and changes nothing.
          */
         post: operations["saml_sso"];
@@ -3682,7 +3717,7 @@ export interface paths {
         put?: never;
         /**
          * Add users to a user group
-         * @description Users of any account; members already in the group stay. An unknown user is refused (400) and nobody is added.
+         * @description Users of any account; members already in the group stay. An unknown user is refused (400) and nobody is added. A member that a single sign-on provider had put in the group becomes an ordinary member, which later sign-ins no longer remove.
          */
         post: operations["add_user_group_users"];
         /**
@@ -5430,6 +5465,17 @@ export interface components {
             for_account?: string;
             roles: components["schemas"]["RbacManagerRole"];
         };
+        /** @description A user group mapped to an identity provider. */
+        RbacManagerIdpUserGroup: {
+            /** Format: date-time */
+            mapped_on?: string;
+            user_group_name?: string;
+            user_group_uuid: string;
+        };
+        RbacManagerIdpUserGroupPost: {
+            user_group_uuids?: string[];
+        };
+        RbacManagerIdpUserGroups: components["schemas"]["RbacManagerIdpUserGroup"][];
         RbacManagerPermission: {
             action: string;
             target: string;
@@ -5502,7 +5548,7 @@ export interface components {
             idp_account_attribute?: string;
             /** @description Vigil extension. The identity provider's signing certificate (PEM), instead of or besides the metadata's. */
             idp_certificate?: string;
-            /** @description Vigil extension. The assertion attribute listing the user's groups (for group mappings). */
+            /** @description The assertion attribute listing the user's groups, `memberOf` when unset. At each sign-in the user's memberships in the user groups mapped to this identity provider (`/rbac-manager/saml/idps/{name}/user-group-mappings`) follow its values, matched by group name. */
             idp_groups_attribute?: string;
             /** @description Where to fetch the metadata document (http or https, at most 256 KiB, internal addresses only as VIGIL_OUTBOUND_ALLOW allows). It is fetched when the configuration is stored or replaced, and kept as idp_metadata_xml. */
             idp_metadata_url?: string;
@@ -5534,8 +5580,21 @@ export interface components {
             require_signed_response?: boolean;
             /** @description This service's entity id as registered at the identity provider; assertions must name it as their audience. */
             sp_entity_id: string;
+            user_groups?: components["schemas"]["RbacManagerSamlUserGroups"];
         };
-        RbacManagerSamlConfigurationGet: components["schemas"]["RbacManagerSamlConfiguration"];
+        RbacManagerSamlConfigurationGet: components["schemas"]["RbacManagerSamlConfiguration"] & {
+            user_groups?: components["schemas"]["RbacManagerSamlUserGroups"];
+        };
+        /** @description The user groups mapped to this identity provider, answered by GET. Ignored in a request body, so a configuration read can be sent back as it is; mappings change through `/rbac-manager/saml/idps/{name}/user-group-mappings`. */
+        RbacManagerSamlUserGroups: {
+            /**
+             * Format: date-time
+             * @description When the group was mapped.
+             */
+            added_on?: string;
+            /** @description The user group's name. */
+            user_group?: string;
+        }[];
         /**
          * @description `token` as upstream; the other fields (Vigil extension) are those of the password grant's TokenResponse, so
          *     clients can refresh the session the same way.
@@ -5919,13 +5978,16 @@ export interface components {
         UnifiedRoles: {
             /** @description The account the role applies in. */
             domain_name: string;
-            /** @enum {string} */
+            /**
+             * @description `direct`: granted to the user; `group_membership`: through a user group an administrator added the user to; `sso_group_membership`: through a user group a single sign-on provider put the user in (group mappings).
+             * @enum {string}
+             */
             grant_type: "direct" | "group_membership" | "sso_group_membership";
             /** Format: date-time */
             granted_at: string;
-            /** @description Who granted the role, when known. */
+            /** @description The user group the role is held through; absent for a direct grant. */
             granter?: string;
-            /** @description Vigil extension; for `group_membership`, the user group the role is held through. */
+            /** @description Vigil extension, the same as granter. */
             group_name?: string;
             role_name: string;
         };
@@ -5982,13 +6044,17 @@ export interface components {
             expires_at?: string;
             name: string;
         };
+        /** @description A native user needs a password; a saml user (`user_type: saml`) names the identity provider it signs in through (`idp_name`) and has no password. Pre-created saml users are how an identity provider with `require_existing_users` admits its users. */
         UserCreationRequest: {
-            password: string;
+            /** @description The SAML identity provider of a saml user; required for saml users, refused for native users. */
+            idp_name?: string;
+            /** @description Required for native users, refused for saml users. */
+            password?: string;
             /**
              * @default native
              * @enum {string}
              */
-            user_type?: "native";
+            user_type?: "native" | "saml";
             username: string;
         };
         UserGroup: {
@@ -6024,29 +6090,38 @@ export interface components {
                 role?: string;
             }[];
         };
-        /** @description Roles to grant, per account: domain_name, or its deprecated alias for_account (domain_name wins when both are sent), or neither for the target account of the request. */
+        /** @description Roles to grant in one account: domain_name, or its deprecated alias for_account (domain_name wins when both are sent), or neither for the target account of the request. */
         UserGroupRolePost: {
             domain_name?: string;
             /** @description Deprecated alias of domain_name. */
             for_account?: string;
-            roles: string[];
-        }[];
-        /** @description A user group's roles, one entry per account, as a bare array. */
-        UserGroupRoles: components["schemas"]["UserGroupRole"][];
+            roles: {
+                /** @description The role's name. */
+                role: string;
+            }[];
+        };
+        /** @description A user group's roles, one entry per account. */
+        UserGroupRoles: {
+            items: components["schemas"]["UserGroupRole"][];
+        };
         UserGroupUser: {
-            /** @description The account the user belongs to. */
+            /** @description Vigil extension; the account the user belongs to. */
             account_name?: string;
             /**
              * Format: date-time
              * @description When the user joined the group.
              */
-            created_at?: string;
+            added_on?: string;
             username: string;
         };
-        /** @description A user group's members, as a bare array. */
-        UserGroupUsers: components["schemas"]["UserGroupUser"][];
+        /** @description A user group's members. */
+        UserGroupUsers: {
+            items: components["schemas"]["UserGroupUser"][];
+        };
         UserGroupUsersPost: {
-            usernames: string[];
+            usernames: {
+                username: string;
+            }[];
         };
         Users: {
             items: components["schemas"]["User"][];
@@ -13176,6 +13251,98 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_idp_user_groups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mapped groups, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RbacManagerIdpUserGroups"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_idp_user_groups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RbacManagerIdpUserGroupPost"];
+            };
+        };
+        responses: {
+            /** @description Every group now mapped to the identity provider. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RbacManagerIdpUserGroups"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_idp_user_group: {
+        parameters: {
+            query: {
+                /** @description The group's uuid, or its name. */
+                user_group: string;
+            };
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unmapped. */
             204: {
                 headers: {
                     [name: string]: unknown;

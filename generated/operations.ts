@@ -26,6 +26,7 @@ export interface OperationMeta {
 export const operationTable = {
   add_credential: {"operationId":"add_credential","method":"post","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_idp: {"operationId":"add_idp","method":"post","path":"/rbac-manager/saml/idps","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_idp_user_groups: {"operationId":"add_idp_user_groups","method":"post","path":"/rbac-manager/saml/idps/{name}/user-group-mappings","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_image: {"operationId":"add_image","method":"post","path":"/images","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_image_archive: {"operationId":"add_image_archive","method":"post","path":"/images/archives","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/x-tar","application/gzip","application/octet-stream"],"produces":["application/json"],"successStatuses":[200]},
   add_policy: {"operationId":"add_policy","method":"post","path":"/policies","tag":"Policies","authzAction":"createPolicy","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -58,6 +59,7 @@ export const operationTable = {
   delete_feed: {"operationId":"delete_feed","method":"delete","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_feed_group: {"operationId":"delete_feed_group","method":"delete","path":"/system/feeds/{feed}/{group}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_idp: {"operationId":"delete_idp","method":"delete","path":"/rbac-manager/saml/idps/{name}","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_idp_user_group: {"operationId":"delete_idp_user_group","method":"delete","path":"/rbac-manager/saml/idps/{name}/user-group-mappings","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_image: {"operationId":"delete_image","method":"delete","path":"/images/{image_digest}","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_image_vuln_annotation: {"operationId":"delete_image_vuln_annotation","method":"delete","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"deleteVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_images_async: {"operationId":"delete_images_async","method":"delete","path":"/images","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -96,6 +98,7 @@ export const operationTable = {
   get_event: {"operationId":"get_event","method":"get","path":"/events/{event_id}","tag":"Events","authzAction":"getEvent","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_global_query_result: {"operationId":"get_global_query_result","method":"get","path":"/reporting/reports/global/scheduled-query-results/{result_uuid}","tag":"Reports","authzAction":"viewReports","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_idp: {"operationId":"get_idp","method":"get","path":"/rbac-manager/saml/idps/{name}","tag":"RBAC","authzAction":"listSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_idp_user_groups: {"operationId":"get_idp_user_groups","method":"get","path":"/rbac-manager/saml/idps/{name}/user-group-mappings","tag":"RBAC","authzAction":"listSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image: {"operationId":"get_image","method":"get","path":"/images/{image_digest}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_ancestors: {"operationId":"get_image_ancestors","method":"get","path":"/images/{image_digest}/ancestors","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_content_by_type: {"operationId":"get_image_content_by_type","method":"get","path":"/images/{image_digest}/content/{content_type}","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -406,6 +409,12 @@ export interface OperationIO {
     body: operations['add_idp']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_idp']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_idp']['responses'][200]['content']['application/json'] };
   };
+  add_idp_user_groups: {
+    path: operations['add_idp_user_groups']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['add_idp_user_groups']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_idp_user_groups']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_idp_user_groups']['responses'][200]['content']['application/json'] };
+  };
   add_image: {
     path: Record<string, never>;
     query: NonNullable<operations['add_image']['parameters']['query']>;
@@ -595,6 +604,12 @@ export interface OperationIO {
   delete_idp: {
     path: operations['delete_idp']['parameters']['path'];
     query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_idp_user_group: {
+    path: operations['delete_idp_user_group']['parameters']['path'];
+    query: NonNullable<operations['delete_idp_user_group']['parameters']['query']>;
     body: undefined;
     responses: { 204: undefined };
   };
@@ -825,6 +840,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_idp']['responses'][200]['content']['application/json'] };
+  };
+  get_idp_user_groups: {
+    path: operations['get_idp_user_groups']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_idp_user_groups']['responses'][200]['content']['application/json'] };
   };
   get_image: {
     path: operations['get_image']['parameters']['path'];

@@ -254,7 +254,7 @@ export type RbacManagerSamlConfiguration = {
      */
     idp_role_attribute?: string;
     /**
-     * Vigil extension. The assertion attribute listing the user's groups (for group mappings).
+     * The assertion attribute listing the user's groups, `memberOf` when unset. At each sign-in the user's memberships in the user groups mapped to this identity provider (`/rbac-manager/saml/idps/{name}/user-group-mappings`) follow its values, matched by group name.
      */
     idp_groups_attribute?: string;
     /**
@@ -275,9 +275,41 @@ export type RbacManagerSamlConfiguration = {
     allow_api_keys?: boolean;
     readonly created_at?: string;
     readonly last_updated?: string;
+    user_groups?: RbacManagerSamlUserGroups;
 };
 
-export type RbacManagerSamlConfigurationGet = RbacManagerSamlConfiguration;
+export type RbacManagerSamlConfigurationGet = RbacManagerSamlConfiguration & {
+    user_groups?: RbacManagerSamlUserGroups;
+};
+
+/**
+ * The user groups mapped to this identity provider, answered by GET. Ignored in a request body, so a configuration read can be sent back as it is; mappings change through `/rbac-manager/saml/idps/{name}/user-group-mappings`.
+ */
+export type RbacManagerSamlUserGroups = Array<{
+    /**
+     * The user group's name.
+     */
+    user_group?: string;
+    /**
+     * When the group was mapped.
+     */
+    added_on?: string;
+}>;
+
+/**
+ * A user group mapped to an identity provider.
+ */
+export type RbacManagerIdpUserGroup = {
+    user_group_uuid: string;
+    user_group_name?: string;
+    mapped_on?: string;
+};
+
+export type RbacManagerIdpUserGroups = Array<RbacManagerIdpUserGroup>;
+
+export type RbacManagerIdpUserGroupPost = {
+    user_group_uuids?: Array<string>;
+};
 
 export type Account = {
     name: string;
@@ -339,12 +371,15 @@ export type UnifiedRoles = {
      */
     domain_name: string;
     /**
-     * Who granted the role, when known.
+     * The user group the role is held through; absent for a direct grant.
      */
     granter?: string;
+    /**
+     * `direct`: granted to the user; `group_membership`: through a user group an administrator added the user to; `sso_group_membership`: through a user group a single sign-on provider put the user in (group mappings).
+     */
     grant_type: 'direct' | 'group_membership' | 'sso_group_membership';
     /**
-     * Vigil extension; for `group_membership`, the user group the role is held through.
+     * Vigil extension, the same as granter.
      */
     group_name?: string;
     granted_at: string;
@@ -384,9 +419,11 @@ export type UserGroupRole = {
 };
 
 /**
- * A user group's roles, one entry per account, as a bare array.
+ * A user group's roles, one entry per account.
  */
-export type UserGroupRoles = Array<UserGroupRole>;
+export type UserGroupRoles = {
+    items: Array<UserGroupRole>;
+};
 
 export type UserGroupPost = {
     name: string;
@@ -399,36 +436,45 @@ export type UserGroupPatch = {
 };
 
 /**
- * Roles to grant, per account: domain_name, or its deprecated alias for_account (domain_name wins when both are sent), or neither for the target account of the request.
+ * Roles to grant in one account: domain_name, or its deprecated alias for_account (domain_name wins when both are sent), or neither for the target account of the request.
  */
-export type UserGroupRolePost = Array<{
+export type UserGroupRolePost = {
     domain_name?: string;
     /**
      * Deprecated alias of domain_name.
      */
     for_account?: string;
-    roles: Array<string>;
-}>;
+    roles: Array<{
+        /**
+         * The role's name.
+         */
+        role: string;
+    }>;
+};
 
 export type UserGroupUser = {
     username: string;
     /**
-     * The account the user belongs to.
-     */
-    account_name?: string;
-    /**
      * When the user joined the group.
      */
-    created_at?: string;
+    added_on?: string;
+    /**
+     * Vigil extension; the account the user belongs to.
+     */
+    account_name?: string;
 };
 
 /**
- * A user group's members, as a bare array.
+ * A user group's members.
  */
-export type UserGroupUsers = Array<UserGroupUser>;
+export type UserGroupUsers = {
+    items: Array<UserGroupUser>;
+};
 
 export type UserGroupUsersPost = {
-    usernames: Array<string>;
+    usernames: Array<{
+        username: string;
+    }>;
 };
 
 export type UserStatus = {
@@ -440,10 +486,20 @@ export type Users = {
     total_rows: number;
 };
 
+/**
+ * A native user needs a password; a saml user (`user_type: saml`) names the identity provider it signs in through (`idp_name`) and has no password. Pre-created saml users are how an identity provider with `require_existing_users` admits its users.
+ */
 export type UserCreationRequest = {
     username: string;
-    password: string;
-    user_type?: 'native';
+    /**
+     * Required for native users, refused for saml users.
+     */
+    password?: string;
+    user_type?: 'native' | 'saml';
+    /**
+     * The SAML identity provider of a saml user; required for saml users, refused for native users.
+     */
+    idp_name?: string;
 };
 
 export type AccessCredential = {
@@ -2874,7 +2930,7 @@ export type RbacManagerSamlConfigurationWritable = {
      */
     idp_role_attribute?: string;
     /**
-     * Vigil extension. The assertion attribute listing the user's groups (for group mappings).
+     * The assertion attribute listing the user's groups, `memberOf` when unset. At each sign-in the user's memberships in the user groups mapped to this identity provider (`/rbac-manager/saml/idps/{name}/user-group-mappings`) follow its values, matched by group name.
      */
     idp_groups_attribute?: string;
     /**
@@ -2893,9 +2949,12 @@ export type RbacManagerSamlConfigurationWritable = {
      * Vigil extension. Whether this identity provider's users may create and use API keys.
      */
     allow_api_keys?: boolean;
+    user_groups?: RbacManagerSamlUserGroups;
 };
 
-export type RbacManagerSamlConfigurationGetWritable = RbacManagerSamlConfigurationWritable;
+export type RbacManagerSamlConfigurationGetWritable = RbacManagerSamlConfigurationWritable & {
+    user_groups?: RbacManagerSamlUserGroups;
+};
 
 export type VulnerabilityAnnotationWritable = {
     vulnerability_id: string;
@@ -7435,6 +7494,162 @@ export type UpdateIdpResponses = {
 };
 
 export type UpdateIdpResponse = UpdateIdpResponses[keyof UpdateIdpResponses];
+
+export type DeleteIdpUserGroupData = {
+    body?: never;
+    path: {
+        name: string;
+    };
+    query: {
+        /**
+         * The group's uuid, or its name.
+         */
+        user_group: string;
+    };
+    url: '/rbac-manager/saml/idps/{name}/user-group-mappings';
+};
+
+export type DeleteIdpUserGroupErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteIdpUserGroupError = DeleteIdpUserGroupErrors[keyof DeleteIdpUserGroupErrors];
+
+export type DeleteIdpUserGroupResponses = {
+    /**
+     * Unmapped.
+     */
+    204: unknown;
+};
+
+export type GetIdpUserGroupsData = {
+    body?: never;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/saml/idps/{name}/user-group-mappings';
+};
+
+export type GetIdpUserGroupsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetIdpUserGroupsError = GetIdpUserGroupsErrors[keyof GetIdpUserGroupsErrors];
+
+export type GetIdpUserGroupsResponses = {
+    /**
+     * The mapped groups, by name.
+     */
+    200: RbacManagerIdpUserGroups;
+};
+
+export type GetIdpUserGroupsResponse = GetIdpUserGroupsResponses[keyof GetIdpUserGroupsResponses];
+
+export type AddIdpUserGroupsData = {
+    body: RbacManagerIdpUserGroupPost;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/saml/idps/{name}/user-group-mappings';
+};
+
+export type AddIdpUserGroupsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddIdpUserGroupsError = AddIdpUserGroupsErrors[keyof AddIdpUserGroupsErrors];
+
+export type AddIdpUserGroupsResponses = {
+    /**
+     * Every group now mapped to the identity provider.
+     */
+    200: RbacManagerIdpUserGroups;
+};
+
+export type AddIdpUserGroupsResponse = AddIdpUserGroupsResponses[keyof AddIdpUserGroupsResponses];
 
 export type SamlLoginData = {
     body?: never;

@@ -178,6 +178,14 @@ export const zRbacManagerTokenResponse = z.object({
     refresh_token: z.string().optional()
 });
 
+/**
+ * The user groups mapped to this identity provider, answered by GET. Ignored in a request body, so a configuration read can be sent back as it is; mappings change through `/rbac-manager/saml/idps/{name}/user-group-mappings`.
+ */
+export const zRbacManagerSamlUserGroups = z.array(z.object({
+    user_group: z.string().optional(),
+    added_on: z.iso.datetime().optional()
+})).readonly();
+
 export const zRbacManagerSamlConfiguration = z.object({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/),
     enabled: z.boolean().optional().default(true),
@@ -198,10 +206,28 @@ export const zRbacManagerSamlConfiguration = z.object({
     require_existing_users: z.boolean().optional().default(false),
     allow_api_keys: z.boolean().optional().default(false),
     created_at: z.iso.datetime().readonly().optional(),
-    last_updated: z.iso.datetime().readonly().optional()
+    last_updated: z.iso.datetime().readonly().optional(),
+    user_groups: zRbacManagerSamlUserGroups.optional()
 });
 
-export const zRbacManagerSamlConfigurationGet = zRbacManagerSamlConfiguration;
+export const zRbacManagerSamlConfigurationGet = zRbacManagerSamlConfiguration.and(z.object({
+    user_groups: zRbacManagerSamlUserGroups.optional()
+}));
+
+/**
+ * A user group mapped to an identity provider.
+ */
+export const zRbacManagerIdpUserGroup = z.object({
+    user_group_uuid: z.string(),
+    user_group_name: z.string().optional(),
+    mapped_on: z.iso.datetime().optional()
+});
+
+export const zRbacManagerIdpUserGroups = z.array(zRbacManagerIdpUserGroup);
+
+export const zRbacManagerIdpUserGroupPost = z.object({
+    user_group_uuids: z.array(z.string().regex(/^[0-9a-f-]{36}$/)).max(500).optional()
+});
 
 export const zAccount = z.object({
     name: z.string(),
@@ -279,9 +305,11 @@ export const zUserGroupRole = z.object({
 });
 
 /**
- * A user group's roles, one entry per account, as a bare array.
+ * A user group's roles, one entry per account.
  */
-export const zUserGroupRoles = z.array(zUserGroupRole);
+export const zUserGroupRoles = z.object({
+    items: z.array(zUserGroupRole)
+});
 
 export const zUserGroup = z.object({
     name: z.string(),
@@ -305,27 +333,33 @@ export const zUserGroupPatch = z.object({
 });
 
 /**
- * Roles to grant, per account: domain_name, or its deprecated alias for_account (domain_name wins when both are sent), or neither for the target account of the request.
+ * Roles to grant in one account: domain_name, or its deprecated alias for_account (domain_name wins when both are sent), or neither for the target account of the request.
  */
-export const zUserGroupRolePost = z.array(z.object({
+export const zUserGroupRolePost = z.object({
     domain_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
     for_account: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
-    roles: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/)).min(1).max(100)
-})).min(1).max(100);
+    roles: z.array(z.object({
+        role: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/)
+    })).min(1).max(100)
+});
 
 export const zUserGroupUser = z.object({
     username: z.string(),
-    account_name: z.string().optional(),
-    created_at: z.iso.datetime().optional()
+    added_on: z.iso.datetime().optional(),
+    account_name: z.string().optional()
 });
 
 /**
- * A user group's members, as a bare array.
+ * A user group's members.
  */
-export const zUserGroupUsers = z.array(zUserGroupUser);
+export const zUserGroupUsers = z.object({
+    items: z.array(zUserGroupUser)
+});
 
 export const zUserGroupUsersPost = z.object({
-    usernames: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._+-]{0,127}$/)).min(1).max(500)
+    usernames: z.array(z.object({
+        username: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._+-]{0,127}$/)
+    })).min(1).max(500)
 });
 
 export const zUserStatus = z.object({
@@ -337,10 +371,14 @@ export const zUsers = z.object({
     total_rows: z.int()
 });
 
+/**
+ * A native user needs a password; a saml user (`user_type: saml`) names the identity provider it signs in through (`idp_name`) and has no password. Pre-created saml users are how an identity provider with `require_existing_users` admits its users.
+ */
 export const zUserCreationRequest = z.object({
     username: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._+-]{0,127}$/),
-    password: z.string().min(8).max(1024),
-    user_type: z.enum(['native']).optional()
+    password: z.string().min(8).max(1024).optional(),
+    user_type: z.enum(['native', 'saml']).optional(),
+    idp_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/).optional()
 });
 
 export const zAccessCredential = z.object({
@@ -2287,10 +2325,13 @@ export const zRbacManagerSamlConfigurationWritable = z.object({
     require_signed_assertions: z.boolean().optional().default(false),
     require_signed_response: z.boolean().optional().default(false),
     require_existing_users: z.boolean().optional().default(false),
-    allow_api_keys: z.boolean().optional().default(false)
+    allow_api_keys: z.boolean().optional().default(false),
+    user_groups: zRbacManagerSamlUserGroups.optional()
 });
 
-export const zRbacManagerSamlConfigurationGetWritable = zRbacManagerSamlConfigurationWritable;
+export const zRbacManagerSamlConfigurationGetWritable = zRbacManagerSamlConfigurationWritable.and(z.object({
+    user_groups: zRbacManagerSamlUserGroups.optional()
+}));
 
 export const zVulnerabilityAnnotationWritable = z.object({
     vulnerability_id: z.string().min(1).max(128),
@@ -3242,6 +3283,34 @@ export const zUpdateIdpPath = z.object({
  * The stored configuration.
  */
 export const zUpdateIdpResponse = zRbacManagerSamlConfiguration;
+
+export const zDeleteIdpUserGroupPath = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+export const zDeleteIdpUserGroupQuery = z.object({
+    user_group: z.string().min(1).max(128)
+});
+
+export const zGetIdpUserGroupsPath = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+/**
+ * The mapped groups, by name.
+ */
+export const zGetIdpUserGroupsResponse = zRbacManagerIdpUserGroups;
+
+export const zAddIdpUserGroupsBody = zRbacManagerIdpUserGroupPost;
+
+export const zAddIdpUserGroupsPath = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+/**
+ * Every group now mapped to the identity provider.
+ */
+export const zAddIdpUserGroupsResponse = zRbacManagerIdpUserGroups;
 
 export const zSamlLoginPath = z.object({
     idp_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)

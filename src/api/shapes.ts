@@ -3,7 +3,7 @@ import type { components } from '../../generated/openapi-types.js';
 import type { AccountRecord } from '../auth/accounts.js';
 import { apiKeyStatus, type ApiKeyRecord } from '../auth/api-keys.js';
 import type { RoleMemberRecord } from '../auth/rbac.js';
-import type { GroupRoleRecord, UserGroupRecord } from '../auth/user-groups.js';
+import type { GroupMemberRecord, GroupRoleRecord, UserGroupRecord } from '../auth/user-groups.js';
 import { MASKED_CREDENTIAL, type CredentialRecord, type UserRecord } from '../auth/users.js';
 import { wholeSecondsIso } from '../util/time.js';
 
@@ -63,7 +63,11 @@ export function userGroupRolesShape(roles: readonly GroupRoleRecord[]): Schemas[
     if (!entry) byAccount.set(r.account_name, (entry = { for_account: r.account_name, domain_name: r.account_name, roles: [] }));
     entry.roles.push({ role: r.role_name, created_at: r.created_at, membership_id: r.membership_id });
   }
-  return [...byAccount.values()];
+  return { items: [...byAccount.values()] };
+}
+
+export function userGroupUsersShape(members: readonly GroupMemberRecord[]): Schemas['UserGroupUsers'] {
+  return { items: members.map((m) => ({ username: m.username, added_on: m.created_at, account_name: m.account_name })) };
 }
 
 export function userGroupShape(g: UserGroupRecord, roles: readonly GroupRoleRecord[]): Schemas['UserGroup'] {

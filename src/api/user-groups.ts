@@ -2,7 +2,7 @@
 import * as groups from '../auth/user-groups.js';
 import type { Db } from '../db/index.js';
 import type { HandlerGroup } from '../server/handler-types.js';
-import { userGroupRolesShape, userGroupShape } from './shapes.js';
+import { userGroupRolesShape, userGroupShape, userGroupUsersShape } from './shapes.js';
 
 type UserGroupOps =
   | 'list_user_groups'
@@ -49,7 +49,7 @@ export const userGroupHandlers: HandlerGroup<UserGroupOps> = {
     return { status: 200, body: userGroupRolesShape(await groups.listGroupRoles(ctx.db, params.group_uuid)) };
   },
   async add_user_group_roles(ctx, { params, body }) {
-    const grants = body.map((g) => ({ accountName: g.domain_name ?? g.for_account ?? ctx.account.name, roles: g.roles }));
+    const grants = [{ accountName: body.domain_name ?? body.for_account ?? ctx.account.name, roles: body.roles.map((r) => r.role) }];
     return { status: 201, body: userGroupRolesShape(await groups.addGroupRoles(ctx.db, params.group_uuid, grants)) };
   },
   async delete_user_group_role(ctx, { params, query }) {
@@ -57,10 +57,10 @@ export const userGroupHandlers: HandlerGroup<UserGroupOps> = {
     return { status: 204 };
   },
   async list_user_group_users(ctx, { params }) {
-    return { status: 200, body: await groups.listGroupMembers(ctx.db, params.group_uuid) };
+    return { status: 200, body: userGroupUsersShape(await groups.listGroupMembers(ctx.db, params.group_uuid)) };
   },
   async add_user_group_users(ctx, { params, body }) {
-    return { status: 201, body: await groups.addGroupMembers(ctx.db, params.group_uuid, body.usernames) };
+    return { status: 201, body: userGroupUsersShape(await groups.addGroupMembers(ctx.db, params.group_uuid, body.usernames.map((u) => u.username))) };
   },
   async delete_user_group_users(ctx, { params, query }) {
     await groups.removeGroupMember(ctx.db, params.group_uuid, query.username);

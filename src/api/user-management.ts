@@ -106,7 +106,8 @@ export const userManagementHandlers: HandlerGroup<UserManagementOps> = {
         role_name: g.role_name,
         domain_name: g.account_name,
         grant_type: g.grant_type,
-        ...(g.group_name !== null ? { group_name: g.group_name } : {}),
+        // Upstream names the granting user group in `granter`; `group_name` is Vigil's earlier name for it.
+        ...(g.group_name !== null ? { granter: g.group_name, group_name: g.group_name } : {}),
         granted_at: g.created_at,
       })),
     }));

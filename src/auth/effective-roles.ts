@@ -6,9 +6,10 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/index.js';
 
-export type GrantType = 'direct' | 'group_membership';
+/** `sso_group_membership`: through a group a single sign-on provider put the user in (see sso/group-mappings.ts). */
+export type GrantType = 'direct' | 'group_membership' | 'sso_group_membership';
 
-/** One role a user holds in one account, and how: directly, or through the named group. */
+/** One role a user holds in one account, and how: directly, or through the named group (joined by hand or by a sign-in). */
 export interface RoleGrant {
   username: string;
   role_name: string;
@@ -42,7 +43,15 @@ export async function effectiveGrants(db: Db, filter: GrantFilter): Promise<Role
     db('user_group_roles as gr')
       .join('user_group_members as gm', 'gm.group_uuid', 'gr.group_uuid')
       .join('user_groups as g', 'g.group_uuid', 'gr.group_uuid')
-      .select('gm.username', 'gr.role_name', 'gr.account_name', 'gr.created_at', db.raw("'group_membership' as grant_type"), 'g.name as group_name'),
+      .select(
+        'gm.username',
+        'gr.role_name',
+        'gr.account_name',
+        'gr.created_at',
+        // SQLite keeps the flag as 0/1, which CASE reads as false/true like PostgreSQL's boolean.
+        db.raw("case when gm.sso_granted then 'sso_group_membership' else 'group_membership' end as grant_type"),
+        'g.name as group_name',
+      ),
     filter,
     { username: 'gm.username', account: 'gr.account_name', role: 'gr.role_name' },
   );

@@ -181,7 +181,7 @@ export async function listGroupMembers(db: Db, groupUuid: string): Promise<Group
     .select('gm.username', 'u.account_name', 'gm.created_at');
 }
 
-/** Adds users to the group; members already in it stay as they were. */
+/** Adds users to the group; members already in it stay, as members an administrator made. */
 export async function addGroupMembers(db: Db, groupUuid: string, usernames: readonly string[]): Promise<GroupMemberRecord[]> {
   await getGroup(db, groupUuid);
   if (usernames.length > MAX_ITEMS_PER_REQUEST) throw tooMany('users', usernames.length);
@@ -193,9 +193,10 @@ export async function addGroupMembers(db: Db, groupUuid: string, usernames: read
   await db.transaction(async (trx) => {
     if (wanted.length)
       await trx('user_group_members')
-        .insert(wanted.map((username) => ({ group_uuid: groupUuid, username, created_at: now })))
+        .insert(wanted.map((username) => ({ group_uuid: groupUuid, username, created_at: now, sso_granted: false })))
         .onConflict(['group_uuid', 'username'])
-        .ignore();
+        // An administrator adding a member a sign-in had added makes it theirs: later sign-ins leave it alone.
+        .merge(['sso_granted']);
     await trx('user_groups').where({ group_uuid: groupUuid }).update({ last_updated: now });
   });
   return listGroupMembers(db, groupUuid);

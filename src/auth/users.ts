@@ -1,8 +1,9 @@
 /** Users of an account and their password credentials. Usernames are unique across the deployment. */
 import type { Db } from '../db/index.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, InvalidError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
 import type { PasswordHasher } from './passwords.js';
+import { findIdp } from './saml/idps.js';
 
 export interface UserRecord {
   username: string;
@@ -122,29 +123,51 @@ export async function listUsers(db: Db, accountName?: string): Promise<UserRecor
   return q;
 }
 
-export async function createUser(
-  db: Db,
-  hasher: PasswordHasher,
-  accountName: string,
-  input: { username: string; password: string },
-): Promise<UserRecord> {
-  const valueHash = await hasher.hash(input.password);
+export interface NewUser {
+  username: string;
+  /** Native users only. */
+  password?: string;
+  user_type?: 'native' | 'saml';
+  /** Saml users only: the identity provider the user signs in through. */
+  idp_name?: string;
+}
+
+function invalidField(field: string, message: string): InvalidError {
+  return new InvalidError(`${field}: ${message}`, { errors: [{ location: `body.${field}`, message }] });
+}
+
+/**
+ * Creates a native user with its password, or a saml user bound to an identity provider (no password: it signs in
+ * only through that provider, which is how a provider with require_existing_users admits its users).
+ */
+export async function createUser(db: Db, hasher: PasswordHasher, accountName: string, input: NewUser): Promise<UserRecord> {
+  const type = input.user_type ?? 'native';
+  if (type === 'saml') {
+    if (input.password !== undefined) throw invalidField('password', 'a saml user has no password; it signs in through its identity provider');
+    if (input.idp_name === undefined) throw invalidField('idp_name', 'is required for a saml user');
+    if (!(await findIdp(db, input.idp_name))) throw invalidField('idp_name', `identity provider '${input.idp_name}' does not exist`);
+  } else {
+    if (input.idp_name !== undefined) throw invalidField('idp_name', 'only saml users sign in through an identity provider');
+    if (input.password === undefined) throw invalidField('password', 'is required for a native user');
+  }
+  const valueHash = input.password === undefined ? null : await hasher.hash(input.password);
   const now = nowIso();
   const user: UserRecord = {
     username: input.username,
     account_name: accountName,
-    type: 'native',
-    source: 'native',
-    idp_name: null,
+    type,
+    source: type,
+    idp_name: input.idp_name ?? null,
     state: 'enabled',
     created_at: now,
     last_updated: now,
-    password_last_updated: now,
+    password_last_updated: valueHash === null ? null : now,
   };
   await db.transaction(async (trx) => {
     const inserted = await trx('users').insert(user).onConflict('username').ignore().returning('username');
     if (inserted.length === 0) throw new ConflictError(`user '${input.username}' already exists`, { username: input.username });
-    await trx('credentials').insert({ account_name: accountName, username: input.username, type: 'password', value_hash: valueHash, created_at: now });
+    if (valueHash !== null)
+      await trx('credentials').insert({ account_name: accountName, username: input.username, type: 'password', value_hash: valueHash, created_at: now });
   });
   return user;
 }

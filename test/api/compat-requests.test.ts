@@ -153,7 +153,7 @@ describe('unknown body properties', () => {
   it('refuses them on security-relevant objects, naming each', async () => {
     const account = await createAccount(server.url, 'compat');
     expectValidationError(await json(server.url, 'POST', '/v2/accounts', { name: uniqueName('acct'), emial: 'a@example.com' }), ['body.emial']);
-    expectValidationError(await json(server.url, 'POST', `/v2/accounts/${account}/users`, { username: uniqueName('u'), password: PASSWORD, idp_name: 'x' }), ['body.idp_name']);
+    expectValidationError(await json(server.url, 'POST', `/v2/accounts/${account}/users`, { username: uniqueName('u'), password: PASSWORD, idp: 'x' }), ['body.idp']);
     expectValidationError(await json(server.url, 'POST', '/v2/user/api-keys', { name: uniqueName('k'), expires: '2099-01-01T00:00:00Z' }), ['body.expires']);
     expectValidationError(await json(server.url, 'POST', '/v2/user/credentials', { type: 'password', value: PASSWORD, user: 'admin' }), ['body.user']);
     expectValidationError(

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDomFromString } from '@node-saml/node-saml/lib/xml.js';
 import { adminAuth, json, raw, type Auth } from '../support/http.js';
 import { accountWithUser, createAccount, createUser, expectError, uniqueName } from '../support/fixtures.js';
-import { TestIdp, editResponse, testKeyPair, type LoginOptions } from '../support/saml-idp.js';
+import { TestIdp, editResponse, postToAcs, testKeyPair, type LoginOptions } from '../support/saml-idp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { missingTools } from '../support/tools.js';
 
@@ -49,13 +49,7 @@ async function respond(name: string, options: LoginOptions): Promise<string> {
   return idp.loginResponse(SP_ENTITY, acsUrl(name), options);
 }
 
-async function post(name: string, samlResponse: string) {
-  return raw(url, 'POST', `/v2/rbac-manager/saml/sso/${name}`, {
-    auth: null,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ SAMLResponse: samlResponse }).toString(),
-  });
-}
+const post = (name: string, samlResponse: string) => postToAcs(url, name, samlResponse);
 
 async function userExists(username: string): Promise<boolean> {
   const res = await raw(url, 'GET', '/v2/accounts/users');

@@ -25,20 +25,20 @@ async function createGroup(description?: string): Promise<{ group_uuid: string; 
   const name = uniqueName('group');
   const res = await json(url, 'POST', GROUPS, { name, ...(description ? { description } : {}) });
   expect(res.status, res.text).toBe(201);
-  expect(res.json).toMatchObject({ name, group_uuid: expect.any(String), account_roles: [] });
+  expect(res.json).toMatchObject({ name, group_uuid: expect.any(String), account_roles: { items: [] } });
   return res.json;
 }
 
 async function addRoles(group: string, domain: string, roles: string[]): Promise<any[]> {
-  const res = await json(url, 'POST', `${GROUPS}/${group}/roles`, [{ domain_name: domain, roles }]);
+  const res = await json(url, 'POST', `${GROUPS}/${group}/roles`, { domain_name: domain, roles: roles.map((role) => ({ role })) });
   expect(res.status, res.text).toBe(201);
-  return res.json;
+  return res.json.items;
 }
 
 async function addUsers(group: string, usernames: string[]): Promise<any[]> {
-  const res = await json(url, 'POST', `${GROUPS}/${group}/users`, { usernames });
+  const res = await json(url, 'POST', `${GROUPS}/${group}/users`, { usernames: usernames.map((username) => ({ username })) });
   expect(res.status, res.text).toBe(201);
-  return res.json;
+  return res.json.items;
 }
 
 const listImages = (auth: Auth, account?: string) =>
@@ -53,7 +53,7 @@ describe('user group management', () => {
 
     const got = await raw(url, 'GET', `${GROUPS}/${group.group_uuid}`);
     expect(got.status, got.text).toBe(200);
-    expect(got.json).toMatchObject({ name: group.name, description: 'builders', group_uuid: group.group_uuid, account_roles: [] });
+    expect(got.json).toMatchObject({ name: group.name, description: 'builders', group_uuid: group.group_uuid, account_roles: { items: [] } });
 
     const renamed = uniqueName('renamed');
     const patched = await json(url, 'PATCH', `${GROUPS}/${group.group_uuid}`, { name: renamed, description: 'release builders' });
@@ -74,9 +74,9 @@ describe('user group management', () => {
     expect(await names(`user_group_name=${other.name}&contains_user=${user.username}`)).toEqual([]);
 
     const listed = (await raw(url, 'GET', `${GROUPS}?contains_user=${user.username}`)).json[0];
-    expect(listed.account_roles).toEqual([
-      { for_account: account, domain_name: account, roles: [{ role: 'read-only', created_at: expect.any(String), membership_id: expect.any(String) }] },
-    ]);
+    expect(listed.account_roles).toEqual({
+      items: [{ for_account: account, domain_name: account, roles: [{ role: 'read-only', created_at: expect.any(String), membership_id: expect.any(String) }] }],
+    });
 
     expect((await raw(url, 'DELETE', `${GROUPS}/${group.group_uuid}`)).status).toBe(204);
     expectNotFound(await raw(url, 'GET', `${GROUPS}/${group.group_uuid}`));
@@ -97,19 +97,19 @@ describe('user group management', () => {
     expectNotFound(await raw(url, 'DELETE', `${GROUPS}/${unknown}`));
     expectNotFound(await raw(url, 'GET', `${GROUPS}/${unknown}/roles`));
     expectNotFound(await raw(url, 'GET', `${GROUPS}/${unknown}/users`));
-    expectNotFound(await json(url, 'POST', `${GROUPS}/${unknown}/users`, { usernames: ['admin'] }));
+    expectNotFound(await json(url, 'POST', `${GROUPS}/${unknown}/users`, { usernames: [{ username: 'admin' }] }));
   });
 
   it('refuses an unknown role, account or user (400) and grants nothing', async () => {
     const account = await createAccount(url);
     const group = await createGroup();
-    expectError(await json(url, 'POST', `${GROUPS}/${group.group_uuid}/roles`, [{ domain_name: account, roles: ['no-such-role'] }]), 400, 'validation_error');
-    expectError(await json(url, 'POST', `${GROUPS}/${group.group_uuid}/roles`, [{ domain_name: 'no-such-account-x', roles: ['read-only'] }]), 400, 'validation_error');
-    expectError(await json(url, 'POST', `${GROUPS}/${group.group_uuid}/users`, { usernames: ['no-such-user-x'] }), 400, 'validation_error');
+    expectError(await json(url, 'POST', `${GROUPS}/${group.group_uuid}/roles`, { domain_name: account, roles: [{ role: 'no-such-role' }] }), 400, 'validation_error');
+    expectError(await json(url, 'POST', `${GROUPS}/${group.group_uuid}/roles`, { domain_name: 'no-such-account-x', roles: [{ role: 'read-only' }] }), 400, 'validation_error');
+    expectError(await json(url, 'POST', `${GROUPS}/${group.group_uuid}/users`, { usernames: [{ username: 'no-such-user-x' }] }), 400, 'validation_error');
     expectError(await raw(url, 'DELETE', `${GROUPS}/${group.group_uuid}/roles`), 400, 'validation_error');
     const roles = await raw(url, 'GET', `${GROUPS}/${group.group_uuid}/roles`);
-    expect(roles.json).toEqual([]);
-    expect((await raw(url, 'GET', `${GROUPS}/${group.group_uuid}/users`)).json).toEqual([]);
+    expect(roles.json).toEqual({ items: [] });
+    expect((await raw(url, 'GET', `${GROUPS}/${group.group_uuid}/users`)).json).toEqual({ items: [] });
   });
 
   it('adds and removes members and roles', async () => {
@@ -118,7 +118,7 @@ describe('user group management', () => {
     const group = await createGroup();
     const members = await addUsers(group.group_uuid, [u1.username, u2.username, u1.username]);
     expect(members.map((m) => m.username)).toEqual([u1.username, u2.username].sort());
-    expect(members[0]).toMatchObject({ account_name: account, created_at: expect.any(String) });
+    expect(members[0]).toMatchObject({ account_name: account, added_on: expect.any(String) });
 
     const roles = await addRoles(group.group_uuid, account, ['read-only', 'policy-editor']);
     expect(roles).toHaveLength(1);
@@ -130,12 +130,12 @@ describe('user group management', () => {
     expect((await raw(url, 'DELETE', `${GROUPS}/${group.group_uuid}/roles?membership_id=${policyEditor.membership_id}`)).status).toBe(204);
     expectNotFound(await raw(url, 'DELETE', `${GROUPS}/${group.group_uuid}/roles?membership_id=${policyEditor.membership_id}`));
     expect((await raw(url, 'DELETE', `${GROUPS}/${group.group_uuid}/roles?all_roles_for_account=${account}`)).status).toBe(204);
-    expect((await raw(url, 'GET', `${GROUPS}/${group.group_uuid}/roles`)).json).toEqual([]);
+    expect((await raw(url, 'GET', `${GROUPS}/${group.group_uuid}/roles`)).json).toEqual({ items: [] });
 
     expect((await raw(url, 'DELETE', `${GROUPS}/${group.group_uuid}/users?username=${u1.username}`)).status).toBe(204);
     expectNotFound(await raw(url, 'DELETE', `${GROUPS}/${group.group_uuid}/users?username=${u1.username}`));
     const left = await raw(url, 'GET', `${GROUPS}/${group.group_uuid}/users`);
-    expect(left.json.map((m: { username: string }) => m.username)).toEqual([u2.username]);
+    expect(left.json.items.map((m: { username: string }) => m.username)).toEqual([u2.username]);
   });
 
   it('is for administrators only (403), even for a full-control user', async () => {
@@ -144,8 +144,8 @@ describe('user group management', () => {
     const group = await createGroup();
     expectForbidden(await raw(url, 'GET', GROUPS, { auth: user.auth }), 'listUserGroups');
     expectForbidden(await json(url, 'POST', GROUPS, { name: uniqueName('g') }, user.auth), 'createUserGroup');
-    expectForbidden(await json(url, 'POST', `${GROUPS}/${group.group_uuid}/users`, { usernames: [user.username] }, user.auth), 'addUserGroupUser');
-    expectForbidden(await json(url, 'POST', `${GROUPS}/${group.group_uuid}/roles`, [{ domain_name: account, roles: ['read-only'] }], user.auth), 'addUserGroupRole');
+    expectForbidden(await json(url, 'POST', `${GROUPS}/${group.group_uuid}/users`, { usernames: [{ username: user.username }] }, user.auth), 'addUserGroupUser');
+    expectForbidden(await json(url, 'POST', `${GROUPS}/${group.group_uuid}/roles`, { domain_name: account, roles: [{ role: 'read-only' }] }, user.auth), 'addUserGroupRole');
   });
 });
 
@@ -232,7 +232,7 @@ describe('effective roles through groups', () => {
     expect(groups.status, groups.text).toBe(200);
     expect(groups.json).toHaveLength(1);
     expect(groups.json[0]).toMatchObject({ group_uuid: group.group_uuid, name: group.name, description: 'team' });
-    expect(groups.json[0].account_roles.map((r: { domain_name: string }) => r.domain_name).sort()).toEqual([account, other].sort());
+    expect(groups.json[0].account_roles.items.map((r: { domain_name: string }) => r.domain_name).sort()).toEqual([account, other].sort());
   });
 
   it('users-with-roles includes roles held through groups, marked group_membership', async () => {
@@ -253,7 +253,7 @@ describe('effective roles through groups', () => {
       { role_name: 'read-write', domain_name: account, grant_type: 'direct', granted_at: expect.any(String) },
     ]);
     expect(byName.get(viaGroup.username).unified_roles).toEqual([
-      { role_name: 'read-only', domain_name: account, grant_type: 'group_membership', group_name: group.name, granted_at: expect.any(String) },
+      { role_name: 'read-only', domain_name: account, grant_type: 'group_membership', granter: group.name, group_name: group.name, granted_at: expect.any(String) },
     ]);
     expect(byName.get(both.username).unified_roles.map((r: { grant_type: string }) => r.grant_type)).toEqual(['direct', 'group_membership']);
   });
@@ -265,10 +265,10 @@ describe('effective roles through groups', () => {
     await addUsers(group.group_uuid, [user.username]);
     await addRoles(group.group_uuid, account, ['read-only']);
     expect((await raw(url, 'DELETE', `/v2/accounts/${account}/users/${user.username}`)).status).toBe(204);
-    expect((await raw(url, 'GET', `${GROUPS}/${group.group_uuid}/users`)).json).toEqual([]);
+    expect((await raw(url, 'GET', `${GROUPS}/${group.group_uuid}/users`)).json).toEqual({ items: [] });
     expect((await json(url, 'PUT', `/v2/accounts/${account}/state`, { state: 'disabled' })).status).toBe(200);
     expect((await raw(url, 'DELETE', `/v2/accounts/${account}`)).status).toBe(204);
     const roles = await raw(url, 'GET', `${GROUPS}/${group.group_uuid}/roles`);
-    expect(roles.json).toEqual([]);
+    expect(roles.json).toEqual({ items: [] });
   });
 });

@@ -33,6 +33,12 @@ export const SYSTEM_ACTIONS = [
   'getSystemStatistics',
   'updateLoggingLevel',
   'getResourceLimits',
+  // Feeds and notification endpoint kinds are shared by every account.
+  'updateFeeds',
+  'updateNotificationEndpoint',
+  // SAML identity providers and their user-group mappings.
+  'listSamlIdps',
+  'manageSamlIdps',
   // User groups.
   'listUserGroups',
   'createUserGroup',

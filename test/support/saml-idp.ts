@@ -8,6 +8,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { postForm } from './auth-fixtures.js';
+import type { RawResponse } from './http.js';
 
 /**
  * samlify's type declarations pull in the DOM library, which changes the global fetch/Buffer types for the whole
@@ -67,7 +69,8 @@ export type Signing = 'response' | 'assertion' | 'both';
 
 export interface LoginOptions {
   nameId: string;
-  attributes?: Record<string, string>;
+  /** Assertion attributes; an array gives a multi-valued attribute (one AttributeValue per element). */
+  attributes?: Record<string, string | string[]>;
   /** The AuthnRequest id this answers (SP-initiated login). */
   inResponseTo?: string;
   signing?: Signing;
@@ -171,7 +174,11 @@ export class TestIdp {
       };
       // The statement goes in first so its {attr...} placeholders are then filled like the others.
       let xml = SamlLib.replaceTagsByValue(template, { AttributeStatement: attributeStatement });
-      for (const [name, value] of Object.entries(attributes)) xml = SamlLib.replaceTagsByValue(xml, { [`attr${name.charAt(0).toUpperCase()}${name.slice(1)}`]: value });
+      for (const [name, value] of Object.entries(attributes)) {
+        const tag = `attr${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+        if (Array.isArray(value)) xml = multiValued(xml, tag, value);
+        else xml = SamlLib.replaceTagsByValue(xml, { [tag]: value });
+      }
       xml = SamlLib.replaceTagsByValue(xml, values);
       return { id: values.ID!, context: xml };
     };
@@ -180,10 +187,26 @@ export class TestIdp {
   }
 }
 
+/**
+ * samlify's attribute template holds one AttributeValue per attribute: repeats the one carrying `{tag}` once per
+ * value, each filled (and escaped) by samlify's tag replacement.
+ */
+function multiValued(xml: string, tag: string, values: readonly string[]): string {
+  const element = new RegExp(`<saml:AttributeValue[^>]*>\\{${tag}\\}</saml:AttributeValue>`).exec(xml)?.[0];
+  if (!element) throw new Error(`no AttributeValue for {${tag}} in the attribute statement`);
+  const copies = values.map((_, i) => element.replace(`{${tag}}`, `{${tag}V${i}}`)).join('');
+  return SamlLib.replaceTagsByValue(xml.replace(element, copies), Object.fromEntries(values.map((v, i) => [`${tag}V${i}`, v])));
+}
+
 /** Decodes a base64 SAMLResponse, lets `edit` change its XML, and encodes it again. */
 export function editResponse(samlResponse: string, edit: (xml: string) => string): string {
   const xml = Buffer.from(samlResponse, 'base64').toString('utf8');
   const edited = edit(xml);
   if (edited === xml) throw new Error('the edit changed nothing');
   return Buffer.from(edited, 'utf8').toString('base64');
+}
+
+/** Posts a SAMLResponse to Vigil's assertion consumer for `idpName`, as the user's browser would (HTTP-POST binding). */
+export async function postToAcs(baseUrl: string, idpName: string, samlResponse: string): Promise<RawResponse> {
+  return postForm(baseUrl, `/v2/rbac-manager/saml/sso/${idpName}`, { SAMLResponse: samlResponse });
 }

@@ -6,6 +6,7 @@
 import type { Db } from '../../db/index.js';
 import { ConflictError, InvalidError, NotFoundError } from '../../errors.js';
 import { nowIso } from '../../util/time.js';
+import { deleteProviderMappings } from '../sso/group-mappings.js';
 import { normaliseCertificate, parseIdpMetadata, type IdpMetadata, type MetadataFetcher } from './metadata.js';
 
 export interface SamlIdpInput {
@@ -59,6 +60,9 @@ export interface ResolvedIdp {
   idpEntityId: string | null;
   ssoUrl: string | null;
 }
+
+/** The assertion attribute naming the user's groups when the configuration names none (upstream's default). */
+export const DEFAULT_GROUPS_ATTRIBUTE = 'memberOf';
 
 const BOOLEANS = ['enabled', 'require_signed_assertions', 'require_signed_response', 'require_existing_users', 'allow_api_keys'] as const;
 
@@ -175,8 +179,14 @@ export async function updateIdp(db: Db, name: string, input: SamlIdpInput, fetch
   return record;
 }
 
-/** Deletes the configuration; its users, pending requests and used assertion ids go with it (foreign keys). */
+/**
+ * Deletes the configuration; its users, pending requests and used assertion ids go with it (foreign keys), its
+ * group mappings (keyed by protocol and name, without a foreign key) here.
+ */
 export async function deleteIdp(db: Db, name: string): Promise<void> {
-  const count = await db('saml_idps').where({ name }).delete();
-  if (count === 0) throw new NotFoundError(`identity provider '${name}' does not exist`, { name });
+  await db.transaction(async (trx) => {
+    const count = await trx('saml_idps').where({ name }).delete();
+    if (count === 0) throw new NotFoundError(`identity provider '${name}' does not exist`, { name });
+    await deleteProviderMappings(trx, { source: 'saml', name });
+  });
 }

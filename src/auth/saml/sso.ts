@@ -16,7 +16,7 @@ import { ConflictError, UnauthorizedError } from '../../errors.js';
 import { nowIso } from '../../util/time.js';
 import { provisionSsoUser, SSO_USERNAME, type SsoIdentity } from '../sso/provision.js';
 import type { IssuedTokens, TokenService } from '../tokens.js';
-import { getIdp, resolveIdp, type ResolvedIdp, type SamlIdpRecord } from './idps.js';
+import { DEFAULT_GROUPS_ATTRIBUTE, getIdp, resolveIdp, type ResolvedIdp, type SamlIdpRecord } from './idps.js';
 import { REQUEST_LIFETIME_MS, SamlRequestStore } from './requests.js';
 
 /** How far the identity provider's clock may be from ours. */
@@ -105,12 +105,15 @@ async function responseDestination(xml: string): Promise<string | null> {
   return xpath.selectAttributes(doc, "/*[local-name()='Response']/@Destination")[0]?.value ?? null;
 }
 
+/** The non-empty string values of an assertion attribute, trimmed. */
+function attributeValues(profile: Profile, name: string): string[] {
+  const value = (profile.attributes as Record<string, unknown> | undefined)?.[name] ?? profile[name];
+  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim());
+}
+
 /** One string value of an assertion attribute; the first when it has several. */
 function attribute(profile: Profile, name: string | null): string | undefined {
-  if (!name) return undefined;
-  const value = (profile.attributes as Record<string, unknown> | undefined)?.[name] ?? profile[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' && first.trim() ? first.trim() : undefined;
+  return name ? attributeValues(profile, name)[0] : undefined;
 }
 
 async function validate(db: Db, idp: ResolvedIdp, samlResponse: string): Promise<{ profile: Profile; facts: AssertionFacts }> {
@@ -145,6 +148,8 @@ function identityOf(idp: SamlIdpRecord, profile: Profile): SsoIdentity {
     username,
     account: attribute(profile, idp.idp_account_attribute) ?? undefined,
     role: attribute(profile, idp.idp_role_attribute) ?? undefined,
+    // An assertion without the attribute names no group: the user leaves the groups earlier sign-ins put it in.
+    groups: attributeValues(profile, idp.idp_groups_attribute ?? DEFAULT_GROUPS_ATTRIBUTE),
   };
 }
 

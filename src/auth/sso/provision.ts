@@ -3,11 +3,13 @@
  * protocol has already verified into a Vigil user with the account and role the identity provider names.
  *
  * The identity provider is the authority for its users: the account and role it names replace the user's
- * memberships at every sign-in. Every refusal is thrown inside the caller's transaction, so nothing of a refused
+ * memberships at every sign-in, and the groups it names decide the user's memberships in its mapped user groups. Every refusal is thrown inside the caller's transaction, so nothing of a refused
  * sign-in remains.
  */
 import type { Db } from '../../db/index.js';
 import { nowIso } from '../../util/time.js';
+import { effectiveGrants } from '../effective-roles.js';
+import { syncSsoGroups } from './group-mappings.js';
 
 /** Vigil usernames an identity provider may name. */
 export const SSO_USERNAME = /^[A-Za-z0-9][A-Za-z0-9@._+-]{0,127}$/;
@@ -17,6 +19,11 @@ export interface SsoIdentity {
   username: string;
   account: string | undefined;
   role: string | undefined;
+  /**
+   * The groups the identity provider says the user belongs to; memberships in the provider's mapped user groups
+   * follow them. Undefined when the protocol carries no groups: memberships are then left as they are.
+   */
+  groups?: readonly string[];
 }
 
 /** The provisioning policy of one configured identity provider. */
@@ -35,6 +42,8 @@ export interface ProvisionedUser {
   /** The user's token generation after the sign-in, for the bearer token. */
   generation: number;
 }
+
+const roleKeys = (grants: readonly { account_name: string; role_name: string }[]) => new Set(grants.map((g) => `${g.account_name}\u0000${g.role_name}`));
 
 /**
  * Creates the user on first sign-in, or brings a known user's account and role in line with the identity.
@@ -61,6 +70,7 @@ export async function provisionSsoUser(trx: Db, provider: SsoProvider, who: SsoI
     throw refuse(`the identity provider names no role for account '${accountName}' and has no default_role`);
 
   const now = nowIso();
+  const rolesBefore = existing ? roleKeys(await effectiveGrants(trx, { username: who.username })) : new Set<string>();
   if (!existing) {
     // Two first sign-ins of one user at once: the second finds the name taken and is refused (nothing of it stays,
     // and its assertion or code is not spent, so signing in again works).
@@ -98,7 +108,12 @@ export async function provisionSsoUser(trx: Db, provider: SsoProvider, who: SsoI
       changed ||= held.length > 0;
     }
   }
-  // Sessions opened under the earlier account or role end, as when an administrator changes them.
+  if (who.groups !== undefined) await syncSsoGroups(trx, provider, who.username, who.groups);
+  if (!changed && existing) {
+    const rolesAfter = roleKeys(await effectiveGrants(trx, { username: who.username }));
+    changed = [...rolesBefore].some((k) => !rolesAfter.has(k));
+  }
+  // Sessions opened under the earlier account or roles end, as when an administrator changes them.
   if (changed) await trx('users').where({ username: who.username }).increment('token_generation', 1);
   const { token_generation } = await trx('users').where({ username: who.username }).first('token_generation');
   return { accountName, created: !existing, generation: Number(token_generation) };

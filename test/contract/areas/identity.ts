@@ -85,9 +85,9 @@ export const identityArea = defineArea<State>({
       await expectAnswer(409, sdk.createUserGroup({ body: { name: s.groupName } }));
     },
     update_user_group: (s) => ok(sdk.updateUserGroup({ path: { group_uuid: s.groupUuid }, body: { description: 'changed' } })),
-    add_user_group_users: (s) => ok(sdk.addUserGroupUsers({ path: { group_uuid: s.groupUuid }, body: { usernames: [s.username] } })),
+    add_user_group_users: (s) => ok(sdk.addUserGroupUsers({ path: { group_uuid: s.groupUuid }, body: { usernames: [{ username: s.username }] } })),
     list_user_group_users: (s) => ok(sdk.listUserGroupUsers({ path: { group_uuid: s.groupUuid } })),
-    add_user_group_roles: (s) => ok(sdk.addUserGroupRoles({ path: { group_uuid: s.groupUuid }, body: [{ domain_name: s.account, roles: ['read-only'] }] })),
+    add_user_group_roles: (s) => ok(sdk.addUserGroupRoles({ path: { group_uuid: s.groupUuid }, body: { domain_name: s.account, roles: [{ role: 'read-only' }] } })),
     list_user_group_roles: (s) => ok(sdk.listUserGroupRoles({ path: { group_uuid: s.groupUuid } })),
     get_user_group: async (s) => {
       await ok(sdk.getUserGroup({ path: { group_uuid: s.groupUuid } }));

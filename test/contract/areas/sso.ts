@@ -1,6 +1,6 @@
 /**
  * SAML single sign-on: an identity provider is configured, read, replaced, a user signs in through it (with a
- * response from the samlify test IdP), and it is deleted.
+ * response from the samlify test IdP), a user group is mapped to it and unmapped, and it is deleted.
  */
 import * as sdk from '../../../generated/contract-client/sdk.gen.js';
 import { uniqueName } from '../../support/fixtures.js';
@@ -14,6 +14,7 @@ interface State {
   idp: TestIdp;
   name: string;
   account: string;
+  groupUuid: string;
 }
 
 const acsUrl = (s: State) => `${s.url}/v2/rbac-manager/saml/sso/${s.name}`;
@@ -32,7 +33,8 @@ export const ssoArea = defineArea<State>({
   async setup(url) {
     const account = uniqueName('ct-sso');
     await ok(sdk.createAccount({ body: { name: account } }));
-    return { url, idp: new TestIdp(), name: uniqueName('ct-idp'), account };
+    const group = await ok(sdk.createUserGroup({ body: { name: uniqueName('ct-sso-group') } }));
+    return { url, idp: new TestIdp(), name: uniqueName('ct-idp'), account, groupUuid: group.group_uuid };
   },
   calls: {
     add_idp: (s) => ok(sdk.addIdp({ body: config(s) })),
@@ -56,6 +58,19 @@ export const ssoArea = defineArea<State>({
       const data = await ok(sdk.samlSso({ path: { idp_name: s.name }, body: { SAMLResponse } }));
       await ok(sdk.getUser({ client: as({ bearer: data.token }) }));
       await expectAnswer(401, sdk.samlSso({ path: { idp_name: s.name }, body: { SAMLResponse } }));
+    },
+    add_idp_user_groups: async (s) => {
+      const mapped = await ok(sdk.addIdpUserGroups({ path: { name: s.name }, body: { user_group_uuids: [s.groupUuid] } }));
+      if (!mapped.some((m) => m.user_group_uuid === s.groupUuid)) throw new Error('the group is not mapped');
+      await expectAnswer(404, sdk.addIdpUserGroups({ path: { name: s.name }, body: { user_group_uuids: ['00000000-0000-4000-8000-000000000000'] } }));
+    },
+    get_idp_user_groups: async (s) => {
+      const mapped = await ok(sdk.getIdpUserGroups({ path: { name: s.name } }));
+      if (mapped.length !== 1 || mapped[0].user_group_uuid !== s.groupUuid) throw new Error('the mapping is not listed');
+    },
+    delete_idp_user_group: async (s) => {
+      await ok(sdk.deleteIdpUserGroup({ path: { name: s.name }, query: { user_group: s.groupUuid } }));
+      await expectAnswer(404, sdk.deleteIdpUserGroup({ path: { name: s.name }, query: { user_group: s.groupUuid } }));
     },
     delete_idp: (s) => ok(sdk.deleteIdp({ path: { name: s.name } })),
   },
