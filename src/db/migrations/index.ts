@@ -28,6 +28,7 @@ import * as m026 from './026_analysis_progress.js';
 import * as m027 from './027_report_finding_match.js';
 import * as m028 from './028_user_groups.js';
 import * as m029 from './029_saml.js';
+import * as m031 from './031_oidc.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '027_report_finding_match': m027,
   '028_user_groups': m028,
   '029_saml': m029,
+  '031_oidc': m031,
 };
