@@ -34,16 +34,21 @@ function providerShape(r: providers.OidcProviderRecord): components['schemas']['
   return shape as components['schemas']['OidcProvider'];
 }
 
-/** Logs a sign-in or its refusal (with the reason) and answers the Vigil token. */
-async function signedIn(ctx: RequestContext, provider: string, flow: string, attempt: Promise<OidcSignIn>) {
+/** The attempt's result; a refusal is logged with its reason on its way to the error answer. */
+async function loggingRefusals<T>(ctx: RequestContext, flow: string, attempt: Promise<T>): Promise<T> {
   try {
-    const result = await attempt;
-    ctx.log.info({ provider, flow, username: result.username, account: result.accountName, created: result.created }, 'OpenID Connect sign-in');
-    return { status: 200 as const, body: { token: result.tokens.access_token, ...result.tokens }, headers: NO_STORE };
+    return await attempt;
   } catch (err) {
     if (err instanceof OidcRefusedError) ctx.log.warn({ provider: err.providerName, flow, reason: err.reason }, 'OpenID Connect sign-in refused');
     throw err;
   }
+}
+
+/** Logs a sign-in and answers the Vigil token. */
+async function signedIn(ctx: RequestContext, provider: string, flow: string, attempt: Promise<OidcSignIn>) {
+  const result = await loggingRefusals(ctx, flow, attempt);
+  ctx.log.info({ provider, flow, username: result.username, account: result.accountName, created: result.created }, 'OpenID Connect sign-in');
+  return { status: 200 as const, body: { token: result.tokens.access_token, ...result.tokens }, headers: NO_STORE };
 }
 
 export const oidcHandlers: HandlerGroup<OidcOps> = {
@@ -64,14 +69,15 @@ export const oidcHandlers: HandlerGroup<OidcOps> = {
     return { status: 204 };
   },
   async oidc_login(ctx, { params }) {
-    const location = await loginRedirectUrl(oidc(ctx), params.provider_name);
+    const location = await loggingRefusals(ctx, 'authorization_code', loginRedirectUrl(oidc(ctx), params.provider_name));
     return { status: 302, headers: { Location: location, 'Cache-Control': 'no-store' } };
   },
   async oidc_callback(ctx, { params, query }) {
     return signedIn(ctx, params.provider_name, 'authorization_code', completeLogin(oidc(ctx), params.provider_name, query));
   },
   async oidc_device_start(ctx, { params }) {
-    return { status: 200, body: await startDeviceGrant(oidc(ctx), params.provider_name), headers: { 'Cache-Control': 'no-store' } };
+    const started = await loggingRefusals(ctx, 'device_code', startDeviceGrant(oidc(ctx), params.provider_name));
+    return { status: 200, body: started, headers: { 'Cache-Control': 'no-store' } };
   },
   async oidc_device_token(ctx, { params, body }) {
     return signedIn(ctx, params.provider_name, 'device_code', pollDeviceGrant(oidc(ctx), params.provider_name, body.handle));

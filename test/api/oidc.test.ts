@@ -4,12 +4,12 @@
  * and the CLI's device grant brokered by Vigil. Each refused sign-in is checked to leave no user behind and to be
  * logged with its reason.
  */
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, json, raw, type Auth } from '../support/http.js';
 import { accountWithUser, createAccount, expectError, uniqueName } from '../support/fixtures.js';
 import { CLIENT_ID, CLIENT_SECRET, TestOidcProvider } from '../support/oidc-provider.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { capturedLogs, myRoles as rolesAt, userExists as existsAt } from '../support/sso.js';
 
 const PROVIDERS = '/v2/rbac-manager/oidc/providers';
 /** Configuration names used in this file: the test provider must know their redirect URIs up front. */
@@ -20,7 +20,7 @@ let url: string;
 let idp: TestOidcProvider;
 let account: string;
 let otherAccount: string;
-const logLines: Record<string, unknown>[] = [];
+let logLines: Record<string, unknown>[] = [];
 
 const callbackPath = (name: string) => `/v2/rbac-manager/oidc/callback/${name}`;
 
@@ -76,11 +76,8 @@ async function login(name: string, username: string) {
   return callback(await authorize(name, username));
 }
 
-async function userExists(username: string): Promise<boolean> {
-  const res = await raw(url, 'GET', '/v2/accounts/users');
-  expect(res.status, res.text).toBe(200);
-  return res.json.items.some((u: { username: string }) => u.username === username);
-}
+const userExists = (username: string) => existsAt(url, username);
+const myRoles = (auth: Auth) => rolesAt(url, auth);
 
 /** Expects the answer refused (401) with `reason` in the message and the log, and `username` not created. */
 async function expectRefused(res: Awaited<ReturnType<typeof raw>>, username: string, reason: RegExp): Promise<void> {
@@ -90,21 +87,11 @@ async function expectRefused(res: Awaited<ReturnType<typeof raw>>, username: str
   expect(await userExists(username)).toBe(false);
 }
 
-async function myRoles(auth: Auth): Promise<{ domain_name: string; role: string }[]> {
-  const res = await raw(url, 'GET', '/v2/rbac-manager/my-roles', { auth });
-  expect(res.status, res.text).toBe(200);
-  return res.json.map((r: { domain_name: string; roles: { name: string } }) => ({ domain_name: r.domain_name, role: r.roles.name }));
-}
-
 beforeAll(async () => {
-  const logs = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line) logLines.push(JSON.parse(line));
-      done();
-    },
-  });
+  const logs = capturedLogs();
+  logLines = logs.lines;
   // No cooldown between key set fetches, so the rotation test need not wait jose's default 30 s.
-  server = await startTestServer({ VIGIL_OIDC_JWKS_COOLDOWN_SECONDS: '0' }, { logs });
+  server = await startTestServer({ VIGIL_OIDC_JWKS_COOLDOWN_SECONDS: '0' }, { logs: logs.stream });
   url = server.url;
   idp = await TestOidcProvider.start(Object.values(NAMES).map((name) => `${url}${callbackPath(name)}`));
   account = (await createAccount(url)).name;
@@ -356,6 +343,24 @@ describe('device grant (the CLI)', () => {
     expect(done.status, done.text).toBe(200);
     expect(await myRoles({ bearer: done.json.token })).toEqual([{ domain_name: account, role: 'read-write' }]);
     expectError(await poll(started.json.handle), 404, 'not_found');
+  });
+
+  it('answers expired_token once the device code has expired', async () => {
+    const started = await start();
+    const { db } = server.running.services;
+    await db('oidc_device_grants').update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+    const res = await poll(started.json.handle);
+    expectError(res, 410, 'expired_token');
+    expectError(await poll(started.json.handle), 404, 'not_found');
+  });
+
+  it('refuses a sign-in the user denied, with the reason logged', async () => {
+    const started = await start();
+    await idp.denyDevice(started.json.user_code);
+    const res = await poll(started.json.handle);
+    expectError(res, 401, 'unauthorized');
+    expect(res.json.message).toMatch(/the provider answered access_denied/);
+    expect(logLines.some((l) => l.msg === 'OpenID Connect sign-in refused' && l.flow === 'device_code' && /access_denied/.test(String(l.reason)))).toBe(true);
   });
 
   it('refuses an unknown handle', async () => {

@@ -18,6 +18,8 @@ export const CLIENT_SECRET = 'vigil-test-client-secret';
 interface OidcModel {
   accountId?: string;
   grantId?: string;
+  error?: string;
+  errorDescription?: string;
   authTime?: number;
   clientId: string;
   scope?: string;
@@ -185,11 +187,24 @@ export class TestOidcProvider {
     return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' }).sign(await importJWK(key.privateJwk, 'RS256'));
   }
 
-  /** Approves a device sign-in for `username`, as the user would at the verification page. */
-  async approveDevice(userCode: string, username: string): Promise<void> {
+  private async deviceCode(userCode: string): Promise<OidcModel> {
     // Stored as the verification page reads it: upper case, without the mask's separators.
     const code = await this.provider.DeviceCode.findByUserCode(userCode.replace(/[^A-Za-z0-9]/g, '').toUpperCase());
     if (!code) throw new Error(`no device code for user code ${userCode}`);
+    return code;
+  }
+
+  /** Denies a device sign-in, as the user would by aborting at the verification page. */
+  async denyDevice(userCode: string): Promise<void> {
+    const code = await this.deviceCode(userCode);
+    code.error = 'access_denied';
+    code.errorDescription = 'End-User aborted interaction';
+    await code.save();
+  }
+
+  /** Approves a device sign-in for `username`, as the user would at the verification page. */
+  async approveDevice(userCode: string, username: string): Promise<void> {
+    const code = await this.deviceCode(userCode);
     const grant = new this.provider.Grant({ accountId: username, clientId: code.clientId });
     grant.addOIDCScope(code.params.scope);
     code.scope = code.params.scope;

@@ -1,0 +1,29 @@
+/** What the single sign-on tests (SAML, OpenID Connect) ask of the server: log capture, users, effective roles. */
+import { Writable } from 'node:stream';
+import { expect } from 'vitest';
+import { raw, type Auth } from './http.js';
+
+/** A log destination for startTestServer that keeps each JSON line, to check what a refusal logged. */
+export function capturedLogs(): { stream: Writable; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { stream, lines };
+}
+
+export async function userExists(url: string, username: string): Promise<boolean> {
+  const res = await raw(url, 'GET', '/v2/accounts/users');
+  expect(res.status, res.text).toBe(200);
+  return res.json.items.some((u: { username: string }) => u.username === username);
+}
+
+/** The caller's roles as `my-roles` lists them, one entry per account and role. */
+export async function myRoles(url: string, auth: Auth): Promise<{ domain_name: string; role: string }[]> {
+  const res = await raw(url, 'GET', '/v2/rbac-manager/my-roles', { auth });
+  expect(res.status, res.text).toBe(200);
+  return res.json.map((r: { domain_name: string; roles: { name: string } }) => ({ domain_name: r.domain_name, role: r.roles.name }));
+}
