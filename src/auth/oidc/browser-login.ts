@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import * as client from 'openid-client';
-import { nowIso } from '../../util/time.js';
+import { isoFromNow, nowIso } from '../../util/time.js';
 import { failureReason } from './relying-party.js';
 import { activeProvider, OidcRefusedError, signInWithClaims, verifiedClaims, type OidcContext, type OidcSignIn } from './sign-in.js';
 
-export const LOGIN_LIFETIME_MS = 10 * 60_000;
+export const LOGIN_LIFETIME_SECONDS = 10 * 60;
 
 /** What the provider sends back to the redirect URI. */
 export interface CallbackParameters {
@@ -35,7 +35,7 @@ export async function loginRedirectUrl(ctx: OidcContext, name: string): Promise<
     provider_name: name,
     code_verifier: codeVerifier,
     nonce,
-    expires_at: new Date(Date.now() + LOGIN_LIFETIME_MS).toISOString(),
+    expires_at: isoFromNow(LOGIN_LIFETIME_SECONDS),
   });
   return client
     .buildAuthorizationUrl(provider.config, {

@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as client from 'openid-client';
 import { AppError, NotFoundError } from '../../errors.js';
-import { nowIso } from '../../util/time.js';
+import { isoFromNow, nowIso } from '../../util/time.js';
 import { failureReason } from './relying-party.js';
 import { activeProvider, OidcRefusedError, signInWithClaims, verifiedClaims, type OidcContext, type OidcSignIn } from './sign-in.js';
 
@@ -29,14 +29,19 @@ export interface DeviceStart {
 }
 
 const hash = (value: string) => createHash('sha256').update(value).digest('hex');
-const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
 
 function pending(): AppError {
   return new AppError(400, 'authorization_pending', 'the user has not yet approved the sign-in at the provider; poll again after the interval', { error: 'authorization_pending' });
 }
 
-function slowDown(intervalSeconds: number): AppError {
-  return new AppError(429, 'slow_down', `polling too fast: wait ${intervalSeconds} seconds between polls`, { error: 'slow_down', interval: intervalSeconds }, { 'Retry-After': String(intervalSeconds) });
+function slowDown(retryAfterSeconds: number, intervalSeconds: number): AppError {
+  return new AppError(
+    429,
+    'slow_down',
+    `polling too fast: poll again in ${retryAfterSeconds} seconds, and every ${intervalSeconds} seconds after that`,
+    { error: 'slow_down', interval: intervalSeconds },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
 }
 
 function expired(): AppError {
@@ -65,7 +70,7 @@ export async function startDeviceGrant(ctx: OidcContext, name: string): Promise<
     interval_seconds: interval,
     // The first poll may come at once: the user may have approved before the CLI asks.
     next_poll_at: nowIso(),
-    expires_at: inSeconds(expiresIn),
+    expires_at: isoFromNow(expiresIn),
   });
   return {
     handle,
@@ -93,8 +98,8 @@ export async function pollDeviceGrant(ctx: OidcContext, name: string, handle: st
   }
   const interval = Number(grant.interval_seconds);
   // Claimed by a conditional update, so of polls that arrive together only one reaches the provider.
-  const claimed = grant.next_poll_at <= now && (await ctx.db('oidc_device_grants').where({ ...key, next_poll_at: grant.next_poll_at }).update({ next_poll_at: inSeconds(interval) })) === 1;
-  if (!claimed) throw slowDown(interval);
+  const claimed = grant.next_poll_at <= now && (await ctx.db('oidc_device_grants').where({ ...key, next_poll_at: grant.next_poll_at }).update({ next_poll_at: isoFromNow(interval) })) === 1;
+  if (!claimed) throw slowDown(Math.max(1, Math.ceil((Date.parse(grant.next_poll_at) - Date.now()) / 1000)), interval);
   let tokens: client.TokenEndpointResponse;
   try {
     tokens = await client.genericGrantRequest(provider.config, DEVICE_GRANT, { device_code: grant.device_code });
@@ -103,8 +108,8 @@ export async function pollDeviceGrant(ctx: OidcContext, name: string, handle: st
     if (code === 'authorization_pending') throw pending();
     if (code === 'slow_down') {
       const slower = Math.min(interval + SLOW_DOWN_STEP_SECONDS, MAX_INTERVAL_SECONDS);
-      await ctx.db('oidc_device_grants').where(key).update({ interval_seconds: slower, next_poll_at: inSeconds(slower) });
-      throw slowDown(slower);
+      await ctx.db('oidc_device_grants').where(key).update({ interval_seconds: slower, next_poll_at: isoFromNow(slower) });
+      throw slowDown(slower, slower);
     }
     await ctx.db('oidc_device_grants').where(key).delete();
     if (code === 'expired_token') throw expired();
