@@ -138,6 +138,7 @@ describe('OpenID Connect provider configuration', () => {
     expect(nothing.json.message).toMatch(/discovery document could not be read/);
     expectError(await json(url, 'POST', PROVIDERS, { ...base, issuer: 'http://idp.example.com' }), 400, 'validation_error');
     expectError(await json(url, 'POST', PROVIDERS, { ...base, issuer: idp.issuer, scopes: ['profile'] }), 400, 'validation_error');
+    expectError(await json(url, 'POST', PROVIDERS, { ...base, issuer: idp.issuer, redirect_uri: `${base.redirect_uri}?x=1` }), 400, 'validation_error');
     expectError(await json(url, 'POST', PROVIDERS, { ...base, issuer: idp.issuer, default_account: 'no-such-account' }), 400, 'validation_error');
     expectError(await json(url, 'POST', PROVIDERS, { ...base, issuer: idp.issuer, default_role: 'no-such-role' }), 400, 'validation_error');
   });
@@ -222,6 +223,17 @@ describe('browser login (authorization code with PKCE)', () => {
     const other = new URL(await authorize(NAMES.corp, again), url);
     other.searchParams.set('state', new URL(path, url).searchParams.get('state')!);
     await expectRefused(await callback(`${other.pathname}${other.search}`), again, /state is unknown, expired or already used/);
+  });
+
+  it('refuses a login the provider answered with an error, spending its state', async () => {
+    const username = uniqueName('denied');
+    const answered = new URL(await authorize(NAMES.corp, username), url);
+    const denied = new URL(answered.pathname, url);
+    denied.searchParams.set('state', answered.searchParams.get('state')!);
+    denied.searchParams.set('error', 'access_denied');
+    denied.searchParams.set('error_description', 'the user said no');
+    await expectRefused(await callback(`${denied.pathname}${denied.search}`), username, /answered access_denied \(the user said no\)/);
+    await expectRefused(await callback(`${answered.pathname}${answered.search}`), username, /state is unknown, expired or already used/);
   });
 
   describe('refuses ID tokens', () => {

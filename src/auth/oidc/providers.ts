@@ -99,7 +99,9 @@ async function discover(rp: OidcRelyingParty, input: OidcProviderInput): Promise
 
 async function prepare(db: Db, rp: OidcRelyingParty, box: SecretBox, input: OidcProviderInput, existing: OidcProviderRecord | undefined): Promise<OidcProviderRecord> {
   checkUrl(input.issuer, 'issuer');
-  checkUrl(input.redirect_uri, 'redirect_uri');
+  const redirect = checkUrl(input.redirect_uri, 'redirect_uri');
+  // The code exchange names the redirect URI as the callback's URL without its query (openid-client).
+  if (redirect.search || redirect.hash) throw invalid('redirect_uri', 'must have no query or fragment');
   const scopes = input.scopes ?? DEFAULT_SCOPES;
   if (!scopes.includes('openid')) throw invalid('scopes', "must include 'openid'");
   await checkProvisioningDefaults(db, input, invalid);
