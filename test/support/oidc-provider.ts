@@ -39,18 +39,25 @@ interface OidcProviderInstance {
 }
 type ProviderClass = new (issuer: string, configuration: Record<string, unknown>) => OidcProviderInstance;
 
-/** oidc-provider warns on any Node.js older than 22 when loaded; the parts these tests use work on 20. */
-async function loadProviderClass(): Promise<ProviderClass> {
+/**
+ * Runs `action` without two oidc-provider warnings that do not apply to a test peer: Node.js older than 22 (the
+ * parts these tests use work on 20) and the in-memory store (a test provider keeps nothing across restarts).
+ */
+async function withoutTestPeerWarnings<T>(action: () => T | Promise<T>): Promise<T> {
   const warn = console.warn;
   console.warn = (...args: unknown[]) => {
-    if (!String(args[0]).includes('Unsupported runtime')) warn(...args);
+    if (!/Unsupported runtime|development-only in-memory adapter/.test(String(args[0]))) warn(...args);
   };
   try {
-    const specifier: string = 'oidc-provider';
-    return ((await import(specifier)) as { default: ProviderClass }).default;
+    return await action();
   } finally {
     console.warn = warn;
   }
+}
+
+async function loadProviderClass(): Promise<ProviderClass> {
+  const specifier: string = 'oidc-provider';
+  return withoutTestPeerWarnings(async () => ((await import(specifier)) as { default: ProviderClass }).default);
 }
 
 interface SigningKey {
@@ -104,7 +111,7 @@ export class TestOidcProvider {
     const key = await newKey(`key-${++this.keyCount}`);
     this.keys = [key, ...this.keys];
     // Its configuration is fixed at construction; the in-memory store of grants and codes is shared by instances.
-    this.provider = new this.Provider(this.issuer, this.configuration());
+    this.provider = await withoutTestPeerWarnings(() => new this.Provider(this.issuer, this.configuration()));
     this.handler = this.provider.callback();
     return key.kid;
   }
@@ -145,6 +152,8 @@ export class TestOidcProvider {
         return grant;
       },
       pkce: { required: () => true },
+      // Lifetimes in seconds, set so the provider does not note its defaults.
+      ttl: { AccessToken: 3600, AuthorizationCode: 60, DeviceCode: 600, Grant: 3600, IdToken: 3600, Interaction: 600, Session: 3600 },
     };
   }
 
