@@ -2845,6 +2845,203 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rbac-manager/oidc/callback/{provider_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_name: components["parameters"]["OidcProviderRef"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Complete an OpenID Connect login (the redirect URI; Vigil extension)
+         * @description Vigil extension (not in the upstream API). The provider redirects the browser here with `code` and `state`.
+         *     The state must be one Vigil issued, not expired and not used before. Vigil exchanges the code (with the
+         *     PKCE verifier and its client credentials) and checks the ID token: signature against the provider's JWKS
+         *     (an unknown key id fetches the keys again, so key rotation needs nothing), issuer, audience (the client
+         *     id), expiry and issue time (60 s of clock skew, at most 10 minutes old) and nonce. A user not yet known is
+         *     created (type `saml`, source `oidc`) in the account and with the role the configured claims name, or the
+         *     configuration's defaults, unless `require_existing_users` is set; a known user's account and role follow
+         *     the claims at every login. Answers a Vigil bearer token, the same as the password grant. Any refusal is 401
+         *     with the reason, and changes nothing.
+         */
+        get: operations["oidc_callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rbac-manager/oidc/device/{provider_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_name: components["parameters"]["OidcProviderRef"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an OpenID Connect device sign-in for a command-line client (Vigil extension)
+         * @description Vigil extension (not in the upstream API). Vigil requests a device code from the provider (RFC 8628) with
+         *     its own client credentials, so the caller needs none, and answers the user code and verification URI to
+         *     show the user, with a `handle` to poll `/v2/rbac-manager/oidc/device/{provider_name}/token` with.
+         */
+        post: operations["oidc_device_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rbac-manager/oidc/device/{provider_name}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_name: components["parameters"]["OidcProviderRef"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll an OpenID Connect device sign-in (Vigil extension)
+         * @description Vigil extension (not in the upstream API). Answers the Vigil bearer token once the user has approved the
+         *     sign-in at the provider (the ID token is checked and the user provisioned as for the browser login). Until
+         *     then: 400 `authorization_pending` (poll again after `interval` seconds), 429 `slow_down` (polled too fast;
+         *     wait `Retry-After` seconds), 410 `expired_token` (start again); 401 when the user denied the sign-in or the
+         *     ID token is refused, 404 for a handle that is unknown or already used.
+         */
+        post: operations["oidc_device_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rbac-manager/oidc/login/{provider_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_name: components["parameters"]["OidcProviderRef"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Start an OpenID Connect login in the browser (Vigil extension)
+         * @description Vigil extension (not in the upstream API). Answers 302 to the provider's authorization endpoint
+         *     (authorization-code flow with PKCE S256, a fresh `state` and `nonce`). The state, nonce and code verifier
+         *     are kept by Vigil for 10 minutes and serve one callback only.
+         */
+        get: operations["oidc_login"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rbac-manager/oidc/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the names of the configured OpenID Connect providers (Vigil extension)
+         * @description Vigil extension (not in the upstream API). Administrators only.
+         */
+        get: operations["list_oidc_providers"];
+        put?: never;
+        /**
+         * Add an OpenID Connect provider (Vigil extension)
+         * @description Vigil extension (not in the upstream API). Administrators only. The provider's discovery document
+         *     (`<issuer>/.well-known/openid-configuration`) is fetched now through the outbound policy (internal addresses
+         *     only as VIGIL_OUTBOUND_ALLOW allows) and kept; its issuer must be the configured one. The name must not be
+         *     that of a SAML identity provider.
+         */
+        post: operations["add_oidc_provider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rbac-manager/oidc/providers/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an OpenID Connect provider's configuration (Vigil extension)
+         * @description Vigil extension (not in the upstream API). Administrators only. The client secret is never answered.
+         */
+        get: operations["get_oidc_provider"];
+        /**
+         * Replace an OpenID Connect provider's configuration (Vigil extension)
+         * @description Vigil extension (not in the upstream API). Administrators only. The name in the body must be the name in the
+         *     path. The discovery document is fetched again. A body without `client_secret` keeps the stored secret.
+         */
+        put: operations["update_oidc_provider"];
+        post?: never;
+        /**
+         * Delete an OpenID Connect provider and the users it provisioned (Vigil extension)
+         * @description Vigil extension (not in the upstream API). Administrators only. Users of this provider can no longer sign in, and are deleted.
+         */
+        delete: operations["delete_oidc_provider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rbac-manager/oidc/providers/{name}/user-group-mappings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the user groups mapped to an OpenID Connect provider
+         * @description Vigil extension, administrators only; the same as a SAML identity provider's mappings. At each sign-in
+         *     through this provider the user's memberships in these groups follow the ID token's groups claim
+         *     (`groups_claim`), matched by group name: the user joins each mapped group named and leaves each it had
+         *     joined through a sign-in that is no longer named. Memberships an administrator made are never removed by a
+         *     sign-in.
+         */
+        get: operations["get_oidc_provider_user_groups"];
+        put?: never;
+        /**
+         * Map user groups to an OpenID Connect provider
+         * @description Vigil extension, administrators only. Groups already mapped stay as they were; an unknown group is 404 and maps nothing.
+         */
+        post: operations["add_oidc_provider_user_groups"];
+        /**
+         * Unmap a user group from an OpenID Connect provider
+         * @description Vigil extension, administrators only. The memberships this provider's sign-ins made in the group end at
+         *     once, and with them the sessions of those users.
+         */
+        delete: operations["delete_oidc_provider_user_group"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rbac-manager/roles": {
         parameters: {
             query?: never;
@@ -5133,6 +5330,72 @@ export interface components {
             /** @description What went wrong, as `message`. */
             error_description: string;
         };
+        /** @description Vigil extension. A started device sign-in (RFC 8628 §3.2, with Vigil's handle instead of the device code). */
+        OidcDeviceAuthorization: {
+            /** @description Seconds until the sign-in expires. */
+            expires_in: number;
+            /** @description Opaque; poll `/v2/rbac-manager/oidc/device/{provider_name}/token` with it. Whoever holds it collects the sign-in. */
+            handle: string;
+            /** @description Seconds to wait between polls. */
+            interval: number;
+            /** @description The code the user enters at the verification URI. */
+            user_code: string;
+            verification_uri: string;
+            /** @description The verification URI with the user code in it, when the provider offers one. */
+            verification_uri_complete?: string;
+        };
+        OidcDeviceTokenRequest: {
+            handle: string;
+        };
+        /** @description Vigil extension (not in the upstream API). An OpenID Connect provider users sign in through. */
+        OidcProvider: {
+            /** @description The ID token claim naming the user's account. */
+            account_claim?: string;
+            /**
+             * @description Whether this provider's users may create and use API keys.
+             * @default false
+             */
+            allow_api_keys?: boolean;
+            /** @description Vigil's client id at the provider; ID tokens must name it as their audience. */
+            client_id: string;
+            /** @description Write-only, never answered; sealed at rest. Without one Vigil is a public client (PKCE only). On replace, absent keeps the stored secret. */
+            client_secret?: string;
+            /** @description Whether a client secret is stored. */
+            readonly client_secret_set?: boolean;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description The account of a new user whose ID token names none. */
+            default_account?: string;
+            /** @description The role of a new user whose ID token names none. */
+            default_role?: string;
+            /** @description The provider's device authorization endpoint, from its discovery document; absent when the provider offers no device grant (no `vigil login --sso`). */
+            readonly device_authorization_endpoint?: string;
+            /** @default true */
+            enabled?: boolean;
+            /** @description The ID token claim listing the user's groups (for group mappings). */
+            groups_claim?: string;
+            /** @description The provider's issuer URL (https; http only on localhost, 127.0.0.1 or [::1]); its discovery document is `<issuer>/.well-known/openid-configuration`. */
+            issuer: string;
+            /** Format: date-time */
+            readonly last_updated?: string;
+            name: string;
+            /** @description The redirect URI registered at the provider, normally `<base>/v2/rbac-manager/oidc/callback/<name>`. */
+            redirect_uri: string;
+            /**
+             * @description When set only users created beforehand (source oidc, this provider) may sign in; no user is created.
+             * @default false
+             */
+            require_existing_users?: boolean;
+            /** @description The ID token claim naming the user's role in that account (the first, when a list). */
+            role_claim?: string;
+            /** @description The scopes requested; must include `openid`. Default `openid profile email`. */
+            scopes?: string[];
+            /**
+             * @description The ID token claim holding the Vigil username. A dotted name reaches into nested claims.
+             * @default preferred_username
+             */
+            username_claim?: string;
+        };
         PackageContent: {
             cpes: string[];
             licenses: string[];
@@ -5995,13 +6258,13 @@ export interface components {
             account_name: string;
             /** Format: date-time */
             created_at: string;
-            /** @description The identity provider of a saml user. */
+            /** @description The identity provider of a single sign-on user (a SAML identity provider, or an OpenID Connect provider when `source` is `oidc`). */
             idp_name?: string;
             /** Format: date-time */
             last_updated: string;
             /** Format: date-time */
             password_last_updated?: string;
-            /** @description `native` for users with a password, `saml` for users of an identity provider. */
+            /** @description `native` for users with a password, `saml` for users of a SAML identity provider, `oidc` (Vigil extension) for users of an OpenID Connect provider, whose `type` is `saml` too (upstream's type has no other single sign-on value). */
             source?: string;
             /**
              * @description Vigil extension; a disabled user cannot authenticate.
@@ -6343,6 +6606,7 @@ export interface components {
         InventoryPage: number;
         InventoryPageSize: number;
         KeyName: string;
+        OidcProviderRef: string;
         OperationId: string;
         PolicyId: string;
         RoleName: string;
@@ -6392,9 +6656,19 @@ export interface components {
                 "application/json": components["schemas"]["NotificationWebhookEndpointConfiguration"];
             };
         };
+        OidcProvider: {
+            content: {
+                "application/json": components["schemas"]["OidcProvider"];
+            };
+        };
         Policy: {
             content: {
                 "application/json": components["schemas"]["Policy"];
+            };
+        };
+        RbacManagerIdpUserGroupPost: {
+            content: {
+                "application/json": components["schemas"]["RbacManagerIdpUserGroupPost"];
             };
         };
         RbacManagerSamlConfiguration: {
@@ -12947,6 +13221,394 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    oidc_callback: {
+        parameters: {
+            query?: {
+                /** @description Ignored (sent by Google). */
+                authuser?: string;
+                code?: string;
+                error?: string;
+                error_description?: string;
+                /** @description Ignored. */
+                error_uri?: string;
+                /** @description Ignored (sent by Google). */
+                hd?: string;
+                iss?: string;
+                /** @description Ignored (sent by Google). */
+                prompt?: string;
+                /** @description Ignored (some providers echo the granted scope). */
+                scope?: string;
+                /** @description Ignored. */
+                session_state?: string;
+                state?: string;
+            };
+            header?: never;
+            path: {
+                provider_name: components["parameters"]["OidcProviderRef"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A signed bearer token. */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    Pragma?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RbacManagerTokenResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    oidc_device_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_name: components["parameters"]["OidcProviderRef"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The device sign-in has started. */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcDeviceAuthorization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    oidc_device_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_name: components["parameters"]["OidcProviderRef"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OidcDeviceTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description A signed bearer token. */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    Pragma?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RbacManagerTokenResponse"];
+                };
+            };
+            /** @description The request is malformed, or (`error_type` authorization_pending) the user has not approved yet. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description `expired_token`: the device code expired before the user approved it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `slow_down`: polled faster than the interval; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    oidc_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_name: components["parameters"]["OidcProviderRef"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to the provider. */
+            302: {
+                headers: {
+                    "Cache-Control"?: string;
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_oidc_providers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider names, sorted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_oidc_provider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["OidcProvider"];
+        responses: {
+            /** @description The stored configuration (without the client secret). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_oidc_provider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_oidc_provider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["OidcProvider"];
+        responses: {
+            /** @description The stored configuration (without the client secret). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_oidc_provider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_oidc_provider_user_groups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mapped groups, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RbacManagerIdpUserGroups"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_oidc_provider_user_groups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RbacManagerIdpUserGroupPost"];
+        responses: {
+            /** @description Every group now mapped to the provider. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RbacManagerIdpUserGroups"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_oidc_provider_user_group: {
+        parameters: {
+            query: {
+                /** @description The group's uuid, or its name. */
+                user_group: string;
+            };
+            header?: never;
+            path: {
+                name: components["parameters"]["IdpName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unmapped. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     list_roles: {
         parameters: {
             query?: never;
@@ -13302,11 +13964,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RbacManagerIdpUserGroupPost"];
-            };
-        };
+        requestBody: components["requestBodies"]["RbacManagerIdpUserGroupPost"];
         responses: {
             /** @description Every group now mapped to the identity provider. */
             200: {

@@ -29,6 +29,8 @@ export const operationTable = {
   add_idp_user_groups: {"operationId":"add_idp_user_groups","method":"post","path":"/rbac-manager/saml/idps/{name}/user-group-mappings","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_image: {"operationId":"add_image","method":"post","path":"/images","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_image_archive: {"operationId":"add_image_archive","method":"post","path":"/images/archives","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/x-tar","application/gzip","application/octet-stream"],"produces":["application/json"],"successStatuses":[200]},
+  add_oidc_provider: {"operationId":"add_oidc_provider","method":"post","path":"/rbac-manager/oidc/providers","tag":"RBAC","authzAction":"manageOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_oidc_provider_user_groups: {"operationId":"add_oidc_provider_user_groups","method":"post","path":"/rbac-manager/oidc/providers/{name}/user-group-mappings","tag":"RBAC","authzAction":"manageOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_policy: {"operationId":"add_policy","method":"post","path":"/policies","tag":"Policies","authzAction":"createPolicy","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_repository: {"operationId":"add_repository","method":"post","path":"/repositories","tag":"Repository","authzAction":"createRepository","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   add_role_user: {"operationId":"add_role_user","method":"post","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"createRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -65,6 +67,8 @@ export const operationTable = {
   delete_images_async: {"operationId":"delete_images_async","method":"delete","path":"/images","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_inventory: {"operationId":"delete_inventory","method":"delete","path":"/inventories","tag":"Inventories","authzAction":"deleteInventory","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_kubernetes_namespaces: {"operationId":"delete_kubernetes_namespaces","method":"delete","path":"/kubernetes-namespaces","tag":"Inventories","authzAction":"deleteKubernetesNamespaces","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_oidc_provider: {"operationId":"delete_oidc_provider","method":"delete","path":"/rbac-manager/oidc/providers/{name}","tag":"RBAC","authzAction":"manageOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_oidc_provider_user_group: {"operationId":"delete_oidc_provider_user_group","method":"delete","path":"/rbac-manager/oidc/providers/{name}/user-group-mappings","tag":"RBAC","authzAction":"manageOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_policy: {"operationId":"delete_policy","method":"delete","path":"/policies/{policy_id}","tag":"Policies","authzAction":"deletePolicy","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_registry: {"operationId":"delete_registry","method":"delete","path":"/registries/{registry}","tag":"Registries","authzAction":"deleteRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_role_user: {"operationId":"delete_role_user","method":"delete","path":"/rbac-manager/roles/{role_name}/members","tag":"RBAC","authzAction":"deleteRoleMember","public":false,"accountParams":["domain_name","for_account"],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
@@ -130,6 +134,8 @@ export const operationTable = {
   get_kubernetes_pod: {"operationId":"get_kubernetes_pod","method":"get","path":"/kubernetes-pods/{pod_id}","tag":"Inventories","authzAction":"getKubernetesPods","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_kubernetes_pods: {"operationId":"get_kubernetes_pods","method":"get","path":"/kubernetes-pods","tag":"Inventories","authzAction":"getKubernetesPods","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_oauth_token: {"operationId":"get_oauth_token","method":"post","path":"/oauth/token","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
+  get_oidc_provider: {"operationId":"get_oidc_provider","method":"get","path":"/rbac-manager/oidc/providers/{name}","tag":"RBAC","authzAction":"listOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_oidc_provider_user_groups: {"operationId":"get_oidc_provider_user_groups","method":"get","path":"/rbac-manager/oidc/providers/{name}/user-group-mappings","tag":"RBAC","authzAction":"listOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_openapi_spec: {"operationId":"get_openapi_spec","method":"get","path":"/openapi.json","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_operation: {"operationId":"get_operation","method":"get","path":"/imports/images/{operation_id}","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_policy: {"operationId":"get_policy","method":"get","path":"/policies/{policy_id}","tag":"Policies","authzAction":"getPolicy","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -199,6 +205,7 @@ export const operationTable = {
   list_import_parent_manifests: {"operationId":"list_import_parent_manifests","method":"get","path":"/imports/images/{operation_id}/parent-manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_secret_searches: {"operationId":"list_import_secret_searches","method":"get","path":"/imports/images/{operation_id}/secret-searches","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_my_user_groups: {"operationId":"list_my_user_groups","method":"get","path":"/my-user-groups","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_oidc_providers: {"operationId":"list_oidc_providers","method":"get","path":"/rbac-manager/oidc/providers","tag":"RBAC","authzAction":"listOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_operations: {"operationId":"list_operations","method":"get","path":"/imports/images","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_policies: {"operationId":"list_policies","method":"get","path":"/policies","tag":"Policies","authzAction":"listPolicies","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_registries: {"operationId":"list_registries","method":"get","path":"/registries","tag":"Registries","authzAction":"listRegistries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -234,6 +241,10 @@ export const operationTable = {
   list_webhook_delivery_receipts: {"operationId":"list_webhook_delivery_receipts","method":"get","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_webhook_selectors: {"operationId":"list_webhook_selectors","method":"get","path":"/notifications/endpoints/webhook/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   my_roles: {"operationId":"my_roles","method":"get","path":"/rbac-manager/my-roles","tag":"RBAC","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  oidc_callback: {"operationId":"oidc_callback","method":"get","path":"/rbac-manager/oidc/callback/{provider_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  oidc_device_start: {"operationId":"oidc_device_start","method":"post","path":"/rbac-manager/oidc/device/{provider_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  oidc_device_token: {"operationId":"oidc_device_token","method":"post","path":"/rbac-manager/oidc/device/{provider_name}/token","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  oidc_login: {"operationId":"oidc_login","method":"get","path":"/rbac-manager/oidc/login/{provider_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[302]},
   patch_api_key: {"operationId":"patch_api_key","method":"patch","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfUpdateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   patch_user_api_key: {"operationId":"patch_user_api_key","method":"patch","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"updateApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   ping: {"operationId":"ping","method":"get","path":"/","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -269,6 +280,7 @@ export const operationTable = {
   update_endpoint_status: {"operationId":"update_endpoint_status","method":"put","path":"/notifications/endpoints/{name}","tag":"Notifications","authzAction":"updateNotificationEndpoint","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_idp: {"operationId":"update_idp","method":"put","path":"/rbac-manager/saml/idps/{name}","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_image_vuln_annotation: {"operationId":"update_image_vuln_annotation","method":"put","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"updateVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_oidc_provider: {"operationId":"update_oidc_provider","method":"put","path":"/rbac-manager/oidc/providers/{name}","tag":"RBAC","authzAction":"manageOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_policy: {"operationId":"update_policy","method":"put","path":"/policies/{policy_id}","tag":"Policies","authzAction":"updatePolicy","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_registry: {"operationId":"update_registry","method":"put","path":"/registries/{registry}","tag":"Registries","authzAction":"updateRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_slack_configuration: {"operationId":"update_slack_configuration","method":"put","path":"/notifications/endpoints/slack/configurations/{uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -359,6 +371,7 @@ export const authzActions = [
   "listNotificationDeliveries",
   "listNotificationEndpointConfigurations",
   "listNotificationEndpoints",
+  "listOidcProviders",
   "listPolicies",
   "listRegistries",
   "listRoleMembers",
@@ -370,6 +383,7 @@ export const authzActions = [
   "listUserGroups",
   "listUsers",
   "listVulnAnnotations",
+  "manageOidcProviders",
   "manageSamlIdps",
   "replayNotificationDelivery",
   "selfCreateApiKey",
@@ -426,6 +440,18 @@ export interface OperationIO {
     query: NonNullable<operations['add_image_archive']['parameters']['query']>;
     body: operations['add_image_archive']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_image_archive']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_image_archive']['responses'][200]['content']['application/json'] };
+  };
+  add_oidc_provider: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_oidc_provider']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_oidc_provider']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_oidc_provider']['responses'][200]['content']['application/json'] };
+  };
+  add_oidc_provider_user_groups: {
+    path: operations['add_oidc_provider_user_groups']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['add_oidc_provider_user_groups']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_oidc_provider_user_groups']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_oidc_provider_user_groups']['responses'][200]['content']['application/json'] };
   };
   add_policy: {
     path: Record<string, never>;
@@ -640,6 +666,18 @@ export interface OperationIO {
   delete_kubernetes_namespaces: {
     path: Record<string, never>;
     query: NonNullable<operations['delete_kubernetes_namespaces']['parameters']['query']>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_oidc_provider: {
+    path: operations['delete_oidc_provider']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_oidc_provider_user_group: {
+    path: operations['delete_oidc_provider_user_group']['parameters']['path'];
+    query: NonNullable<operations['delete_oidc_provider_user_group']['parameters']['query']>;
     body: undefined;
     responses: { 204: undefined };
   };
@@ -1032,6 +1070,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: NonNullable<operations['get_oauth_token']['requestBody']>['content']['application/x-www-form-urlencoded'];
     responses: { 200: operations['get_oauth_token']['responses'][200]['content']['application/json'] };
+  };
+  get_oidc_provider: {
+    path: operations['get_oidc_provider']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_oidc_provider']['responses'][200]['content']['application/json'] };
+  };
+  get_oidc_provider_user_groups: {
+    path: operations['get_oidc_provider_user_groups']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_oidc_provider_user_groups']['responses'][200]['content']['application/json'] };
   };
   get_openapi_spec: {
     path: Record<string, never>;
@@ -1447,6 +1497,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_my_user_groups']['responses'][200]['content']['application/json'] };
   };
+  list_oidc_providers: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_oidc_providers']['responses'][200]['content']['application/json'] };
+  };
   list_operations: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1657,6 +1713,30 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['my_roles']['responses'][200]['content']['application/json'] };
   };
+  oidc_callback: {
+    path: operations['oidc_callback']['parameters']['path'];
+    query: NonNullable<operations['oidc_callback']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['oidc_callback']['responses'][200]['content']['application/json'] };
+  };
+  oidc_device_start: {
+    path: operations['oidc_device_start']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['oidc_device_start']['responses'][200]['content']['application/json'] };
+  };
+  oidc_device_token: {
+    path: operations['oidc_device_token']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['oidc_device_token']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['oidc_device_token']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['oidc_device_token']['responses'][200]['content']['application/json'] };
+  };
+  oidc_login: {
+    path: operations['oidc_login']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 302: undefined };
+  };
   patch_api_key: {
     path: operations['patch_api_key']['parameters']['path'];
     query: Record<string, never>;
@@ -1866,6 +1946,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['update_image_vuln_annotation']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_image_vuln_annotation']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_image_vuln_annotation']['responses'][200]['content']['application/json'] };
+  };
+  update_oidc_provider: {
+    path: operations['update_oidc_provider']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_oidc_provider']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_oidc_provider']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['update_oidc_provider']['responses'][200]['content']['application/json'] };
   };
   update_policy: {
     path: operations['update_policy']['parameters']['path'];

@@ -44,6 +44,8 @@ export interface Config {
   refreshTokenTtlSeconds: number;
   /** The SAML service provider's key: when set, AuthnRequests of SP-initiated logins are signed with it. */
   saml: { spPrivateKeyPem: string | null; spCertificatePem: string | null };
+  /** OpenID Connect: how soon after fetching a provider's keys an unknown key id may fetch them again. */
+  oidc: { jwksCooldownSeconds: number };
   auth: { maxFailures: number; failureWindowSeconds: number; lockoutSeconds: number; passwordCacheSeconds: number };
   argon2: { memoryCostKib: number; timeCost: number };
   shutdownTimeoutMs: number;
@@ -443,6 +445,7 @@ function readConfig(env: Env): Config {
     tokenTtlSeconds: int(env, 'VIGIL_TOKEN_TTL_SECONDS', 3600, 60, 86400),
     refreshTokenTtlSeconds: int(env, 'VIGIL_REFRESH_TOKEN_TTL_SECONDS', 7 * 86400, 60, 90 * 86400),
     saml: { spPrivateKeyPem, spCertificatePem },
+    oidc: { jwksCooldownSeconds: int(env, 'VIGIL_OIDC_JWKS_COOLDOWN_SECONDS', 30, 0, 3600) },
     auth: {
       maxFailures: int(env, 'VIGIL_AUTH_MAX_FAILURES', 10, 1, 1000),
       failureWindowSeconds: int(env, 'VIGIL_AUTH_FAILURE_WINDOW_SECONDS', 300, 1, 86400),

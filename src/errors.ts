@@ -39,6 +39,9 @@ export const ERROR_CODES = {
   blob_unknown: 'The registry is missing a blob the image refers to.',
   invalid_feed: 'A vulnerability feed file is not in the format its source declares.',
   feed_fetch_failed: 'A vulnerability feed could not be downloaded.',
+  authorization_pending: 'A device sign-in is waiting for the user to approve it at the identity provider; poll again after the interval.',
+  slow_down: 'A device sign-in was polled faster than its interval; wait Retry-After seconds.',
+  expired_token: 'A device sign-in expired before the user approved it; start it again.',
   notification_delivery_failed: 'A test notification was sent but the receiver did not accept it; the detail has what it answered.',
 } as const;
 

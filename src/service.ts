@@ -29,6 +29,7 @@ import { NotificationDispatcher } from './notifications/dispatcher.js';
 import { OutboundPolicy } from './outbound/policy.js';
 import type { DeliveryOptions } from './notifications/types.js';
 import { migrateAndRecord } from './system/deployments.js';
+import { OidcRelyingParty } from './auth/oidc/relying-party.js';
 import { nodeServiceNames, ServiceRegistry } from './system/services.js';
 import { PrometheusMetrics } from './system/prometheus.js';
 
@@ -71,6 +72,8 @@ export interface Services {
    * (VIGIL_OUTBOUND_ALLOW; for registries VIGIL_REGISTRY_ALLOW too), and where refusals are logged.
    */
   outbound: { registry: OutboundPolicy; feeds: OutboundPolicy; notifications: OutboundPolicy; identity: OutboundPolicy };
+  /** OpenID Connect relying party: discovery, code and device exchanges, ID token keys (kept per process). */
+  oidc: OidcRelyingParty;
   notifications: {
     /** Delivers queued notifications; `wake()` looks for due ones at once. */
     dispatcher: NotificationDispatcher;
@@ -107,7 +110,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       registry: OutboundPolicy.parse([config.outbound.allow, config.outbound.registryAllow], { purpose: 'registry', log: outboundLog }),
       feeds: OutboundPolicy.parse(config.outbound.allow, { purpose: 'feeds', log: outboundLog }),
       notifications: OutboundPolicy.parse(config.outbound.allow, { purpose: 'notifications', log: outboundLog }),
-      // SAML identity provider metadata fetched by URL.
+      // SAML identity provider metadata fetched by URL; OpenID Connect discovery, keys and token exchanges.
       identity: OutboundPolicy.parse(config.outbound.allow, { purpose: 'identity', log: outboundLog }),
     };
     const delivery: DeliveryOptions = {
@@ -154,6 +157,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
         }),
       },
       outbound,
+      oidc: new OidcRelyingParty({ policy: outbound.identity, userAgent: `Vigil/${packageVersion}`, jwksCooldownSeconds: config.oidc.jwksCooldownSeconds }),
       notifications: {
         dispatcher: new NotificationDispatcher(db, log.child({ component: 'notifications' }), secretBox, config.notifications, delivery),
         delivery,

@@ -278,6 +278,107 @@ export type RbacManagerSamlConfiguration = {
     user_groups?: RbacManagerSamlUserGroups;
 };
 
+/**
+ * Vigil extension (not in the upstream API). An OpenID Connect provider users sign in through.
+ */
+export type OidcProvider = {
+    name: string;
+    enabled?: boolean;
+    /**
+     * The provider's issuer URL (https; http only on localhost, 127.0.0.1 or [::1]); its discovery document is `<issuer>/.well-known/openid-configuration`.
+     */
+    issuer: string;
+    /**
+     * Vigil's client id at the provider; ID tokens must name it as their audience.
+     */
+    client_id: string;
+    /**
+     * Write-only, never answered; sealed at rest. Without one Vigil is a public client (PKCE only). On replace, absent keeps the stored secret.
+     */
+    client_secret?: string;
+    /**
+     * Whether a client secret is stored.
+     */
+    readonly client_secret_set?: boolean;
+    /**
+     * The redirect URI registered at the provider, normally `<base>/v2/rbac-manager/oidc/callback/<name>`.
+     */
+    redirect_uri: string;
+    /**
+     * The scopes requested; must include `openid`. Default `openid profile email`.
+     */
+    scopes?: Array<string>;
+    /**
+     * The ID token claim holding the Vigil username. A dotted name reaches into nested claims.
+     */
+    username_claim?: string;
+    /**
+     * The ID token claim naming the user's account.
+     */
+    account_claim?: string;
+    /**
+     * The ID token claim naming the user's role in that account (the first, when a list).
+     */
+    role_claim?: string;
+    /**
+     * The ID token claim listing the user's groups (for group mappings).
+     */
+    groups_claim?: string;
+    /**
+     * The account of a new user whose ID token names none.
+     */
+    default_account?: string;
+    /**
+     * The role of a new user whose ID token names none.
+     */
+    default_role?: string;
+    /**
+     * When set only users created beforehand (source oidc, this provider) may sign in; no user is created.
+     */
+    require_existing_users?: boolean;
+    /**
+     * Whether this provider's users may create and use API keys.
+     */
+    allow_api_keys?: boolean;
+    /**
+     * The provider's device authorization endpoint, from its discovery document; absent when the provider offers no device grant (no `vigil login --sso`).
+     */
+    readonly device_authorization_endpoint?: string;
+    readonly created_at?: string;
+    readonly last_updated?: string;
+};
+
+/**
+ * Vigil extension. A started device sign-in (RFC 8628 §3.2, with Vigil's handle instead of the device code).
+ */
+export type OidcDeviceAuthorization = {
+    /**
+     * Opaque; poll `/v2/rbac-manager/oidc/device/{provider_name}/token` with it. Whoever holds it collects the sign-in.
+     */
+    handle: string;
+    /**
+     * The code the user enters at the verification URI.
+     */
+    user_code: string;
+    verification_uri: string;
+    /**
+     * The verification URI with the user code in it, when the provider offers one.
+     */
+    verification_uri_complete?: string;
+    /**
+     * Seconds until the sign-in expires.
+     */
+    expires_in: number;
+    /**
+     * Seconds to wait between polls.
+     */
+    interval: number;
+};
+
+export type OidcDeviceTokenRequest = {
+    handle: string;
+};
+
 export type RbacManagerSamlConfigurationGet = RbacManagerSamlConfiguration & {
     user_groups?: RbacManagerSamlUserGroups;
 };
@@ -344,11 +445,11 @@ export type User = {
     account_name: string;
     type: 'native' | 'saml';
     /**
-     * `native` for users with a password, `saml` for users of an identity provider.
+     * `native` for users with a password, `saml` for users of a SAML identity provider, `oidc` (Vigil extension) for users of an OpenID Connect provider, whose `type` is `saml` too (upstream's type has no other single sign-on value).
      */
     source?: string;
     /**
-     * The identity provider of a saml user.
+     * The identity provider of a single sign-on user (a SAML identity provider, or an OpenID Connect provider when `source` is `oidc`).
      */
     idp_name?: string;
     /**
@@ -2950,6 +3051,66 @@ export type RbacManagerSamlConfigurationWritable = {
      */
     allow_api_keys?: boolean;
     user_groups?: RbacManagerSamlUserGroups;
+};
+
+/**
+ * Vigil extension (not in the upstream API). An OpenID Connect provider users sign in through.
+ */
+export type OidcProviderWritable = {
+    name: string;
+    enabled?: boolean;
+    /**
+     * The provider's issuer URL (https; http only on localhost, 127.0.0.1 or [::1]); its discovery document is `<issuer>/.well-known/openid-configuration`.
+     */
+    issuer: string;
+    /**
+     * Vigil's client id at the provider; ID tokens must name it as their audience.
+     */
+    client_id: string;
+    /**
+     * Write-only, never answered; sealed at rest. Without one Vigil is a public client (PKCE only). On replace, absent keeps the stored secret.
+     */
+    client_secret?: string;
+    /**
+     * The redirect URI registered at the provider, normally `<base>/v2/rbac-manager/oidc/callback/<name>`.
+     */
+    redirect_uri: string;
+    /**
+     * The scopes requested; must include `openid`. Default `openid profile email`.
+     */
+    scopes?: Array<string>;
+    /**
+     * The ID token claim holding the Vigil username. A dotted name reaches into nested claims.
+     */
+    username_claim?: string;
+    /**
+     * The ID token claim naming the user's account.
+     */
+    account_claim?: string;
+    /**
+     * The ID token claim naming the user's role in that account (the first, when a list).
+     */
+    role_claim?: string;
+    /**
+     * The ID token claim listing the user's groups (for group mappings).
+     */
+    groups_claim?: string;
+    /**
+     * The account of a new user whose ID token names none.
+     */
+    default_account?: string;
+    /**
+     * The role of a new user whose ID token names none.
+     */
+    default_role?: string;
+    /**
+     * When set only users created beforehand (source oidc, this provider) may sign in; no user is created.
+     */
+    require_existing_users?: boolean;
+    /**
+     * Whether this provider's users may create and use API keys.
+     */
+    allow_api_keys?: boolean;
 };
 
 export type RbacManagerSamlConfigurationGetWritable = RbacManagerSamlConfigurationWritable & {
@@ -7735,6 +7896,608 @@ export type SamlSsoResponses = {
 };
 
 export type SamlSsoResponse = SamlSsoResponses[keyof SamlSsoResponses];
+
+export type ListOidcProvidersData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/rbac-manager/oidc/providers';
+};
+
+export type ListOidcProvidersErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListOidcProvidersError = ListOidcProvidersErrors[keyof ListOidcProvidersErrors];
+
+export type ListOidcProvidersResponses = {
+    /**
+     * The provider names, sorted.
+     */
+    200: Array<string>;
+};
+
+export type ListOidcProvidersResponse = ListOidcProvidersResponses[keyof ListOidcProvidersResponses];
+
+export type AddOidcProviderData = {
+    body: OidcProviderWritable;
+    path?: never;
+    query?: never;
+    url: '/rbac-manager/oidc/providers';
+};
+
+export type AddOidcProviderErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddOidcProviderError = AddOidcProviderErrors[keyof AddOidcProviderErrors];
+
+export type AddOidcProviderResponses = {
+    /**
+     * The stored configuration (without the client secret).
+     */
+    200: OidcProvider;
+};
+
+export type AddOidcProviderResponse = AddOidcProviderResponses[keyof AddOidcProviderResponses];
+
+export type DeleteOidcProviderData = {
+    body?: never;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/oidc/providers/{name}';
+};
+
+export type DeleteOidcProviderErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteOidcProviderError = DeleteOidcProviderErrors[keyof DeleteOidcProviderErrors];
+
+export type DeleteOidcProviderResponses = {
+    /**
+     * Deleted.
+     */
+    204: unknown;
+};
+
+export type GetOidcProviderData = {
+    body?: never;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/oidc/providers/{name}';
+};
+
+export type GetOidcProviderErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetOidcProviderError = GetOidcProviderErrors[keyof GetOidcProviderErrors];
+
+export type GetOidcProviderResponses = {
+    /**
+     * The configuration.
+     */
+    200: OidcProvider;
+};
+
+export type GetOidcProviderResponse = GetOidcProviderResponses[keyof GetOidcProviderResponses];
+
+export type UpdateOidcProviderData = {
+    body: OidcProviderWritable;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/oidc/providers/{name}';
+};
+
+export type UpdateOidcProviderErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UpdateOidcProviderError = UpdateOidcProviderErrors[keyof UpdateOidcProviderErrors];
+
+export type UpdateOidcProviderResponses = {
+    /**
+     * The stored configuration (without the client secret).
+     */
+    200: OidcProvider;
+};
+
+export type UpdateOidcProviderResponse = UpdateOidcProviderResponses[keyof UpdateOidcProviderResponses];
+
+export type DeleteOidcProviderUserGroupData = {
+    body?: never;
+    path: {
+        name: string;
+    };
+    query: {
+        /**
+         * The group's uuid, or its name.
+         */
+        user_group: string;
+    };
+    url: '/rbac-manager/oidc/providers/{name}/user-group-mappings';
+};
+
+export type DeleteOidcProviderUserGroupErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteOidcProviderUserGroupError = DeleteOidcProviderUserGroupErrors[keyof DeleteOidcProviderUserGroupErrors];
+
+export type DeleteOidcProviderUserGroupResponses = {
+    /**
+     * Unmapped.
+     */
+    204: unknown;
+};
+
+export type GetOidcProviderUserGroupsData = {
+    body?: never;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/oidc/providers/{name}/user-group-mappings';
+};
+
+export type GetOidcProviderUserGroupsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetOidcProviderUserGroupsError = GetOidcProviderUserGroupsErrors[keyof GetOidcProviderUserGroupsErrors];
+
+export type GetOidcProviderUserGroupsResponses = {
+    /**
+     * The mapped groups, by name.
+     */
+    200: RbacManagerIdpUserGroups;
+};
+
+export type GetOidcProviderUserGroupsResponse = GetOidcProviderUserGroupsResponses[keyof GetOidcProviderUserGroupsResponses];
+
+export type AddOidcProviderUserGroupsData = {
+    body: RbacManagerIdpUserGroupPost;
+    path: {
+        name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/oidc/providers/{name}/user-group-mappings';
+};
+
+export type AddOidcProviderUserGroupsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddOidcProviderUserGroupsError = AddOidcProviderUserGroupsErrors[keyof AddOidcProviderUserGroupsErrors];
+
+export type AddOidcProviderUserGroupsResponses = {
+    /**
+     * Every group now mapped to the provider.
+     */
+    200: RbacManagerIdpUserGroups;
+};
+
+export type AddOidcProviderUserGroupsResponse = AddOidcProviderUserGroupsResponses[keyof AddOidcProviderUserGroupsResponses];
+
+export type OidcLoginData = {
+    body?: never;
+    path: {
+        provider_name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/oidc/login/{provider_name}';
+};
+
+export type OidcLoginErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type OidcLoginError = OidcLoginErrors[keyof OidcLoginErrors];
+
+export type OidcCallbackData = {
+    body?: never;
+    path: {
+        provider_name: string;
+    };
+    query?: {
+        code?: string;
+        state?: string;
+        iss?: string;
+        error?: string;
+        error_description?: string;
+        /**
+         * Ignored.
+         */
+        error_uri?: string;
+        /**
+         * Ignored.
+         */
+        session_state?: string;
+        /**
+         * Ignored (some providers echo the granted scope).
+         */
+        scope?: string;
+        /**
+         * Ignored (sent by Google).
+         */
+        authuser?: string;
+        /**
+         * Ignored (sent by Google).
+         */
+        hd?: string;
+        /**
+         * Ignored (sent by Google).
+         */
+        prompt?: string;
+    };
+    url: '/rbac-manager/oidc/callback/{provider_name}';
+};
+
+export type OidcCallbackErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type OidcCallbackError = OidcCallbackErrors[keyof OidcCallbackErrors];
+
+export type OidcCallbackResponses = {
+    /**
+     * A signed bearer token.
+     */
+    200: RbacManagerTokenResponse;
+};
+
+export type OidcCallbackResponse = OidcCallbackResponses[keyof OidcCallbackResponses];
+
+export type OidcDeviceStartData = {
+    body?: never;
+    path: {
+        provider_name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/oidc/device/{provider_name}';
+};
+
+export type OidcDeviceStartErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type OidcDeviceStartError = OidcDeviceStartErrors[keyof OidcDeviceStartErrors];
+
+export type OidcDeviceStartResponses = {
+    /**
+     * The device sign-in has started.
+     */
+    200: OidcDeviceAuthorization;
+};
+
+export type OidcDeviceStartResponse = OidcDeviceStartResponses[keyof OidcDeviceStartResponses];
+
+export type OidcDeviceTokenData = {
+    body: OidcDeviceTokenRequest;
+    path: {
+        provider_name: string;
+    };
+    query?: never;
+    url: '/rbac-manager/oidc/device/{provider_name}/token';
+};
+
+export type OidcDeviceTokenErrors = {
+    /**
+     * The request is malformed, or (`error_type` authorization_pending) the user has not approved yet.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * `expired_token`: the device code expired before the user approved it.
+     */
+    410: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * `slow_down`: polled faster than the interval; retry after `Retry-After` seconds.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type OidcDeviceTokenError = OidcDeviceTokenErrors[keyof OidcDeviceTokenErrors];
+
+export type OidcDeviceTokenResponses = {
+    /**
+     * A signed bearer token.
+     */
+    200: RbacManagerTokenResponse;
+};
+
+export type OidcDeviceTokenResponse = OidcDeviceTokenResponses[keyof OidcDeviceTokenResponses];
 
 export type DeleteImagesAsyncData = {
     body?: never;

@@ -179,6 +179,47 @@ export const zRbacManagerTokenResponse = z.object({
 });
 
 /**
+ * Vigil extension (not in the upstream API). An OpenID Connect provider users sign in through.
+ */
+export const zOidcProvider = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/),
+    enabled: z.boolean().optional().default(true),
+    issuer: z.string().min(1).max(1024),
+    client_id: z.string().min(1).max(512),
+    client_secret: z.string().min(1).max(4096).optional(),
+    client_secret_set: z.boolean().readonly().optional(),
+    redirect_uri: z.string().min(1).max(1024),
+    scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/)).max(32).optional(),
+    username_claim: z.string().max(256).optional().default('preferred_username'),
+    account_claim: z.string().max(256).optional(),
+    role_claim: z.string().max(256).optional(),
+    groups_claim: z.string().max(256).optional(),
+    default_account: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    default_role: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/).optional(),
+    require_existing_users: z.boolean().optional().default(false),
+    allow_api_keys: z.boolean().optional().default(false),
+    device_authorization_endpoint: z.string().readonly().optional(),
+    created_at: z.iso.datetime().readonly().optional(),
+    last_updated: z.iso.datetime().readonly().optional()
+});
+
+/**
+ * Vigil extension. A started device sign-in (RFC 8628 §3.2, with Vigil's handle instead of the device code).
+ */
+export const zOidcDeviceAuthorization = z.object({
+    handle: z.string(),
+    user_code: z.string(),
+    verification_uri: z.string(),
+    verification_uri_complete: z.string().optional(),
+    expires_in: z.int(),
+    interval: z.int()
+});
+
+export const zOidcDeviceTokenRequest = z.object({
+    handle: z.string().min(1).max(128)
+});
+
+/**
  * The user groups mapped to this identity provider, answered by GET. Ignored in a request body, so a configuration read can be sent back as it is; mappings change through `/rbac-manager/saml/idps/{name}/user-group-mappings`.
  */
 export const zRbacManagerSamlUserGroups = z.array(z.object({
@@ -2329,6 +2370,27 @@ export const zRbacManagerSamlConfigurationWritable = z.object({
     user_groups: zRbacManagerSamlUserGroups.optional()
 });
 
+/**
+ * Vigil extension (not in the upstream API). An OpenID Connect provider users sign in through.
+ */
+export const zOidcProviderWritable = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/),
+    enabled: z.boolean().optional().default(true),
+    issuer: z.string().min(1).max(1024),
+    client_id: z.string().min(1).max(512),
+    client_secret: z.string().min(1).max(4096).optional(),
+    redirect_uri: z.string().min(1).max(1024),
+    scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/)).max(32).optional(),
+    username_claim: z.string().max(256).optional().default('preferred_username'),
+    account_claim: z.string().max(256).optional(),
+    role_claim: z.string().max(256).optional(),
+    groups_claim: z.string().max(256).optional(),
+    default_account: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    default_role: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/).optional(),
+    require_existing_users: z.boolean().optional().default(false),
+    allow_api_keys: z.boolean().optional().default(false)
+});
+
 export const zRbacManagerSamlConfigurationGetWritable = zRbacManagerSamlConfigurationWritable.and(z.object({
     user_groups: zRbacManagerSamlUserGroups.optional()
 }));
@@ -3333,6 +3395,117 @@ export const zSamlSsoPath = z.object({
  * A signed bearer token.
  */
 export const zSamlSsoResponse = zRbacManagerTokenResponse;
+
+/**
+ * The provider names, sorted.
+ */
+export const zListOidcProvidersResponse = z.array(z.string());
+
+export const zAddOidcProviderBody = zOidcProviderWritable;
+
+/**
+ * The stored configuration (without the client secret).
+ */
+export const zAddOidcProviderResponse = zOidcProvider;
+
+export const zDeleteOidcProviderPath = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+export const zGetOidcProviderPath = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+/**
+ * The configuration.
+ */
+export const zGetOidcProviderResponse = zOidcProvider;
+
+export const zUpdateOidcProviderBody = zOidcProviderWritable;
+
+export const zUpdateOidcProviderPath = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+/**
+ * The stored configuration (without the client secret).
+ */
+export const zUpdateOidcProviderResponse = zOidcProvider;
+
+export const zDeleteOidcProviderUserGroupPath = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+export const zDeleteOidcProviderUserGroupQuery = z.object({
+    user_group: z.string().min(1).max(128)
+});
+
+export const zGetOidcProviderUserGroupsPath = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+/**
+ * The mapped groups, by name.
+ */
+export const zGetOidcProviderUserGroupsResponse = zRbacManagerIdpUserGroups;
+
+export const zAddOidcProviderUserGroupsBody = zRbacManagerIdpUserGroupPost;
+
+export const zAddOidcProviderUserGroupsPath = z.object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+/**
+ * Every group now mapped to the provider.
+ */
+export const zAddOidcProviderUserGroupsResponse = zRbacManagerIdpUserGroups;
+
+export const zOidcLoginPath = z.object({
+    provider_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+export const zOidcCallbackPath = z.object({
+    provider_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+export const zOidcCallbackQuery = z.object({
+    code: z.string().max(4096).optional(),
+    state: z.string().max(1024).optional(),
+    iss: z.string().max(1024).optional(),
+    error: z.string().max(256).optional(),
+    error_description: z.string().max(2048).optional(),
+    error_uri: z.string().max(2048).optional(),
+    session_state: z.string().max(1024).optional(),
+    scope: z.string().max(2048).optional(),
+    authuser: z.string().max(256).optional(),
+    hd: z.string().max(256).optional(),
+    prompt: z.string().max(256).optional()
+});
+
+/**
+ * A signed bearer token.
+ */
+export const zOidcCallbackResponse = zRbacManagerTokenResponse;
+
+export const zOidcDeviceStartPath = z.object({
+    provider_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+/**
+ * The device sign-in has started.
+ */
+export const zOidcDeviceStartResponse = zOidcDeviceAuthorization;
+
+export const zOidcDeviceTokenBody = zOidcDeviceTokenRequest;
+
+export const zOidcDeviceTokenPath = z.object({
+    provider_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+});
+
+/**
+ * A signed bearer token.
+ */
+export const zOidcDeviceTokenResponse = zRbacManagerTokenResponse;
 
 export const zDeleteImagesAsyncHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),

@@ -13,6 +13,7 @@ import { policyBodyChecks, policyHandlers } from './policies.js';
 import { rbacHandlers } from './rbac.js';
 import { registryHandlers } from './registries.js';
 import { reportHandlers } from './reports.js';
+import { oidcHandlers } from './oidc.js';
 import { samlHandlers } from './saml.js';
 import { subscriptionHandlers } from './subscriptions.js';
 import { summaryHandlers } from './summaries.js';
@@ -28,6 +29,7 @@ export const handlers: Handlers = {
   ...userGroupHandlers,
   ...rbacHandlers,
   ...samlHandlers,
+  ...oidcHandlers,
   ...imageHandlers,
   ...imageContentHandlers,
   ...registryHandlers,

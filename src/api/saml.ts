@@ -1,10 +1,9 @@
 /** Handlers of SAML single sign-on (RBAC tag): identity provider configurations, login and assertion consumer. */
 import * as idps from '../auth/saml/idps.js';
-import * as mappings from '../auth/sso/group-mappings.js';
 import { metadataFetcher } from '../auth/saml/metadata.js';
 import { SamlRefusedError, loginRedirectUrl, signIn } from '../auth/saml/sso.js';
-import type { Db } from '../db/index.js';
 import type { HandlerGroup } from '../server/handler-types.js';
+import { groupMappingOperations } from './sso-group-mappings.js';
 import type { components } from '../../generated/openapi-types.js';
 
 type SamlOps =
@@ -28,15 +27,7 @@ function idpShape(r: idps.SamlIdpRecord): components['schemas']['RbacManagerSaml
   return shape as components['schemas']['RbacManagerSamlConfiguration'];
 }
 
-function mappingShape(m: mappings.GroupMappingRecord): components['schemas']['RbacManagerIdpUserGroup'] {
-  return { user_group_uuid: m.group_uuid, user_group_name: m.group_name, mapped_on: m.created_at };
-}
-
-/** The identity provider's group mappings; 404 when it does not exist. */
-async function idpMappings(db: Db, name: string): Promise<mappings.GroupMappingRecord[]> {
-  await idps.getIdp(db, name);
-  return mappings.listGroupMappings(db, { source: 'saml', name });
-}
+const idpGroupMappings = groupMappingOperations('saml', idps.getIdp);
 
 export const samlHandlers: HandlerGroup<SamlOps> = {
   async list_idps(ctx) {
@@ -47,7 +38,7 @@ export const samlHandlers: HandlerGroup<SamlOps> = {
   },
   async get_idp(ctx, { params }) {
     const idp = idpShape(await idps.getIdp(ctx.db, params.name));
-    const userGroups = (await idpMappings(ctx.db, params.name)).map((m) => ({ user_group: m.group_name, added_on: m.created_at }));
+    const userGroups = (await idpGroupMappings.list(ctx.db, params.name)).map((m) => ({ user_group: m.user_group_name, added_on: m.mapped_on }));
     return { status: 200, body: { ...idp, user_groups: userGroups } };
   },
   async update_idp(ctx, { params, body }) {
@@ -58,16 +49,13 @@ export const samlHandlers: HandlerGroup<SamlOps> = {
     return { status: 204 };
   },
   async get_idp_user_groups(ctx, { params }) {
-    return { status: 200, body: (await idpMappings(ctx.db, params.name)).map(mappingShape) };
+    return { status: 200, body: await idpGroupMappings.list(ctx.db, params.name) };
   },
   async add_idp_user_groups(ctx, { params, body }) {
-    await idps.getIdp(ctx.db, params.name);
-    const list = await mappings.addGroupMappings(ctx.db, { source: 'saml', name: params.name }, body.user_group_uuids ?? []);
-    return { status: 200, body: list.map(mappingShape) };
+    return { status: 200, body: await idpGroupMappings.add(ctx.db, params.name, body.user_group_uuids ?? []) };
   },
   async delete_idp_user_group(ctx, { params, query }) {
-    await idps.getIdp(ctx.db, params.name);
-    await mappings.removeGroupMapping(ctx.db, { source: 'saml', name: params.name }, query.user_group);
+    await idpGroupMappings.remove(ctx.db, params.name, query.user_group);
     return { status: 204 };
   },
   async saml_login(ctx, { params, query }) {

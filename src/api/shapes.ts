@@ -26,7 +26,7 @@ export function userShape(u: UserRecord): Schemas['User'] {
     account_name: u.account_name,
     type: u.type,
     source: u.source,
-    ...(u.idp_name ? { idp_name: u.idp_name } : {}),
+    ...(u.idp_name || u.oidc_provider ? { idp_name: (u.idp_name || u.oidc_provider)! } : {}),
     state: u.state,
     created_at: u.created_at,
     last_updated: u.last_updated,

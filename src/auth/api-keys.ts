@@ -7,6 +7,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/index.js';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../errors.js';
 import { floorToSecond, nowIso } from '../util/time.js';
+import { withSsoProvider } from './users.js';
 
 export interface ApiKeyRecord {
   key_id: string;
@@ -79,10 +80,7 @@ export async function createApiKey(
   username: string,
   input: { name: string; description?: string; expires_at?: string },
 ): Promise<{ record: ApiKeyRecord; value: string }> {
-  const owner = await db('users as u')
-    .leftJoin('saml_idps as s', 's.name', 'u.idp_name')
-    .where('u.username', username)
-    .first('u.type as user_type', 'u.idp_name', 's.allow_api_keys as idp_allows_api_keys');
+  const owner = await withSsoProvider(db, db('users as u')).where('u.username', username).first();
   const refused = owner ? ssoKeyProblem(owner) : null;
   if (refused) throw new ForbiddenError(refused, { username, idp_name: owner.idp_name });
   const keyId = randomBytes(8).toString('hex');

@@ -65,7 +65,8 @@ export class Authenticator {
     const login = await findLoginRecord(this.db, username);
     if (login?.user_type === 'saml') {
       await this.hasher.verifyNothing(password);
-      this.refuse(client, username, `user '${username}' signs in through SAML identity provider '${login.idp_name}', not with a password`);
+      const protocol = login.user_source === 'oidc' ? 'OpenID Connect provider' : 'SAML identity provider';
+      this.refuse(client, username, `user '${username}' signs in through ${protocol} '${login.idp_name}', not with a password`);
     }
     if (!login?.password_hash) {
       await this.hasher.verifyNothing(password);

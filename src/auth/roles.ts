@@ -22,6 +22,9 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   // SAML identity providers decide who signs in to any account.
   'listSamlIdps',
   'manageSamlIdps',
+  // So do OpenID Connect providers.
+  'listOidcProviders',
+  'manageOidcProviders',
   // The running node's logging level and the deployment's configured limits.
   'updateLoggingLevel',
   'getResourceLimits',

@@ -1,4 +1,5 @@
 /** Users of an account and their password credentials. Usernames are unique across the deployment. */
+import type { Knex } from 'knex';
 import type { Db } from '../db/index.js';
 import { ConflictError, InvalidError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
@@ -10,8 +11,10 @@ export interface UserRecord {
   account_name: string;
   type: 'native' | 'saml';
   source: string;
-  /** The identity provider a saml user signs in through. */
+  /** The SAML identity provider a saml user signs in through. */
   idp_name: string | null;
+  /** The OpenID Connect provider a single sign-on user of source `oidc` signs in through. */
+  oidc_provider?: string | null;
   state: 'enabled' | 'disabled';
   created_at: string;
   last_updated: string;
@@ -40,22 +43,36 @@ export interface LoginRecord {
   /** Tokens issued under an older generation are refused (see revokeUserTokens). */
   token_generation: number;
   user_type: 'native' | 'saml';
+  /** `native`, `saml` or `oidc`: the protocol a single sign-on user signs in with. */
+  user_source: string;
+  /** The SAML identity provider or OpenID Connect provider of a single sign-on user. */
   idp_name: string | null;
-  /** For saml users: whether their identity provider lets them use API keys. */
+  /** For single sign-on users: whether their identity provider lets them use API keys. */
   idp_allows_api_keys: boolean | number | null;
+}
+
+/**
+ * Adds a single sign-on user's provider (SAML or OpenID Connect) to a query over `users as u`: its name as
+ * `idp_name` and whether it allows API keys as `idp_allows_api_keys`.
+ */
+export function withSsoProvider<Q extends Knex.QueryBuilder>(db: Db, query: Q): Q {
+  return query
+    .leftJoin('saml_idps as s', 's.name', 'u.idp_name')
+    .leftJoin('oidc_providers as o', 'o.name', 'u.oidc_provider')
+    .select(
+      'u.type as user_type',
+      'u.source as user_source',
+      db.raw('coalesce(u.idp_name, u.oidc_provider) as idp_name'),
+      db.raw('coalesce(s.allow_api_keys, o.allow_api_keys) as idp_allows_api_keys'),
+    ) as Q;
 }
 
 export const MASKED_CREDENTIAL = '********';
 
 function loginQuery(db: Db) {
-  return db('users as u')
-    .join('accounts as a', 'a.name', 'u.account_name')
-    .leftJoin('saml_idps as s', 's.name', 'u.idp_name')
+  return withSsoProvider(db, db('users as u').join('accounts as a', 'a.name', 'u.account_name'))
     .select(
       'u.username',
-      'u.type as user_type',
-      'u.idp_name',
-      's.allow_api_keys as idp_allows_api_keys',
       'u.account_name',
       'u.state as user_state',
       'u.token_generation',

@@ -4,7 +4,7 @@
  * maxResponseBytes of the answer are ever buffered, and a POST follows only 307/308 redirects on the same receiver. Messages of the errors never carry
  * the URL's path, query or userinfo: for Slack/Teams/webhooks those are the credentials.
  */
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { OutboundError, unreachable } from './errors.js';
 import { bodyFailure, request, type OutboundRequest } from './http.js';
 import type { OutboundPolicy } from './policy.js';
@@ -29,13 +29,18 @@ export interface PostResult {
   truncated: boolean;
 }
 
+/** An answer with its headers, for callers that need them (fetch.ts). */
+export interface CappedAnswer extends PostResult {
+  headers: IncomingHttpHeaders;
+}
+
 /** 307/308 keep method and body, so they are safe to follow on the same receiver; a few hops at most. */
 const MAX_REDIRECTS = 3;
 
 /** POSTs a JSON body; non-2xx answers are returned, not thrown (the caller decides what they mean). */
 export async function postJson(url: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<PostResult> {
   const parsed = tryParseUrl(url);
-  return exchangeCapped(url, { method: 'POST', headers: buildHeaders(parsed, headers, options), body, redirects: { follow: 'same-receiver', max: MAX_REDIRECTS } }, options);
+  return withoutHeaders(await exchangeCapped(url, { method: 'POST', headers: buildHeaders(parsed, headers, options), body, redirects: { follow: 'same-receiver', max: MAX_REDIRECTS } }, options));
 }
 
 /**
@@ -43,14 +48,19 @@ export async function postJson(url: string, body: string, headers: Record<string
  * followed, a few hops at most, each hop vetted by the policy. Non-2xx answers are returned, not thrown.
  */
 export async function getCapped(url: string, headers: Record<string, string>, options: Omit<PostOptions, 'basicAuth'>): Promise<PostResult> {
-  return exchangeCapped(url, { method: 'GET', headers: { 'User-Agent': options.userAgent, ...headers }, redirects: { follow: 'any', max: MAX_REDIRECTS } }, options);
+  return withoutHeaders(await exchangeCapped(url, { method: 'GET', headers: { 'User-Agent': options.userAgent, ...headers }, redirects: { follow: 'any', max: MAX_REDIRECTS } }, options));
 }
 
-async function exchangeCapped(
+function withoutHeaders({ status, body, truncated }: CappedAnswer): PostResult {
+  return { status, body, truncated };
+}
+
+/** One exchange under one deadline, reading at most maxResponseBytes of the answer (also used by fetch.ts). */
+export async function exchangeCapped(
   url: string,
   exchange: Pick<OutboundRequest, 'method' | 'headers' | 'body' | 'redirects'>,
   options: Pick<PostOptions, 'policy' | 'timeoutMs' | 'verifyTls' | 'maxResponseBytes'>,
-): Promise<PostResult> {
+): Promise<CappedAnswer> {
   const host = tryParseUrl(url)?.host ?? '(invalid URL)';
   const deadline = new AbortController();
   const timer = setTimeout(() => {
@@ -88,12 +98,12 @@ function userinfoOf(url: URL): { username: string; password: string } | null {
 }
 
 /** Reads the answer up to the cap, then destroys the socket rather than buffer (or drain) the rest. */
-function readCapped(res: IncomingMessage, url: URL, cap: number): Promise<PostResult> {
+function readCapped(res: IncomingMessage, url: URL, cap: number): Promise<CappedAnswer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const finish = (truncated: boolean) => {
-      resolve({ status: res.statusCode ?? 0, body: new TextDecoder('utf-8').decode(Buffer.concat(chunks), { stream: truncated }), truncated });
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: new TextDecoder('utf-8').decode(Buffer.concat(chunks), { stream: truncated }), truncated });
     };
     res.on('data', (chunk: Buffer) => {
       if (size + chunk.length <= cap) {

@@ -10,6 +10,7 @@ import { accountWithUser, createAccount, expectError, uniqueName } from '../supp
 import { TestIdp, postToAcs, type LoginOptions } from '../support/saml-idp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { missingTools } from '../support/tools.js';
+import { groupWithRole as groupWithRoleAt } from '../support/sso.js';
 
 const SP_ENTITY = 'https://vigil.test/saml-groups';
 const IDPS = '/v2/rbac-manager/saml/idps';
@@ -46,15 +47,7 @@ async function signIn(name: string, options: LoginOptions): Promise<Auth> {
 }
 
 /** A user group holding `role` in `account`; answers its uuid and name. */
-async function groupWithRole(account: string, role: string): Promise<{ uuid: string; name: string }> {
-  const name = uniqueName('group');
-  const created = await json(url, 'POST', GROUPS, { name });
-  expect(created.status, created.text).toBe(201);
-  const uuid = created.json.group_uuid as string;
-  const granted = await json(url, 'POST', `${GROUPS}/${uuid}/roles`, { domain_name: account, roles: [{ role }] });
-  expect(granted.status, granted.text).toBe(201);
-  return { uuid, name };
-}
+const groupWithRole = (account: string, role: string) => groupWithRoleAt(url, account, role);
 
 async function map(idpName: string, ...uuids: string[]) {
   const res = await json(url, 'POST', mappingsPath(idpName), { user_group_uuids: uuids });

@@ -46,7 +46,7 @@ export interface CliHarness {
 const GRAPHQL_PATHS = new Set(['/v2/reports/graphql', '/v2/reports/global/graphql']);
 
 /** Every answer the CLI receives, checked against the spec (REST) or the SDL (GraphQL). */
-function validatingFetch(violations: string[]) {
+export function validatingFetch(violations: string[]) {
   return async (request: Request): Promise<Response> => {
     const sent = GRAPHQL_PATHS.has(new URL(request.url).pathname) ? await request.clone().text() : undefined;
     const response = await fetch(request);

@@ -7,6 +7,7 @@ import type { Db } from '../../db/index.js';
 import { ConflictError, InvalidError, NotFoundError } from '../../errors.js';
 import { nowIso } from '../../util/time.js';
 import { deleteProviderMappings } from '../sso/group-mappings.js';
+import { checkProvisioningDefaults } from '../sso/provision.js';
 import { normaliseCertificate, parseIdpMetadata, type IdpMetadata, type MetadataFetcher } from './metadata.js';
 
 export interface SamlIdpInput {
@@ -99,13 +100,6 @@ export async function resolveIdp(record: SamlIdpRecord): Promise<ResolvedIdp> {
   return { record, certificates, idpEntityId: metadata?.entityId ?? null, ssoUrl };
 }
 
-async function checkReferences(db: Db, input: SamlIdpInput): Promise<void> {
-  if (input.default_account && !(await db('accounts').where({ name: input.default_account }).first('name')))
-    throw invalid('default_account', `account '${input.default_account}' does not exist`);
-  if (input.default_role && !(await db('roles').where({ name: input.default_role }).first('name')))
-    throw invalid('default_role', `role '${input.default_role}' does not exist`);
-}
-
 function toRecord(input: SamlIdpInput, created_at: string, last_updated: string): SamlIdpRecord {
   return {
     name: input.name,
@@ -144,7 +138,7 @@ async function prepare(db: Db, input: SamlIdpInput, createdAt: string, fetchMeta
   }
   const record = toRecord(input, createdAt, nowIso());
   await resolveIdp(record);
-  await checkReferences(db, input);
+  await checkProvisioningDefaults(db, input, invalid);
   return record;
 }
 
@@ -165,6 +159,9 @@ export async function getIdp(db: Db, name: string): Promise<SamlIdpRecord> {
 
 export async function createIdp(db: Db, input: SamlIdpInput, fetchMetadata: MetadataFetcher): Promise<SamlIdpRecord> {
   const now = nowIso();
+  // Users carry the name of their provider, SAML or OpenID Connect; one name names one provider.
+  if (await db('oidc_providers').where({ name: input.name }).first('name'))
+    throw new ConflictError(`'${input.name}' is the name of an OpenID Connect provider`, { name: input.name });
   const record = await prepare(db, input, now, fetchMetadata);
   const inserted = await db('saml_idps').insert(record).onConflict('name').ignore().returning('name');
   if (inserted.length === 0) throw new ConflictError(`identity provider '${input.name}' already exists`, { name: input.name });

@@ -20,6 +20,12 @@ export interface GroupMappingRecord {
   created_at: string;
 }
 
+/**
+ * The users column tying a single sign-on user to its provider. users.idp_name is a foreign key to saml_idps (so
+ * deleting a SAML identity provider deletes its users), and users.oidc_provider one to oidc_providers.
+ */
+export const PROVIDER_COLUMN = { saml: 'idp_name', oidc: 'oidc_provider' } as const;
+
 const byProvider = (p: SsoProviderRef) => ({ provider_source: p.source, provider_name: p.name });
 
 export async function listGroupMappings(db: Db, provider: SsoProviderRef): Promise<GroupMappingRecord[]> {
@@ -67,7 +73,7 @@ export async function removeGroupMapping(db: Db, provider: SsoProviderRef, userG
     await trx('sso_group_mappings').where({ ...byProvider(provider), group_uuid: groupUuid }).delete();
     const members = trx('user_group_members')
       .where({ group_uuid: groupUuid, sso_granted: true })
-      .whereIn('username', trx('users').where({ source: provider.source, idp_name: provider.name }).select('username'));
+      .whereIn('username', trx('users').where({ source: provider.source, [PROVIDER_COLUMN[provider.source]]: provider.name }).select('username'));
     await trx('users').whereIn('username', members.clone().select('username')).increment('token_generation', 1);
     await members.delete();
   });

@@ -9,10 +9,11 @@
 import type { Db } from '../../db/index.js';
 import { nowIso } from '../../util/time.js';
 import { effectiveGrants } from '../effective-roles.js';
-import { syncSsoGroups } from './group-mappings.js';
+import { PROVIDER_COLUMN, syncSsoGroups } from './group-mappings.js';
 
 /** Vigil usernames an identity provider may name. */
 export const SSO_USERNAME = /^[A-Za-z0-9][A-Za-z0-9@._+-]{0,127}$/;
+
 
 /** What a protocol read from a verified assertion or ID token. */
 export interface SsoIdentity {
@@ -45,6 +46,18 @@ export interface ProvisionedUser {
 
 const roleKeys = (grants: readonly { account_name: string; role_name: string }[]) => new Set(grants.map((g) => `${g.account_name}\u0000${g.role_name}`));
 
+/** Checks, when a provider is configured, that the account and role it gives new users exist. */
+export async function checkProvisioningDefaults(
+  db: Db,
+  input: { default_account?: string; default_role?: string },
+  invalid: (field: string, message: string) => Error,
+): Promise<void> {
+  if (input.default_account && !(await db('accounts').where({ name: input.default_account }).first('name')))
+    throw invalid('default_account', `account '${input.default_account}' does not exist`);
+  if (input.default_role && !(await db('roles').where({ name: input.default_role }).first('name')))
+    throw invalid('default_role', `role '${input.default_role}' does not exist`);
+}
+
 /**
  * Creates the user on first sign-in, or brings a known user's account and role in line with the identity.
  * `refuse` builds the protocol's own error for a reason.
@@ -52,7 +65,7 @@ const roleKeys = (grants: readonly { account_name: string; role_name: string }[]
 export async function provisionSsoUser(trx: Db, provider: SsoProvider, who: SsoIdentity, refuse: (reason: string) => Error): Promise<ProvisionedUser> {
   const existing = await trx('users').where({ username: who.username }).first();
   if (existing) {
-    if (existing.type === 'native' || existing.source !== provider.source || existing.idp_name !== provider.name)
+    if (existing.type === 'native' || existing.source !== provider.source || existing[PROVIDER_COLUMN[provider.source]] !== provider.name)
       throw refuse(`user '${who.username}' exists and does not sign in through identity provider '${provider.name}'`);
     if (existing.state !== 'enabled') throw refuse(`user '${who.username}' is disabled`);
   } else if (provider.require_existing_users) {
@@ -81,7 +94,7 @@ export async function provisionSsoUser(trx: Db, provider: SsoProvider, who: SsoI
         // Upstream's user type knows only native and saml; every single sign-on user is the latter, `source` says which protocol.
         type: 'saml',
         source: provider.source,
-        idp_name: provider.name,
+        [PROVIDER_COLUMN[provider.source]]: provider.name,
         state: 'enabled',
         created_at: now,
         last_updated: now,

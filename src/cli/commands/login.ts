@@ -1,17 +1,22 @@
-/** `vigil login`: check the credentials given and keep them as a named context (file mode 0600). */
+/**
+ * `vigil login`: check the credentials given and keep them as a named context (file mode 0600); with `--sso`, sign
+ * in through an OpenID Connect provider instead (device grant) and keep the session's tokens.
+ */
 import type { Command } from 'commander';
 import { apiClient, ok } from '../api.js';
 import { readConfig, resolveConnection, writeConfig, type ContextEntry } from '../connection.js';
 import { CliError } from '../exit-codes.js';
 import type { Session } from '../session.js';
+import { deviceLogin } from '../sso-login.js';
 import { requestToken } from '../tokens.js';
 
 export function registerLogin(program: Command, session: Session): void {
   program
     .command('login')
-    .description('check credentials and store them as a context: a token (with --username/--password) or the API key')
+    .description('check credentials and store them as a context: a token (with --username/--password, or --sso) or the API key')
     .option('--name <context>', 'the context to write (default: the selected context, else "default")')
-    .action(async (opts: { name?: string }, cmd: Command) => {
+    .option('--sso <provider>', 'sign in through this OpenID Connect provider: open the link shown, approve, and the session is kept')
+    .action(async (opts: { name?: string; sso?: string }, cmd: Command) => {
       const path = session.configPath();
       const config = readConfig(path);
       const globals = session.options(cmd);
@@ -23,7 +28,11 @@ export function registerLogin(program: Command, session: Session): void {
       const target = { ...connection, url };
       const c = connection.credentials;
       let entry: ContextEntry;
-      if (c.kind === 'basic') {
+      if (opts.sso !== undefined) {
+        const tokens = await deviceLogin(session, apiClient({ ...target, credentials: { kind: 'none' } }, session.io.fetch, session.userAgent), url, opts.sso);
+        const me = await ok(apiClient({ url, credentials: { kind: 'bearer', token: tokens.token! } }, session.io.fetch, session.userAgent).GET('/user'), url);
+        entry = { url, username: me.username, ...tokens };
+      } else if (c.kind === 'basic') {
         const tokens = await requestToken(apiClient({ ...target, credentials: { kind: 'none' } }, session.io.fetch, session.userAgent), url, {
           grant_type: 'password',
           username: c.username,
@@ -43,6 +52,7 @@ export function registerLogin(program: Command, session: Session): void {
       config.contexts = { ...(config.contexts ?? {}), [name]: entry };
       config['current-context'] = name;
       writeConfig(path, config);
-      session.note(`logged in to ${url} as ${c.kind === 'basic' ? c.username : 'an API key'} (account ${me.name}); context ${name} saved in ${path}`);
+      const who = entry.username ?? (c.kind === 'basic' ? c.username : 'an API key');
+      session.note(`logged in to ${url} as ${who} (account ${me.name}); context ${name} saved in ${path}`);
     });
 }

@@ -17,8 +17,9 @@ import { identityArea } from './identity.js';
 import { imagesArea } from './images.js';
 import { importsArea } from './imports.js';
 import { notificationsArea } from './notifications.js';
+import { oidcArea } from './oidc.js';
 import { runtimeArea } from './runtime.js';
 import { ssoArea } from './sso.js';
 import { systemArea } from './system.js';
 
-export const areas: Area<any>[] = [systemArea, identityArea, imagesArea, importsArea, runtimeArea, notificationsArea, ssoArea];
+export const areas: Area<any>[] = [systemArea, identityArea, imagesArea, importsArea, runtimeArea, notificationsArea, ssoArea, oidcArea];
