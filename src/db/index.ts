@@ -54,10 +54,33 @@ export function createDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
   });
 }
 
-/** Applies the pending migrations; answers the batch number and the names applied (none: nothing was pending). */
+/** Any fixed number: the session-level advisory lock nodes starting on one Postgres database take in turn. */
+const MIGRATION_LOCK_KEY = 0x5649_4749; // "VIGI"
+
+/**
+ * Applies the pending migrations; answers the batch number and the names applied (none: nothing was pending).
+ * On Postgres, nodes starting at once migrate one after the other: knex's own lock table is created by the first
+ * migration run, so two first starts on an empty database would race to create it (one fails). An advisory lock,
+ * held on a connection of its own while the migrations run on others, orders them; the later node finds nothing
+ * pending.
+ */
 export async function migrateToLatest(db: Db): Promise<{ batch: number; applied: string[] }> {
-  const [batch, applied] = (await db.migrate.latest()) as [number, string[]];
-  return { batch, applied };
+  const run = async () => {
+    const [batch, applied] = (await db.migrate.latest()) as [number, string[]];
+    return { batch, applied };
+  };
+  if (databaseKind(db) !== 'postgres') return run();
+  const conn = (await db.client.acquireConnection()) as { query(sql: string, values: unknown[]): Promise<unknown> };
+  try {
+    await conn.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      return await run();
+    } finally {
+      await conn.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    await db.client.releaseConnection(conn);
+  }
 }
 
 /** The newest migration of this release: the schema version a successful start leaves the database at. */
