@@ -3,7 +3,7 @@
  * the configuration reads and the configuration loads from them, probe and health-check paths are operations of
  * the API, ports, user and writable paths match the Containerfile, secret references resolve, and the Kubernetes
  * objects have the fields their kinds require. Real validators run where Debian packages them: docker-compose
- * (compose file schema), yamllint and promtool (alert rules).
+ * (compose file schema), yamllint and promtool (alert rules, and their unit tests in alerts.test.yaml).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -318,6 +318,27 @@ describe('deploy/prometheus/alerts.yaml', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/SUCCESS: \d+ rules found/);
     expect(run.status).toBe(0);
+  });
+
+  it.skipIf(missingTools('promtool'))(`fires on the series it is meant for (promtool test rules)${missingTools('promtool') ? ` (${installHint(['promtool'])})` : ''}`, () => {
+    const run = spawnSync(requireTool('promtool'), ['test', 'rules', 'alerts.test.yaml'], { cwd: join(deployDir, 'prometheus'), encoding: 'utf8' });
+    expect(`${run.stdout}${run.stderr}`).toMatch(/SUCCESS/);
+    expect(run.status).toBe(0);
+  });
+});
+
+describe('docs/operations.md', () => {
+  it('shows the statements deploy/postgres/create-vigil-database.sh runs', () => {
+    // The script's SQL with its psql variables as the document's example names them.
+    const script = /<<'SQL'\n([\s\S]*?)\nSQL\n/.exec(read('deploy/postgres/create-vigil-database.sh'))![1];
+    const statements = (sql: string) =>
+      sql
+        .split('\n')
+        .map((l) => l.replace(/\s+--.*$/, '').trim())
+        .filter((l) => l && !l.startsWith('--'));
+    const fromScript = statements(script.replace(/:"(role|database)"/g, 'vigil').replace(/:'password'/g, "'...'"));
+    const doc = /## PostgreSQL[\s\S]*?```sql\n([\s\S]*?)```/.exec(read('docs/operations.md'))![1];
+    expect(statements(doc)).toEqual(fromScript);
   });
 });
 
