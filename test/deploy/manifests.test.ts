@@ -19,7 +19,8 @@ import { installHint, missingTools, requireTool } from '../support/tools.js';
 const root = resolve(import.meta.dirname, '../..');
 const deployDir = join(root, 'deploy');
 const kubernetesDir = join(deployDir, 'kubernetes');
-type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed YAML
+/** Parsed YAML, read by the shape each test expects (and checks). */
+type Doc = Record<string, any>;
 
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
