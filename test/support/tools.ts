@@ -26,6 +26,8 @@ const DEBIAN_PACKAGE = {
   dpkg: 'dpkg',
   mmdebstrap: 'mmdebstrap',
   promtool: 'prometheus',
+  'docker-compose': 'docker-compose',
+  yamllint: 'yamllint',
 } as const;
 
 export type Tool = keyof typeof DEBIAN_PACKAGE;
