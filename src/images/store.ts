@@ -26,7 +26,9 @@ export interface ImageSourceRecord {
   /** registry: the reference to pull (by digest once known). */
   pull_string?: string;
   platform?: string;
-  /** archive: where the uploaded archive is kept until analysis finishes. */
+  /** archive: the stored upload (src/uploads/stored-uploads.ts) kept until analysis finishes. */
+  upload?: string;
+  /** archive, from before uploads were stored in the database: the file in the receiving node's data dir. */
   path?: string;
 }
 
