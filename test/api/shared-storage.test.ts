@@ -28,11 +28,22 @@ import { osvRecord } from '../vulns/fixture-feed.js';
 const onPostgres = !!process.env.VIGIL_TEST_DATABASE_URL;
 const LIMIT = 12 * 1024 * 1024;
 
-/** An archive of more than two stored chunks, so reading it back crosses chunk boundaries. */
-async function largeArchive(marker: string, tag: string): Promise<Buffer> {
+/**
+ * Uploads an archive of more than two stored chunks (so reading it back crosses chunk boundaries) through
+ * `receiver`, waits for `analyzer` to analyze it, and checks the large file came through whole.
+ */
+async function uploadAndAnalyze(receiver: TestServer, analyzer: TestServer, marker: string): Promise<void> {
   const filler = Buffer.alloc(2 * UPLOAD_CHUNK_BYTES + 12345);
   for (let i = 0; i < filler.length; i += 4096) filler.writeUInt32BE(i, i);
-  return dockerArchiveTar(await alpineImage(marker, [{ path: 'opt/filler.bin', content: filler }]), { repoTags: [tag] });
+  const image = await alpineImage(marker, [{ path: 'opt/filler.bin', content: filler }]);
+  const res = await raw(receiver.url, 'POST', '/v2/images/archives', {
+    headers: { 'content-type': 'application/x-tar' },
+    body: await dockerArchiveTar(image, { repoTags: [`example.com/${marker}/app:1`] }),
+  });
+  expect(res.status, res.text).toBe(200);
+  expect(await waitForAnalysis(analyzer, 'admin', res.json.image_digest)).toBe('analyzed');
+  const files = await raw(analyzer.url, 'GET', `/v2/images/${res.json.image_digest}/content/files`);
+  expect(files.json.content.find((f: { filename: string }) => f.filename === '/opt/filler.bin')).toMatchObject({ size: filler.length });
 }
 
 /** Files a node wrote into its data dir, apart from the SQLite database and a generated key. */
@@ -74,15 +85,8 @@ describe.skipIf(!onPostgres)('two nodes on one Postgres database, each with its 
   });
 
   it('analyzes on node B an archive uploaded through node A, then deletes the upload', async () => {
-    const res = await raw(nodeA.url, 'POST', '/v2/images/archives', {
-      headers: { 'content-type': 'application/x-tar' },
-      body: await largeArchive('two-nodes', 'example.com/shared/app:1'),
-    });
-    expect(res.status, res.text).toBe(200);
-    expect(await waitForAnalysis(nodeB, 'admin', res.json.image_digest)).toBe('analyzed');
+    await uploadAndAnalyze(nodeA, nodeB, 'two-nodes');
     expect(finishedOnB).toContainEqual(expect.objectContaining({ kind: 'analyze_image', status: 'done', outcome: 'analyzed' }));
-    const files = await raw(nodeB.url, 'GET', `/v2/images/${res.json.image_digest}/content/files`);
-    expect(files.json.content.find((f: { filename: string }) => f.filename === '/opt/filler.bin')).toMatchObject({ size: 2 * UPLOAD_CHUNK_BYTES + 12345 });
     expect(await storedUploadCounts(nodeA)).toEqual({ uploads: 0, chunks: 0 });
     expect(dataDirFiles(nodeA)).toEqual([]);
     expect(dataDirFiles(nodeB)).toEqual([]);
@@ -121,14 +125,7 @@ describe('uploads stored in the database (one node)', () => {
   });
 
   it('analyzes an archive of several chunks and keeps nothing of it, in the database or the data dir', async () => {
-    const res = await raw(server.url, 'POST', '/v2/images/archives', {
-      headers: { 'content-type': 'application/x-tar' },
-      body: await largeArchive('one-node', 'example.com/single/app:1'),
-    });
-    expect(res.status, res.text).toBe(200);
-    expect(await waitForAnalysis(server, 'admin', res.json.image_digest)).toBe('analyzed');
-    const files = await raw(server.url, 'GET', `/v2/images/${res.json.image_digest}/content/files`);
-    expect(files.json.content.find((f: { filename: string }) => f.filename === '/opt/filler.bin')).toMatchObject({ size: 2 * UPLOAD_CHUNK_BYTES + 12345 });
+    await uploadAndAnalyze(server, server, 'one-node');
     expect(await storedUploadCounts(server)).toEqual({ uploads: 0, chunks: 0 });
     expect(dataDirFiles(server)).toEqual([]);
   });
