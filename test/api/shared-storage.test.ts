@@ -204,6 +204,18 @@ describe('uploads stored in the database (one node)', () => {
     expect((await storedUploadCounts(server)).chunks).toBe(0);
     await db('stored_uploads').delete();
   });
+
+  it('deletes a waiting archive with its image (last: it stops the worker)', async () => {
+    await server.running.services.worker.stop();
+    const res = await raw(server.url, 'POST', '/v2/images/archives', {
+      headers: { 'content-type': 'application/x-tar' },
+      body: await dockerArchiveTar(await alpineImage('deleted-before-analysis'), { repoTags: ['example.com/deleted/app:1'] }),
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(await storedUploadCounts(server)).toEqual({ uploads: 1, chunks: 1 });
+    expect((await raw(server.url, 'DELETE', `/v2/images/${res.json.image_digest}`)).status).toBe(200);
+    expect(await storedUploadCounts(server)).toEqual({ uploads: 0, chunks: 0 });
+  });
 });
 
 describe('the encryption key at start-up', () => {
