@@ -140,13 +140,17 @@ export class UploadMissingError extends Error {
 /** The upload's bytes, one stored chunk at a time. */
 export function readUpload(db: Db, id: string): ReadableStream {
   async function* chunks(): AsyncGenerator<Buffer> {
-    const row = await db('stored_uploads').where({ id }).whereIn('state', ['stored', 'held']).first('id');
+    const row = await db('stored_uploads').where({ id }).whereIn('state', ['stored', 'held']).first('size');
     if (!row) throw new UploadMissingError(id);
+    let read = 0;
     for (let seq = 0; ; seq++) {
       const chunk = await db('stored_upload_chunks').where({ upload_id: id, seq }).first('bytes');
-      if (!chunk) return;
+      if (!chunk) break;
+      read += chunk.bytes.length;
       yield Buffer.from(chunk.bytes as Uint8Array);
     }
+    // Fewer bytes than stored: the upload was deleted while being read (its image deleted, say).
+    if (read !== Number(row.size)) throw new UploadMissingError(id);
   }
   return Readable.from(chunks(), { objectMode: false });
 }
