@@ -891,7 +891,8 @@ async function main(): Promise<number> {
       VIGIL_LOG_LEVEL: 'warn',
       // No feed sources: the feed is generated; the cron sync would have nothing to do.
       VIGIL_FEED_SYNC_SCHEDULE: 'off',
-      ...(scratch.url ? { VIGIL_DATABASE_URL: scratch.url } : {}),
+      // Postgres needs a shared key (src/system/encryption-key.ts); any will do for one run.
+      ...(scratch.url ? { VIGIL_DATABASE_URL: scratch.url, VIGIL_ENCRYPTION_KEY: randomBytes(24).toString('hex') } : {}),
     });
     running = await startServer(config, pino({ level: config.logLevel }));
     const services = running.services;

@@ -16,7 +16,8 @@ import type { Config } from './config.js';
 import { createDb, type Db } from './db/index.js';
 import { JobQueue } from './jobs/queue.js';
 import { JobWorker } from './jobs/worker.js';
-import { SecretBox } from './util/secret-box.js';
+import type { SecretBox } from './util/secret-box.js';
+import { openSecretBox } from './system/encryption-key.js';
 import type { FeedSyncProgress } from './vulns/feeds.js';
 import { packageVersion } from './util/project.js';
 import { PageTokens } from './reports/paging.js';
@@ -102,7 +103,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       else log.info({ account: ADMIN_ACCOUNT, username: bootstrap.username }, `created administrator '${bootstrap.username}' with the password from VIGIL_ADMIN_PASSWORD`);
     }
     const permissions = await PermissionCatalog.load(db);
-    const secretBox = SecretBox.fromConfig(config.encryptionKey, config.dataDir);
+    const secretBox = await openSecretBox(db, config);
     const jobs = new JobQueue(db);
     const worker = new JobWorker(jobs, log.child({ component: 'worker' }), config.worker);
     const outboundLog = log.child({ component: 'outbound' });

@@ -33,6 +33,7 @@ import { parsePlatform } from './sources/platforms.js';
 import { analyzeImport } from './analyze-import.js';
 import { AnalysisProgressReporter } from './analysis-progress.js';
 import { topChainId } from './ancestry-chain.js';
+import { copyUploadToTempFile, deleteUpload } from '../uploads/stored-uploads.js';
 import { findImage, saveAnalysis, transitionAnalysis, type ImageRecord, type ImageSourceRecord } from './store.js';
 import { appendAll } from '../util/arrays.js';
 
@@ -57,9 +58,30 @@ function distroFileCollector(captured: Map<string, Buffer>): Cataloger {
   };
 }
 
+/**
+ * An archive stored in the database, read through a node-local temporary copy (the tar reader seeks, which the
+ * chunked rows cannot offer); the copy is removed when the image is closed.
+ */
+async function openUploadedArchive(services: Services, uploadId: string): Promise<ResolvedImage & { close(): Promise<void> }> {
+  const copy = await copyUploadToTempFile(services.db, uploadId, 'archive');
+  try {
+    const image = await readImageArchive(copy.path);
+    return {
+      ...image,
+      close: async () => {
+        await image.close();
+        await copy.remove();
+      },
+    };
+  } catch (err) {
+    await copy.remove();
+    throw err;
+  }
+}
+
 async function openSource(services: Services, image: ImageRecord, signal: AbortSignal): Promise<ResolvedImage & { close?(): Promise<void> }> {
   const source = JSON.parse(image.source) as ImageSourceRecord;
-  if (source.kind === 'archive') return readImageArchive(source.path!);
+  if (source.kind === 'archive') return source.upload ? openUploadedArchive(services, source.upload) : readImageArchive(source.path!);
   const ref = parseImageReference(source.pull_string!);
   const connection = await registryClientOptions(services, image.account_name, ref.registry, ref.repository);
   return resolveImageReference(ref, {
@@ -167,9 +189,11 @@ async function analyzeSource(services: Services, image: ImageRecord, log: Logger
 }
 
 /** An uploaded archive is kept only until its analysis has finished, one way or the other. */
-async function releaseUpload(image: ImageRecord): Promise<void> {
+async function releaseUpload(services: Services, image: ImageRecord): Promise<void> {
   const source = JSON.parse(image.source) as ImageSourceRecord;
-  if (source.kind === 'archive' && source.path) await rm(source.path, { force: true });
+  if (source.kind !== 'archive') return;
+  if (source.upload) await deleteUpload(services.db, source.upload);
+  else if (source.path) await rm(source.path, { force: true });
 }
 
 /** Analyzes the job's image; answers `analyzed` or `failed`, or nothing when there was nothing to do. */
@@ -179,7 +203,7 @@ export async function analyzeImageJob(services: Services, payload: AnalyzeImageP
   if (!image || image.image_status !== 'active' || image.analysis_status === 'analyzed') return undefined; // deleted, or done already
   await runAnalysis(services, image, job, context);
   const after = await findImage(services.db, accountName, imageDigest);
-  if (!after || after.analysis_status !== 'analyzing') await releaseUpload(image);
+  if (!after || after.analysis_status !== 'analyzing') await releaseUpload(services, image);
   return after?.analysis_status === 'analyzed' ? { outcome: 'analyzed' } : after?.analysis_status === 'analysis_failed' ? { outcome: 'failed' } : undefined;
 }
 
@@ -220,7 +244,7 @@ export const decodeDocument = (content: Buffer) => JSON.parse(gunzipSync(content
 export async function failInterruptedAnalysis(services: Services, payload: AnalyzeImagePayload, job: Job): Promise<void> {
   const reason = `analysis was interrupted ${job.maxAttempts} times without finishing (the service may have crashed or run out of memory on this image)`;
   const image = await findImage(services.db, payload.accountName, payload.imageDigest);
-  if (image) await releaseUpload(image);
+  if (image) await releaseUpload(services, image);
   await transitionAnalysis(services.db, payload.accountName, payload.imageDigest, ['analyzing', 'not_analyzed'], 'analysis_failed', reason, {}, {
     accountName: payload.accountName,
     type: 'user.image.analysis.failed',

@@ -8,6 +8,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Db } from '../db/index.js';
 import { toBool } from '../db/index.js';
 import { ConflictError, NotFoundError } from '../errors.js';
+import { deleteUpload } from '../uploads/stored-uploads.js';
 import { nowIso } from '../util/time.js';
 import { recordEvent, type NewEvent } from '../events/events.js';
 import { writeFileList } from './file-list.js';
@@ -26,7 +27,9 @@ export interface ImageSourceRecord {
   /** registry: the reference to pull (by digest once known). */
   pull_string?: string;
   platform?: string;
-  /** archive: where the uploaded archive is kept until analysis finishes. */
+  /** archive: the stored upload (src/uploads/stored-uploads.ts) kept until analysis finishes. */
+  upload?: string;
+  /** archive, from before uploads were stored in the database: the file in the receiving node's data dir. */
   path?: string;
 }
 
@@ -414,6 +417,9 @@ export async function deleteImage(db: Db, accountName: string, digest: string, f
   if (image.analysis_status === 'analyzing' && !force)
     return { image_digest: digest, status: 'delete_failed', detail: 'the image is being analyzed; retry later or pass force=true' };
   await db('images').where({ account_name: accountName, image_digest: digest }).delete();
+  // An archive still waiting for its analysis is of no use any more (an account's deletion leaves it to the sweep).
+  const source = JSON.parse(image.source) as ImageSourceRecord;
+  if (source.kind === 'archive' && source.upload) await deleteUpload(db, source.upload);
   return { image_digest: digest, status: 'deleted' };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Encryption at rest for secrets the service must be able to read back (registry passwords): AES-256-GCM with
  * a key from VIGIL_ENCRYPTION_KEY, or one generated once into `<data dir>/encryption.key` (mode 0600).
- * Nodes sharing a database must share the key, so multi-node deployments set VIGIL_ENCRYPTION_KEY.
+ * Nodes sharing a database must share the key: src/system/encryption-key.ts decides which is used and checks it.
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,12 +9,17 @@ import { join } from 'node:path';
 
 const VERSION = 'v1';
 
+/** Where a generated key is kept when VIGIL_ENCRYPTION_KEY is not set. */
+export function keyFilePath(dataDir: string): string {
+  return join(dataDir, 'encryption.key');
+}
+
 export class SecretBox {
   private constructor(private readonly key: Buffer) {}
 
   static fromConfig(configuredKey: string | null, dataDir: string): SecretBox {
     if (configuredKey) return new SecretBox(createHash('sha256').update(configuredKey).digest());
-    const path = join(dataDir, 'encryption.key');
+    const path = keyFilePath(dataDir);
     if (!existsSync(path)) {
       mkdirSync(dataDir, { recursive: true });
       writeFileSync(path, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });

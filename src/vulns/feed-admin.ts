@@ -3,18 +3,13 @@
  * groups, deleting their data, and storing uploaded feed files for air-gapped deployments. Changes that alter
  * what matches queue a re-match of every analyzed image.
  */
-import { createHash } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { toBool } from '../db/index.js';
-import { AppError, InvalidError, NotFoundError } from '../errors.js';
-import { UploadTooLargeError } from '../images/uploads.js';
+import { InvalidError, NotFoundError } from '../errors.js';
 import type { Services } from '../service.js';
+import { deleteUpload, holdUpload, receiveUpload } from '../uploads/stored-uploads.js';
 import { nowIso } from '../util/time.js';
-import { allSources, displayLocation, requestFeedSync } from './feeds.js';
+import { allSources, displayLocation, parseStoredUploadLocation, requestFeedSync, storedUploadLocation } from './feeds.js';
 import { refreshGroupCounts } from './feed-sync.js';
 import { rematchImages } from './rematch.js';
 import { markVulnerabilityDataChanged } from './vulnerability-repository.js';
@@ -369,23 +364,16 @@ export async function deleteGroup(services: Services, feed: string, group: strin
 }
 
 /** A file name the format detector recognises, from the part's name or the first bytes. */
-async function detectableName(path: string, given: string | undefined): Promise<string> {
+function detectableName(head: Buffer, given: string | undefined): string {
   const safe = given?.replace(/^.*[\\/]/, '').replace(/[^A-Za-z0-9._-]/g, '_');
   if (safe && /\.(zip|json|ya?ml|csv|gz)$/i.test(safe)) return safe;
-  const handle = await open(path, 'r');
-  try {
-    const head = Buffer.alloc(64);
-    const { bytesRead } = await handle.read(head, 0, 64, 0);
-    const text = head.subarray(0, bytesRead).toString('latin1');
-    if (text.startsWith('PK\u0003\u0004')) return 'feed.zip';
-    // EPSS or NVD: the detector looks inside.
-    if (text.startsWith('\u001f\u008b')) return 'feed.gz';
-    if (/^\s*[[{]/.test(text)) return 'feed.json';
-    if (/^(---|distroversion:|\s*#|\S+:)/.test(text) && !/^#model_version|^cve,/.test(text)) return 'feed.yaml';
-    return 'feed.csv';
-  } finally {
-    await handle.close();
-  }
+  const text = head.toString('latin1');
+  if (text.startsWith('PK\u0003\u0004')) return 'feed.zip';
+  // EPSS or NVD: the detector looks inside.
+  if (text.startsWith('\u001f\u008b')) return 'feed.gz';
+  if (/^\s*[[{]/.test(text)) return 'feed.json';
+  if (/^(---|distroversion:|\s*#|\S+:)/.test(text) && !/^#model_version|^cve,/.test(text)) return 'feed.yaml';
+  return 'feed.csv';
 }
 
 export interface FeedUpload {
@@ -397,38 +385,28 @@ export interface FeedUpload {
 }
 
 /**
- * Stores an uploaded feed file after checking its sha256, records it as the feed's source and queues a sync of
- * that feed. A wrong checksum or an empty or oversized body keeps nothing.
+ * Stores an uploaded feed file (in the database, where a sync on any node reads it) after checking its sha256,
+ * records it as the feed's source and queues a sync of that feed. A wrong checksum or an empty or oversized body
+ * keeps nothing; the feed's previous upload, if any, is deleted.
  */
 export async function storeFeedUpload(services: Services, feed: string, upload: FeedUpload): Promise<void> {
-  const dir = join(services.config.dataDir, 'feeds', 'uploads', feed);
-  mkdirSync(dir, { recursive: true });
-  const partial = join(dir, `.upload-${process.pid}-${Date.now()}`);
-  const hash = createHash('sha256');
-  let size = 0;
-  const limit = services.config.analysis.maxUploadBytes;
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      size += chunk.length;
-      if (size > limit) return done(new UploadTooLargeError(limit));
-      hash.update(chunk);
-      done(null, chunk);
-    },
+  const received = await receiveUpload(services.db, upload.body, {
+    purpose: 'feed',
+    limitBytes: services.config.analysis.maxUploadBytes,
+    emptyMessage: 'the upload is empty: send the feed file as the body or as a multipart file part',
+    hash: true,
   });
-  try {
-    await pipeline(upload.body, meter, createWriteStream(partial, { mode: 0o600 }));
-    if (size === 0) throw new InvalidError('the upload is empty: send the feed file as the body or as a multipart file part');
-    const actual = hash.digest('hex');
-    const expected = upload.checksum.replace(/^sha256:/i, '').toLowerCase();
-    if (actual !== expected) throw new InvalidError(`checksum mismatch: the upload's sha256 is ${actual}, not ${expected}`, { field: 'checksum', actual });
-    const final = join(dir, await detectableName(partial, upload.fileName));
-    await rename(partial, final);
-    await services.db('vuln_feeds').insert({ name: feed, enabled: true, created_at: nowIso() }).onConflict('name').ignore();
-    await services.db('vuln_feeds').where({ name: feed }).update({ source: final, version: upload.version, built_at: new Date(upload.built).toISOString(), checksum: `sha256:${actual}`, source_etag: null });
-  } catch (err) {
-    await rm(partial, { force: true });
-    if (err instanceof AppError) throw err;
-    throw new InvalidError(`the upload could not be read: ${(err as Error).message}`);
+  const expected = upload.checksum.replace(/^sha256:/i, '').toLowerCase();
+  if (received.sha256 !== expected) {
+    await deleteUpload(services.db, received.id);
+    throw new InvalidError(`checksum mismatch: the upload's sha256 is ${received.sha256}, not ${expected}`, { field: 'checksum', actual: received.sha256 });
   }
+  const location = storedUploadLocation(received.id, detectableName(received.head, upload.fileName));
+  const previous = await services.db('vuln_feeds').where({ name: feed }).first('source');
+  await holdUpload(services.db, received.id, { feed });
+  await services.db('vuln_feeds').insert({ name: feed, enabled: true, created_at: nowIso() }).onConflict('name').ignore();
+  await services.db('vuln_feeds').where({ name: feed }).update({ source: location, version: upload.version, built_at: new Date(upload.built).toISOString(), checksum: `sha256:${received.sha256}`, source_etag: null });
+  const replaced = previous?.source ? parseStoredUploadLocation(previous.source) : null;
+  if (replaced) await deleteUpload(services.db, replaced.id);
   await requestFeedSync(services, { feeds: [feed], trigger: 'upload' });
 }

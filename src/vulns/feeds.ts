@@ -14,6 +14,7 @@ import { recordEvent } from '../events/events.js';
 import type { Job } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
 import type { Services } from '../service.js';
+import { copyUploadToTempFile } from '../uploads/stored-uploads.js';
 import { nowIso } from '../util/time.js';
 import { reevaluateImage } from '../policy/reevaluate.js';
 import { syncEpssSource, syncKevSource, syncNvdSource } from './enrichment-sync.js';
@@ -106,7 +107,27 @@ export async function requestFeedSync(services: Services, payload: FeedSyncPaylo
   return id;
 }
 
-async function localCopy(services: Services, source: FeedSource, force: boolean, signal: AbortSignal): Promise<{ path: string; etag?: string } | 'not_modified'> {
+const STORED_UPLOAD = 'stored-upload:';
+
+/** The source location recorded for a feed file uploaded into the database: `stored-upload:<id>/<file name>`. */
+export function storedUploadLocation(id: string, fileName: string): string {
+  return `${STORED_UPLOAD}${id}/${fileName}`;
+}
+
+export function parseStoredUploadLocation(location: string): { id: string; fileName: string } | null {
+  if (!location.startsWith(STORED_UPLOAD)) return null;
+  const [id, fileName] = location.slice(STORED_UPLOAD.length).split('/', 2);
+  return id && fileName ? { id, fileName } : null;
+}
+
+/**
+ * A local file of the source: a path as configured, an uploaded file copied from the database to a temp file
+ * (`remove` deletes it after the import), or a download. Downloads are a per-node cache of their URL under
+ * `<data dir>/feeds/downloads`: each node that syncs fetches for itself, with the ETag the database holds.
+ */
+async function localCopy(services: Services, source: FeedSource, force: boolean, signal: AbortSignal): Promise<{ path: string; etag?: string; remove?(): Promise<void> } | 'not_modified'> {
+  const stored = parseStoredUploadLocation(source.location);
+  if (stored) return copyUploadToTempFile(services.db, stored.id, stored.fileName);
   if (!/^https?:\/\//i.test(source.location)) return { path: source.location };
   const row = await services.db('vuln_feeds').where({ name: source.name }).first('source_etag', 'source');
   const sameUrl = row?.source === displayLocation(source.location);
@@ -155,6 +176,32 @@ async function importSource(
   }
 }
 
+/** Detects the local copy's format and imports it. */
+async function importCopy(
+  services: Services,
+  source: FeedSource,
+  copy: { path: string; etag?: string },
+  location: string,
+  progress: FeedSyncProgress,
+  signal: AbortSignal,
+): Promise<FeedOutcome> {
+  const kind = await detectFeedKind(copy.path);
+  // What must hold exactly when the new data does: the ETag it came with and the completion event. A failure
+  // here rolls the whole switch back, leaving the previous data (and ETag) in place.
+  const onSwitch: SwitchHook<unknown> = async (trx, stats) => {
+    if (copy.etag !== undefined || /^https?:/i.test(source.location)) await trx('vuln_feeds').where({ name: source.name }).update({ source_etag: copy.etag ?? null });
+    await recordEvent(trx, {
+      accountName: ADMIN_ACCOUNT,
+      type: 'system.feeds.sync.feed_completed',
+      resourceType: 'feed',
+      resourceId: source.name,
+      details: { kind, location, stats },
+    });
+  };
+  const stats = await importSource(services, source.name, kind, copy.path, location, progress, onSwitch, signal);
+  return { feed: source.name, status: 'ok', kind, stats };
+}
+
 async function syncOne(services: Services, source: FeedSource, force: boolean, signal: AbortSignal, progress: FeedSyncProgress): Promise<FeedOutcome> {
   const { db } = services;
   const row = await db('vuln_feeds').where({ name: source.name }).first('enabled');
@@ -168,21 +215,11 @@ async function syncOne(services: Services, source: FeedSource, force: boolean, s
       return { feed: source.name, status: 'not_modified' };
     }
     progress.stage = 'importing';
-    const kind = await detectFeedKind(copy.path);
-    // What must hold exactly when the new data does: the ETag it came with and the completion event. A failure
-    // here rolls the whole switch back, leaving the previous data (and ETag) in place.
-    const onSwitch: SwitchHook<unknown> = async (trx, stats) => {
-      if (copy.etag !== undefined || /^https?:/i.test(source.location)) await trx('vuln_feeds').where({ name: source.name }).update({ source_etag: copy.etag ?? null });
-      await recordEvent(trx, {
-        accountName: ADMIN_ACCOUNT,
-        type: 'system.feeds.sync.feed_completed',
-        resourceType: 'feed',
-        resourceId: source.name,
-        details: { kind, location, stats },
-      });
-    };
-    const stats = await importSource(services, source.name, kind, copy.path, location, progress, onSwitch, signal);
-    return { feed: source.name, status: 'ok', kind, stats };
+    try {
+      return await importCopy(services, source, copy, location, progress, signal);
+    } finally {
+      await copy.remove?.();
+    }
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     services.log.error({ feed: source.name, location, err }, 'feed sync failed; the previous data stays in use');

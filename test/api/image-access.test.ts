@@ -3,12 +3,11 @@
  * images of one account invisible to users of another (with or without x-service-account), the administrator
  * acting on another account with the header, and deleting an account removing every row it owned.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, json, raw, type Auth } from '../support/http.js';
 import type { BuiltImage } from '../support/image-builder.js';
 import { createAccount, createUser, expectError, expectForbidden, expectNotFound, grantRole, type TestUser } from '../support/rbac-fixtures.js';
+import { storedUploadCounts } from '../support/analysis.js';
 import { ACCOUNT_TABLES, SA, alpineImage, analysisSettled, rowCounts, uploadArchive } from '../support/registry-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -43,10 +42,6 @@ async function imageDigests(account: string): Promise<string[]> {
   return (await server.running.services.db('images').where({ account_name: account }).orderBy('image_digest')).map((r: { image_digest: string }) => r.image_digest);
 }
 
-function uploadsLeft(): string[] {
-  const dir = join(server.running.services.config.dataDir, 'uploads');
-  return existsSync(dir) ? readdirSync(dir) : [];
-}
 
 function listedDigests(res: { json: { items: { image_digest: string }[] } }): string[] {
   return res.json.items.map((i) => i.image_digest).sort();
@@ -103,7 +98,7 @@ describe('built-in roles on the image routes', () => {
     expectForbidden(await json(url, 'POST', '/v2/images', { source: { tag: { pull_string: '127.0.0.1:1/team/app:1' } } }, auth), 'createImage');
     expectForbidden(await raw(url, 'DELETE', `/v2/images/${dA}`, { auth }), 'deleteImage');
     expect(await imageDigests(A)).toEqual(before);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await storedUploadCounts(server)).toEqual({ uploads: 0, chunks: 0 });
   });
 
   it('policy-editor: may read images, but not add one', async () => {
@@ -118,7 +113,7 @@ describe('built-in roles on the image routes', () => {
     const before = await imageDigests(A);
     expectForbidden(await upload(A, editor.auth), 'createImage');
     expect(await imageDigests(A)).toEqual(before);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await storedUploadCounts(server)).toEqual({ uploads: 0, chunks: 0 });
   });
 
   it('read-write: may add and delete images', async () => {
@@ -181,7 +176,7 @@ describe("another account's images", () => {
       expectForbidden(await upload(B, user.auth, { header: B }));
     }
     expect(await imageDigests(B)).toEqual([dB]);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await storedUploadCounts(server)).toEqual({ uploads: 0, chunks: 0 });
   });
 
   it('are readable with the header by a user holding a role there, within that role only', async () => {

@@ -1,8 +1,6 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForAnalysis } from '../support/analysis.js';
+import { storedUploadCounts, waitForAnalysis } from '../support/analysis.js';
 import { client, raw } from '../support/http.js';
 import { buildImage, dockerArchiveTar, ociLayoutTar, type FileSpec } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -28,10 +26,6 @@ function upload(body: Buffer, query = '', type = 'application/x-tar') {
   return raw(server.url, 'POST', `/v2/images/archives${query}`, { headers: { 'content-type': type }, body });
 }
 
-function uploadsLeft(): string[] {
-  const dir = join(server.running.services.config.dataDir, 'uploads');
-  return existsSync(dir) ? readdirSync(dir) : [];
-}
 
 describe('uploading an image archive', () => {
   it('analyzes a docker save tarball under its RepoTags and removes the upload afterwards', async () => {
@@ -48,7 +42,7 @@ describe('uploading an image archive', () => {
       ['busybox', '1.36.1-r15', 'busybox', 'pkg:apk/alpine/busybox@1.36.1-r15?arch=x86_64&distro=alpine-3.19.1'],
       ['musl', '1.2.4_git20230717-r4', 'musl', 'pkg:apk/alpine/musl@1.2.4_git20230717-r4?arch=x86_64&distro=alpine-3.19.1'],
     ]);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await storedUploadCounts(server)).toEqual({ uploads: 0, chunks: 0 });
   });
 
   it('analyzes a gzipped OCI layout under the tag given in the query', async () => {
@@ -66,13 +60,13 @@ describe('uploading an image archive', () => {
     const res = await upload(await dockerArchiveTar(image, { omitRepoTags: true }));
     expect(res.status).toBe(400);
     expect(res.json.detail.errors[0].location).toBe('query.tag');
-    expect(uploadsLeft()).toEqual([]);
+    expect(await storedUploadCounts(server)).toEqual({ uploads: 0, chunks: 0 });
   });
 
   it('refuses uploads over the limit with 413 and keeps nothing', async () => {
     const res = await upload(Buffer.alloc(100 * 1024, 1));
     expect(res.status).toBe(413);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await storedUploadCounts(server)).toEqual({ uploads: 0, chunks: 0 });
   });
 
   it('refuses an empty body, garbage, and a wrong content type', async () => {
@@ -82,6 +76,6 @@ describe('uploading an image archive', () => {
     expect(garbage.status).toBeLessThan(500);
     expect(garbage.json.message).toBeTruthy();
     expect((await upload(Buffer.from('{}'), '', 'application/json')).status).toBe(415);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await storedUploadCounts(server)).toEqual({ uploads: 0, chunks: 0 });
   });
 });

@@ -66,3 +66,10 @@ export async function imageFindingLines(server: TestServer, digest: string): Pro
   if (res.status !== 200) throw new Error(`GET vuln/all answered ${res.status}`);
   return findingLines(res.json.vulnerabilities);
 }
+
+/** How many uploads (archives until analyzed, feed files) and chunks of them the database still keeps. */
+export async function storedUploadCounts(server: TestServer): Promise<{ uploads: number; chunks: number }> {
+  const { db } = server.running.services;
+  const count = async (table: string) => Number((await db(table).count({ n: '*' }).first())?.n ?? 0);
+  return { uploads: await count('stored_uploads'), chunks: await count('stored_upload_chunks') };
+}

@@ -35,6 +35,14 @@ export async function dropScratchDatabase(adminUrl: string, name: string): Promi
   }
 }
 
+/**
+ * What a server on `scratch` is given to reach it: on Postgres its URL and an encryption key (Vigil refuses to
+ * generate a per-node key there; every test server shares this one, as every node of a deployment would).
+ */
+export function databaseEnv(scratch: Pick<ScratchDatabase, 'url'>): Record<string, string> {
+  return scratch.url ? { VIGIL_DATABASE_URL: scratch.url, VIGIL_ENCRYPTION_KEY: 'vigil-test-suite-encryption-key' } : {};
+}
+
 export async function createScratchDatabase(): Promise<ScratchDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-test-'));
   const adminUrl = process.env.VIGIL_TEST_DATABASE_URL;

@@ -5,7 +5,7 @@
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server/start.js';
-import { createScratchDatabase } from './db.js';
+import { createScratchDatabase, databaseEnv } from './db.js';
 import { LOOPBACK_ALLOW } from './outbound.js';
 
 export const ADMIN_PASSWORD = 'admin-test-password';
@@ -37,7 +37,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     // The suite's registries, feed servers and receivers listen on loopback, which the outbound policy refuses
     // by default; tests of that refusal pass their own VIGIL_OUTBOUND_ALLOW ('' for none).
     VIGIL_OUTBOUND_ALLOW: LOOPBACK_ALLOW,
-    ...(scratch.url ? { VIGIL_DATABASE_URL: scratch.url } : {}),
+    ...databaseEnv(scratch),
     ...env,
   });
   const log = options.logs ? pino({ level: config.logLevel }, options.logs) : pino({ level: config.logLevel });

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ScratchDatabase } from './db.js';
+import { databaseEnv, type ScratchDatabase } from './db.js';
 import { freePort } from './registry.js';
 import { LOOPBACK_ALLOW } from './outbound.js';
 import { ADMIN_PASSWORD } from './server.js';
@@ -50,7 +50,7 @@ export async function startVigil(scratch: ScratchDatabase, env: Record<string, s
       VIGIL_ARGON2_TIME_COST: '1',
       VIGIL_LOG_LEVEL: 'info',
       VIGIL_OUTBOUND_ALLOW: LOOPBACK_ALLOW, // as startTestServer: the suite's registries and receivers are on loopback
-      ...(scratch.url ? { VIGIL_DATABASE_URL: scratch.url } : {}),
+      ...databaseEnv(scratch),
       ...env,
     },
   });

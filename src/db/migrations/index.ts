@@ -30,6 +30,7 @@ import * as m028 from './028_user_groups.js';
 import * as m029 from './029_saml.js';
 import * as m030 from './030_sso_group_mappings.js';
 import * as m031 from './031_oidc.js';
+import * as m032 from './032_stored_uploads.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -64,4 +65,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '029_saml': m029,
   '030_sso_group_mappings': m030,
   '031_oidc': m031,
+  '032_stored_uploads': m032,
 };
