@@ -7,7 +7,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/realdata/**', 'test/realimage/**', 'node_modules/**'],
+    // *.pg.test.ts need a Postgres server (several nodes on one database): they run when VIGIL_TEST_DATABASE_URL
+    // is set (npm run test:pg, CI's Postgres stage) and are left out of the SQLite run rather than skipped.
+    exclude: ['test/realdata/**', 'test/realimage/**', 'node_modules/**', ...(process.env.VIGIL_TEST_DATABASE_URL ? [] : ['test/**/*.pg.test.ts'])],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: 'forks',
