@@ -1,7 +1,7 @@
 /**
  * An in-process worker over the JobQueue: runs handlers by job kind with bounded concurrency, renews leases
- * while a handler runs, retries failures with exponential backoff, and reports each finished job as an event
- * (tests and callers await events instead of sleeping).
+ * while a handler runs, retries failures with exponential backoff, and reports each claimed, finished or handed
+ * back job as an event (tests and callers await events instead of sleeping).
  */
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
@@ -135,6 +135,7 @@ export class JobWorker extends EventEmitter {
         while (!this.stopping && this.running.size < this.options.concurrency) {
           const job = await this.queue.claim(this.workerId, this.options.leaseMs, [...this.handlers.keys()]);
           if (!job) break;
+          this.emit('claimed', job.kind, job.id);
           const run = this.run(job).finally(() => {
             this.running.delete(run);
             this.wake();

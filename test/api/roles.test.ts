@@ -3,7 +3,9 @@
  * analyses it is asked for and never claims them; a node without api answers its probes and /metrics only.
  * Two nodes sharing the work are in roles-nodes.pg.test.ts (Postgres only).
  */
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HandedBack, JobFinished } from '../../src/jobs/worker.js';
 import { samples } from '../support/prometheus-text.js';
 import { raw } from '../support/http.js';
 import { dockerArchiveTar } from '../support/image-builder.js';
@@ -104,5 +106,35 @@ describe('registrations follow the roles', () => {
     } finally {
       await quiet.close();
     }
+  });
+});
+
+describe('stopping a worker node (SIGTERM runs the same close())', () => {
+  it('lets a running job finish within the grace time and hands back one that does not', async () => {
+    const server = await startTestServer({ VIGIL_ROLES: 'analyzer', VIGIL_SHUTDOWN_TIMEOUT_MS: '2000', VIGIL_ANALYSIS_CONCURRENCY: '2' });
+    const { worker, jobs } = server.running.services;
+    let finishQuick!: () => void;
+    // Test-only job kinds on this node's worker: one finishes when told, one only ends when aborted.
+    worker.register('drain_quick', () => new Promise<void>((resolve) => (finishQuick = resolve)));
+    worker.register('drain_stuck', (_p, _job, ctx) => new Promise<void>((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))));
+    const claimed = new Set<string>();
+    const bothRunning = new Promise<void>((resolve) =>
+      worker.on('claimed', (kind: string) => {
+        claimed.add(kind);
+        if (claimed.size === 2) resolve();
+      }),
+    );
+    const quick = await jobs.enqueue('drain_quick', {});
+    const stuck = await jobs.enqueue('drain_stuck', {});
+    const finished: JobFinished[] = [];
+    worker.on('finished', (f: JobFinished) => finished.push(f));
+    const handedBack = once(worker, 'handedBack') as Promise<[HandedBack]>;
+    worker.wake();
+    await bothRunning;
+    const closed = server.close();
+    finishQuick();
+    expect((await handedBack)[0]).toEqual({ id: stuck, kind: 'drain_stuck' });
+    await closed;
+    expect(finished).toEqual([expect.objectContaining({ id: quick, status: 'done' })]);
   });
 });
