@@ -10,6 +10,7 @@ import { validateCronExpression } from 'cron';
 import { type ContentScanConfig, type NamedPattern, DEFAULT_RETRIEVE_FILES, DEFAULT_SECRET_PATTERNS } from './images/scanners/index.js';
 import { compilePattern } from './images/scanners/regex-search.js';
 import { OutboundPolicy } from './outbound/policy.js';
+import { type NodeRole, parseRoles, ROLE_NAMES } from './system/node-roles.js';
 import { closestName } from './util/edit-distance.js';
 import { defaultFeedSources, nvdFeedSources } from './vulns/sources/default-feeds.js';
 
@@ -27,6 +28,8 @@ export interface Config {
   logLevel: string;
   /** VIGIL_LOG_FORMAT: JSON lines, readable lines (log-format.ts), or readable when stdout is a terminal. */
   logFormat: 'auto' | 'json' | 'pretty';
+  /** VIGIL_ROLES: the parts of the service this process runs (src/system/node-roles.ts), in canonical order. */
+  roles: NodeRole[];
   /** This node's name in the service registry (GET /v2/system/services), unique among the nodes of a database. */
   hostId: string;
   /** How often this node refreshes its service registrations; a registration is stale after three missed beats. */
@@ -389,6 +392,8 @@ function readConfig(env: Env): Config {
   if (!HOST_ID.test(hostId))
     throw new ConfigError('VIGIL_HOST_ID', `expected 1-256 letters, digits, '.', '_', ':' or '-' (starting with a letter or digit), got "${hostId}"`);
 
+  const roles = nodeRoles(env);
+
   const certFile = optional(env, 'VIGIL_TLS_CERT_FILE');
   const keyFile = optional(env, 'VIGIL_TLS_KEY_FILE');
   if (!!certFile !== !!keyFile)
@@ -437,6 +442,7 @@ function readConfig(env: Env): Config {
     encryptionKey,
     logLevel,
     logFormat,
+    roles,
     hostId,
     heartbeatSeconds: int(env, 'VIGIL_HEARTBEAT_SECONDS', 30, 1, 3600),
     bodyLimitBytes: size(env, 'VIGIL_BODY_LIMIT', 1024 * 1024),
@@ -513,6 +519,14 @@ function readConfig(env: Env): Config {
       basicAuth: basicCredentials(env, 'VIGIL_PROMETHEUS_BASIC_AUTH'),
     },
   };
+}
+
+function nodeRoles(env: Env): NodeRole[] {
+  const raw = str(env, 'VIGIL_ROLES', 'all');
+  const parsed = parseRoles(raw);
+  if ('unknown' in parsed)
+    throw new ConfigError('VIGIL_ROLES', `"${parsed.unknown}" is not a role; expected "all" or a comma-separated list of ${ROLE_NAMES.join(', ')}`);
+  return parsed.roles;
 }
 
 /** `user:password` (the password may contain colons). */

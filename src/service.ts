@@ -105,7 +105,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     const permissions = await PermissionCatalog.load(db);
     const secretBox = await openSecretBox(db, config);
     const jobs = new JobQueue(db);
-    const worker = new JobWorker(jobs, log.child({ component: 'worker' }), config.worker);
+    const worker = new JobWorker(jobs, log.child({ component: 'worker' }), { ...config.worker, nodeId: config.hostId });
     const outboundLog = log.child({ component: 'outbound' });
     const outbound = {
       registry: OutboundPolicy.parse([config.outbound.allow, config.outbound.registryAllow], { purpose: 'registry', log: outboundLog }),

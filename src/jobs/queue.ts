@@ -105,6 +105,17 @@ export class JobQueue {
   }
 
   /**
+   * Returns a job this worker holds to the queue, due now, without counting the interrupted attempt (attempts
+   * count crashes; a drain is not one). Answers false when the worker no longer holds it.
+   */
+  async handBack(id: number, workerId: string): Promise<boolean> {
+    const n = await this.db('jobs')
+      .where({ id, locked_by: workerId, status: 'running' })
+      .update({ status: 'queued', locked_by: null, locked_until: null, run_at: nowIso(), attempts: this.db.raw('attempts - 1'), updated_at: nowIso() });
+    return n > 0;
+  }
+
+  /**
    * Releases jobs that earlier processes on this host left running (their ids start with hostPrefix but not
    * with this process's prefix), without waiting for their leases to lapse.
    */

@@ -1,7 +1,7 @@
 /**
  * An in-process worker over the JobQueue: runs handlers by job kind with bounded concurrency, renews leases
- * while a handler runs, retries failures with exponential backoff, and reports each finished job as an event
- * (tests and callers await events instead of sleeping).
+ * while a handler runs, retries failures with exponential backoff, and reports each claimed, finished or handed
+ * back job as an event (tests and callers await events instead of sleeping).
  */
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
@@ -31,6 +31,11 @@ export interface WorkerOptions {
   retryBaseMs: number;
   /** Overrides the process identity (tests simulate a restarted process with it). */
   processToken?: string;
+  /**
+   * The node's name (VIGIL_HOST_ID; the host name by default). A starting worker releases jobs that earlier
+   * processes of this node left running, so several processes on one host need different ones.
+   */
+  nodeId?: string;
 }
 
 export interface JobFinished {
@@ -44,12 +49,18 @@ export interface JobFinished {
   outcome?: string;
 }
 
+/** A running job a draining worker aborted and returned to the queue. */
+export interface HandedBack {
+  id: number;
+  kind: string;
+}
+
 /** Identifies this process among earlier ones on the same host (pids repeat in containers, this does not). */
 export const PROCESS_TOKEN = `${process.pid}.${randomBytes(4).toString('hex')}`;
 
 export class JobWorker extends EventEmitter {
   readonly workerId: string;
-  private readonly hostPrefix = `${hostname()}:`;
+  private readonly hostPrefix: string;
   private readonly processPrefix: string;
   private readonly handlers = new Map<string, JobHandler>();
   private readonly exhaustedHandlers = new Map<string, ExhaustedHandler>();
@@ -58,6 +69,8 @@ export class JobWorker extends EventEmitter {
   private timer: NodeJS.Timeout | null = null;
   private started = false;
   private stopping = false;
+  /** Set by drain(): jobs whose handlers are aborted go back to the queue instead of staying claimed. */
+  private handingBack = false;
   private pumping = false;
   private wakeAgain = false;
 
@@ -67,6 +80,7 @@ export class JobWorker extends EventEmitter {
     private readonly options: WorkerOptions,
   ) {
     super();
+    this.hostPrefix = `${options.nodeId ?? hostname()}:`;
     this.processPrefix = `${this.hostPrefix}${options.processToken ?? PROCESS_TOKEN}:`;
     this.workerId = `${this.processPrefix}${randomBytes(4).toString('hex')}`;
   }
@@ -82,6 +96,11 @@ export class JobWorker extends EventEmitter {
     const released = await this.queue.releaseAbandoned(this.hostPrefix, this.processPrefix);
     if (released) this.log.info({ released }, 'resuming jobs interrupted by a previous stop');
     this.wake();
+  }
+
+  /** The job kinds this worker claims (those of its node's roles). */
+  get kinds(): string[] {
+    return [...this.handlers.keys()];
   }
 
   /** Every job slot of this worker is taken (VIGIL_ANALYSIS_CONCURRENCY jobs running). */
@@ -116,6 +135,7 @@ export class JobWorker extends EventEmitter {
         while (!this.stopping && this.running.size < this.options.concurrency) {
           const job = await this.queue.claim(this.workerId, this.options.leaseMs, [...this.handlers.keys()]);
           if (!job) break;
+          this.emit('claimed', job.kind, job.id);
           const run = this.run(job).finally(() => {
             this.running.delete(run);
             this.wake();
@@ -153,7 +173,12 @@ export class JobWorker extends EventEmitter {
       this.emit('finished', { id: job.id, kind: job.kind, status: 'done', durationMs: performance.now() - started, ...(answer ? { outcome: answer.outcome } : {}) } satisfies JobFinished);
     } catch (err) {
       clearInterval(renew);
-      if (this.stopping) return; // left running: the next start (or another worker) resumes it
+      if (this.abort.signal.aborted) {
+        // Interrupted by a stop: left claimed (the next start of this node resumes it) or, when draining, handed back.
+        if (this.handingBack && (await this.queue.handBack(job.id, this.workerId).catch((e) => log.warn({ err: e }, 'could not hand the job back'))))
+          this.emit('handedBack', { id: job.id, kind: job.kind } satisfies HandedBack);
+        return;
+      }
       const message = err instanceof Error ? err.message : String(err);
       const backoff = this.options.retryBaseMs * 2 ** (job.attempts - 1) * (0.5 + Math.random());
       const status = await this.queue.fail(job, this.workerId, message, backoff);
@@ -181,5 +206,22 @@ export class JobWorker extends EventEmitter {
     if (this.timer) clearTimeout(this.timer);
     this.abort.abort();
     await Promise.allSettled([...this.running]);
+  }
+
+  /**
+   * Graceful stop (SIGTERM): claims nothing more, lets running jobs finish for up to `graceMs`, then aborts the
+   * rest and hands them back to the queue, so another node claims them at once instead of after their lease.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.stopping = true;
+    this.handingBack = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.running.size && graceMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([Promise.allSettled([...this.running]), grace]);
+      clearTimeout(timer);
+    }
+    await this.stop();
   }
 }

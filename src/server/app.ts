@@ -15,6 +15,9 @@ import { reportsRouter } from '../reports/graphql/http.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** What a node without the api role serves under /v2 (besides GET /metrics): its probes. */
+const PROBE_PATHS = new Set(['/health', '/health/live', '/health/ready']);
+
 /** V1-form routes kept for existing clients; each maps onto its /v2 operation and answers as it does. */
 const LEGACY_ROUTES: Record<string, { to: string }> = {
   'POST /v1/oauth/token': { to: '/v2/oauth/token' },
@@ -51,6 +54,22 @@ export async function createApp(services: Services, handlers: Handlers, bodyChec
   app.use(requestMetrics(services.prometheus));
   app.get('/metrics', metricsEndpoint(services.prometheus, services.config.prometheus));
 
+  if (!services.config.roles.includes('api')) {
+    // A worker node (VIGIL_ROLES without api): its probes go through the pipeline as usual; everything else is
+    // not served here and gets the 404 below.
+    const pipeline = await createPipeline(services, handlers, createBodyParsing(services.config), bodyChecks);
+    app.use('/v2', (req, res, next) => (req.method === 'GET' && PROBE_PATHS.has(req.path) ? pipeline.handle(req, res, next) : next()));
+    app.use((req, res) =>
+      sendError(
+        res,
+        new NotFoundError(`no operation at ${req.method} ${req.path}: this node does not serve the API (VIGIL_ROLES has no api)`, { path: req.path, vigil_roles: services.config.roles }),
+        idOf(req),
+      ),
+    );
+    app.use(finalErrors);
+    return app;
+  }
+
   app.use((req, res, next) => {
     const legacy = LEGACY_ROUTES[`${req.method} ${req.path}`];
     if (legacy) req.url = legacy.to + req.url.slice(req.path.length);
@@ -75,7 +94,8 @@ export async function createApp(services: Services, handlers: Handlers, bodyChec
     sendError(res, new NotFoundError(`no operation at ${req.method} ${req.path}${hint}`, { path: req.path }), idOf(req));
   });
 
-  const finalErrors: ErrorRequestHandler = (err, req, res, _next) => sendError(res, err, idOf(req));
   app.use(finalErrors);
   return app;
 }
+
+const finalErrors: ErrorRequestHandler = (err, req, res, _next) => sendError(res, err, idOf(req));

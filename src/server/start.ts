@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { bodyChecks, handlers } from '../api/index.js';
 import type { Config } from '../config.js';
+import type { NodeRole } from '../system/node-roles.js';
 import { startWatchScheduler } from '../images/watch.js';
 import { startInventoryExpiry } from '../inventory/expiry.js';
 import { registerJobs } from '../jobs/registry.js';
@@ -41,14 +42,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     });
   });
   services.prometheus.watch({ worker: services.worker, dispatcher: services.notifications.dispatcher, refresher: services.reports.refresher });
-  await services.worker.start();
-  const stopWatching = config.watchIntervalSeconds > 0 ? startWatchScheduler(services, config.watchIntervalSeconds) : () => {};
-  const stopFeedSchedule = startFeedScheduler(services);
-  const stopInventoryExpiry = startInventoryExpiry(services);
-  services.reports.refresher.start();
-  if (config.reports.scheduler) services.reports.scheduler.start();
-  services.reports.metrics.start();
-  if (config.notifications.dispatcher) await services.notifications.dispatcher.start();
+  const stopLoops = await startRoles(services);
   const { port } = server.address() as AddressInfo;
   const wildcard = config.host === '0.0.0.0' || config.host === '::';
   const scheme = config.tls ? 'https' : 'http';
@@ -64,6 +58,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     dbVersion: await schemaVersion(services.db),
     startedAt: services.startedAt,
     heartbeatSeconds: config.heartbeatSeconds,
+    roles: config.roles,
   });
 
   services.lifecycle.started = true;
@@ -73,7 +68,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     (closing ??= (async () => {
       // In-flight requests and keep-alive connections that ask the readiness probe now hear 503.
       services.lifecycle.stopping = true;
-      await new Promise<void>((resolve) => {
+      const serverClosed = new Promise<void>((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
         server.close(() => {
           clearTimeout(force);
@@ -81,20 +76,50 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         });
         server.closeIdleConnections();
       });
+      // Running jobs get half the shutdown time to finish; the rest are aborted and go back to the queue within the
+      // other half, before main.ts exits at the deadline.
+      const drained = services.worker.drain(Math.floor(config.shutdownTimeoutMs / 2));
+      await Promise.all([serverClosed, drained]);
       // Other nodes see this one as stopped at once, not only once its heartbeat goes stale.
       await services.registry.stop().catch((err) => services.log.warn({ err }, 'could not mark the service registrations stopped'));
-      stopWatching();
-      stopFeedSchedule();
-      stopInventoryExpiry();
-      await services.reports.refresher.stop();
-      await services.reports.scheduler.stop();
-      await services.reports.metrics.stop();
-      // Tries in progress finish (each within its timeout); queued notifications wait for the next start.
-      await services.notifications.dispatcher.stop();
-      // Running analyses are interrupted, not lost: their jobs stay claimed and resume at the next start.
-      await services.worker.stop();
+      await stopLoops();
       for (const policy of Object.values(services.outbound)) closeIdleConnections(policy);
       await services.db.destroy();
     })());
   return { services, server, url, close };
+}
+
+/**
+ * Starts what this node's roles run (docs/architecture.md, "Process roles"; the job kinds are in jobs/registry.ts)
+ * and answers how to stop it. The worker starts on every node (it claims only its roles' job kinds, none
+ * without analyzer, feeds or reports), so jobs this node's earlier process left running are released.
+ */
+async function startRoles(services: Services): Promise<() => Promise<void>> {
+  const { config } = services;
+  const has = (role: NodeRole) => config.roles.includes(role);
+  const stops: (() => void | Promise<void>)[] = [];
+  await services.worker.start();
+  if (has('reports')) {
+    services.reports.refresher.start();
+    stops.push(() => services.reports.refresher.stop());
+  }
+  if (has('scheduler')) {
+    if (config.watchIntervalSeconds > 0) stops.push(startWatchScheduler(services, config.watchIntervalSeconds));
+    stops.push(startFeedScheduler(services));
+    stops.push(startInventoryExpiry(services));
+    if (config.reports.scheduler) {
+      services.reports.scheduler.start();
+      stops.push(() => services.reports.scheduler.stop());
+    }
+    services.reports.metrics.start();
+    stops.push(() => services.reports.metrics.stop());
+  }
+  if (has('notifications') && config.notifications.dispatcher) {
+    await services.notifications.dispatcher.start();
+    // Tries in progress finish (each within its timeout); queued notifications wait for the next start.
+    stops.push(() => services.notifications.dispatcher.stop());
+  }
+  return async () => {
+    for (const stop of stops) await stop();
+  };
 }

@@ -3,13 +3,15 @@
  * that plays several of the roles upstream splits into services (API, catalog, queue, analyzer, policy engine,
  * notifications, reports). At start-up it registers one row per role it runs in `system_services`, refreshes
  * them every heartbeat, and marks them stopped when it shuts down; nodes sharing a database see each other.
- * A registration is live while it is not stopped and its heartbeat is younger than three intervals.
+ * A registration is live while it is not stopped and its heartbeat is younger than three intervals; one whose
+ * heartbeat is a day old ages out (removed). Each row also records the node's Vigil roles (VIGIL_ROLES).
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { toBool, type Db } from '../db/index.js';
 import { ConflictError, NotFoundError } from '../errors.js';
+import { isNodeRole, type NodeRole } from './node-roles.js';
 
 /** The roles, named as upstream's services, with what a Vigil node does in each. */
 export const SERVICE_ROLES = {
@@ -29,13 +31,35 @@ export function isServiceName(name: string): name is ServiceName {
   return Object.hasOwn(SERVICE_ROLES, name);
 }
 
-/** The roles a node with this configuration runs. */
-export function nodeServiceNames(config: Pick<Config, 'notifications'>): ServiceName[] {
-  return (Object.keys(SERVICE_ROLES) as ServiceName[]).filter((name) => name !== 'notifications' || config.notifications.dispatcher);
+/** Which Vigil process roles (VIGIL_ROLES) make a node run each upstream service: any one of them does. */
+const SERVICE_NODE_ROLES: Record<ServiceName, readonly NodeRole[]> = {
+  apiext: ['api'],
+  catalog: ['api', 'scheduler'],
+  simplequeue: ['analyzer', 'feeds', 'reports'],
+  analyzer: ['analyzer'],
+  policy_engine: ['feeds'],
+  notifications: ['notifications'],
+  reports: ['api'],
+  reports_worker: ['reports'],
+};
+
+/** The upstream services a node with this configuration runs. */
+export function nodeServiceNames(config: Pick<Config, 'notifications' | 'roles'>): ServiceName[] {
+  return (Object.keys(SERVICE_ROLES) as ServiceName[]).filter(
+    (name) => SERVICE_NODE_ROLES[name].some((role) => config.roles.includes(role)) && (name !== 'notifications' || config.notifications.dispatcher),
+  );
 }
 
 /** A registration is stale once this many heartbeats were missed. */
 export const MISSED_BEATS = 3;
+
+/** A registration whose last heartbeat is older than this is removed by the next heartbeat of any live node. */
+export const AGE_OUT_MS = 24 * 3600_000;
+
+/** Removes the registrations of nodes gone for longer than AGE_OUT_MS (stopped or stale), so the list does not grow. */
+export async function removeAgedOut(db: Db, now: Date = new Date()): Promise<number> {
+  return db('system_services').where('heartbeat_at', '<', new Date(now.getTime() - AGE_OUT_MS).toISOString()).delete();
+}
 
 interface ServiceRow {
   service_name: string;
@@ -50,6 +74,7 @@ interface ServiceRow {
   stopped_at: string | null;
   busy: boolean | number;
   logging_level: string;
+  node_roles: string;
 }
 
 /** A node's identity and what it registers with. */
@@ -63,6 +88,8 @@ export interface NodeRegistration {
   startedAt: string;
   heartbeatSeconds: number;
   loggingLevel: string;
+  /** The node's VIGIL_ROLES. */
+  roles: readonly NodeRole[];
 }
 
 /** The upstream StatusResponse of one registration. */
@@ -118,6 +145,8 @@ function stateOf(row: ServiceRow, now: Date): ServiceState {
         heartbeat_interval_seconds: row.heartbeat_seconds,
         ...(row.stopped_at !== null ? { stopped_at: row.stopped_at } : {}),
         logging_level: row.logging_level,
+        // Vigil's own process roles of the node (VIGIL_ROLES); the upstream service name is one of several it runs.
+        vigil_roles: row.node_roles.split(',').filter(isNodeRole),
       },
     },
     status: live,
@@ -147,6 +176,7 @@ export async function registerServices(db: Db, node: NodeRegistration, names: re
           stopped_at: null,
           busy: false,
           logging_level: node.loggingLevel,
+          node_roles: node.roles.join(','),
         })),
       )
       .onConflict(['service_name', 'host_id'])
@@ -250,6 +280,8 @@ export class ServiceRegistry extends EventEmitter {
       if (others) this.log.warn({ host_id: node.hostId }, 'another process registers with this host id; give each node its own VIGIL_HOST_ID');
       await registerServices(this.db, node, this.names);
     }
+    const removed = await removeAgedOut(this.db);
+    if (removed) this.log.info({ removed }, 'removed service registrations without a heartbeat for a day');
     this.emit('heartbeat', now);
   }
 

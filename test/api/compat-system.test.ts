@@ -67,6 +67,7 @@ function otherNode(hostId: string, heartbeatSeconds = 30): NodeRegistration {
     startedAt: new Date(Date.now() - 3_600_000).toISOString(),
     heartbeatSeconds,
     loggingLevel: 'info',
+    roles: ['api', 'analyzer'],
   };
 }
 
@@ -133,6 +134,17 @@ describe('the service registry: GET/DELETE /system/services', () => {
     const after = await raw(server.url, 'GET', `/v2/system/services/catalog/${hostId}`);
     expect(after.json[0].status).toBe(true);
     expect(Date.parse(after.json[0].service_detail.detail.last_heartbeat_at)).toBeGreaterThanOrEqual(Date.parse(before));
+  });
+
+  it('ages out a registration without a heartbeat for a day at the next heartbeat of a live node', async () => {
+    const { db, registry } = server.running.services;
+    await registerServices(db, otherNode('node-old'), ['analyzer'], new Date(Date.now() - 25 * 3600_000));
+    await registerServices(db, otherNode('node-recent'), ['analyzer'], new Date(Date.now() - 23 * 3600_000));
+    await registry.beat();
+    expect((await raw(server.url, 'GET', '/v2/system/services/analyzer/node-old')).status).toBe(404);
+    const recent = await raw(server.url, 'GET', '/v2/system/services/analyzer/node-recent');
+    expect(recent.json[0]).toMatchObject({ status: false, service_detail: { detail: { vigil_roles: ['api', 'analyzer'] } } });
+    expect((await raw(server.url, 'DELETE', '/v2/system/services/analyzer/node-recent')).status).toBe(200);
   });
 
   it('marks a stopped node stopped at once, and a restart of it takes its records back', async () => {

@@ -90,9 +90,15 @@ describe('deploy/kubernetes', () => {
     }
   });
 
-  const deployment = () => one('Deployment');
-  const container = () => {
-    const containers = deployment().spec.template.spec.containers as Doc[];
+  const deploymentNamed = (name: string) => {
+    const found = byKind('Deployment').filter((d) => d.metadata.name === name);
+    expect(found, name).toHaveLength(1);
+    return found[0];
+  };
+  /** The API Deployment (behind the Service) and the worker Deployment: each is checked the same way. */
+  const DEPLOYMENTS = { vigil: { roles: ['api'] }, 'vigil-worker': { roles: ['analyzer', 'feeds', 'reports', 'notifications', 'scheduler'] } };
+  const containerOf = (name: string) => {
+    const containers = deploymentNamed(name).spec.template.spec.containers as Doc[];
     expect(containers).toHaveLength(1);
     return containers[0];
   };
@@ -105,9 +111,9 @@ describe('deploy/kubernetes', () => {
   const podName = 'vigil-7d9c5b6f4-x2x4q';
 
   /** The container's environment as the pod would see it: the image's ENV, then the manifest's (secrets resolved). */
-  const podEnv = (): Record<string, string> => {
+  const podEnvOf = (name: string): Record<string, string> => {
     const env: Record<string, string> = { ...image.env };
-    for (const e of container().env as Doc[]) {
+    for (const e of containerOf(name).env as Doc[]) {
       if (e.value !== undefined) env[e.name] = String(e.value);
       else if (e.valueFrom?.secretKeyRef) env[e.name] = secretValues()[e.valueFrom.secretKeyRef.key];
       else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[e.name] = podName;
@@ -116,77 +122,96 @@ describe('deploy/kubernetes', () => {
     return env;
   };
 
-  it('sets only variables the configuration reads, and the configuration loads from them', () => {
-    const names = (container().env as Doc[]).map((e) => e.name as string);
-    expect(names.filter((n) => !settingNames().includes(n))).toEqual([]);
-    expect(new Set(names).size).toBe(names.length);
-    const { config, unknown } = configFrom(podEnv());
-    expect(unknown).toEqual([]);
-    expect(config.databaseUrl).toMatch(/^postgres:\/\//);
-    expect(config.hostId).toBe(podName);
+  it('has an API Deployment and a worker Deployment, together holding every role once', () => {
+    expect(byKind('Deployment').map((d) => d.metadata.name).sort()).toEqual(Object.keys(DEPLOYMENTS).sort());
+    for (const [name, { roles }] of Object.entries(DEPLOYMENTS)) expect(configFrom(podEnvOf(name)).config.roles, name).toEqual(roles);
   });
 
-  it('takes every secret reference from a key the Secret defines', () => {
-    const refs = (container().env as Doc[]).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.valueFrom.secretKeyRef as { name: string; key: string });
-    expect(refs.map((r) => r.key).sort()).toEqual(['admin-password', 'database-url', 'encryption-key', 'jwt-secret']);
-    for (const ref of refs) {
-      expect(ref.name).toBe(secret().metadata.name);
-      expect(Object.keys(secretValues())).toContain(ref.key);
-    }
-  });
+  for (const name of Object.keys(DEPLOYMENTS)) {
+    describe(`Deployment ${name}`, () => {
+      const deployment = () => deploymentNamed(name);
+      const container = () => containerOf(name);
+      const podEnv = () => podEnvOf(name);
 
-  it('listens where the configuration says, and probes operations of the API on that port', () => {
-    const { config } = configFrom(podEnv());
-    const ports = container().ports as Doc[];
-    expect(ports.map((p) => p.containerPort)).toEqual([config.port]);
-    const portNamed = (port: string | number) => (typeof port === 'number' ? port : ports.find((p) => p.name === port)?.containerPort);
-    const probes = { startupProbe: '/v2/health/live', livenessProbe: '/v2/health/live', readinessProbe: '/v2/health/ready' };
-    for (const [probe, path] of Object.entries(probes)) {
-      const get = container()[probe]?.httpGet;
-      expect(get, probe).toBeDefined();
-      expect(get.path, probe).toBe(path);
-      expect(isGetOperation(get.path), `${probe} ${get.path} is an operation`).toBe(true);
-      expect(portNamed(get.port), probe).toBe(config.port);
-    }
-    // Liveness must not hang on the database (health_live answers without it); startup must outlast migrations.
-    const startup = container().startupProbe;
-    expect(startup.periodSeconds * startup.failureThreshold).toBeGreaterThanOrEqual(300);
-    const annotations = deployment().spec.template.metadata.annotations;
-    expect(annotations['prometheus.io/path']).toBe('/metrics');
-    expect(Number(annotations['prometheus.io/port'])).toBe(config.port);
-  });
+      it('sets only variables the configuration reads, and the configuration loads from them', () => {
+        const names = (container().env as Doc[]).map((e) => e.name as string);
+        expect(names.filter((n) => !settingNames().includes(n))).toEqual([]);
+        expect(new Set(names).size).toBe(names.length);
+        const { config, unknown } = configFrom(podEnv());
+        expect(unknown).toEqual([]);
+        expect(config.databaseUrl).toMatch(/^postgres:\/\//);
+        expect(config.hostId).toBe(podName);
+      });
 
-  it('gives Vigil longer than its own shutdown deadline to stop', () => {
-    const { config } = configFrom(podEnv());
-    const preStop = container().lifecycle?.preStop?.exec?.command as string[] | undefined;
-    const preStopSeconds = preStop?.[0] === 'sleep' ? Number(preStop[1]) : 0;
-    expect(deployment().spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(preStopSeconds + config.shutdownTimeoutMs / 1000);
-  });
+      it('takes every secret reference from a key the Secret defines', () => {
+        const refs = (container().env as Doc[]).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.valueFrom.secretKeyRef as { name: string; key: string });
+        expect(refs.map((r) => r.key).sort()).toEqual(['admin-password', 'database-url', 'encryption-key', 'jwt-secret']);
+        for (const ref of refs) {
+          expect(ref.name).toBe(secret().metadata.name);
+          expect(Object.keys(secretValues())).toContain(ref.key);
+        }
+      });
 
-  it("runs as the image's user with a read-only root, every path Vigil writes mounted", () => {
-    const pod = deployment().spec.template.spec;
-    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: image.uid, runAsGroup: image.uid, fsGroup: image.uid });
-    expect(container().securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
-    const { config } = configFrom(podEnv());
-    const mounts = (container().volumeMounts as Doc[]).map((m) => m.mountPath as string);
-    // The data directory (uploads, feed downloads, encryption.key when no key is set) and the temporary
-    // directory (gzip-compressed archives unpacked for analysis, src/images/sources/archive-files.ts).
-    expect(mounts).toContain(config.dataDir);
-    expect(mounts).toContain('/tmp'); // os.tmpdir() in the image: TMPDIR is not set
-    const volumes = (pod.volumes as Doc[]).map((v) => v.name);
-    for (const m of container().volumeMounts as Doc[]) expect(volumes).toContain(m.name);
-  });
+      it('listens where the configuration says, and probes operations of the API on that port', () => {
+        const { config } = configFrom(podEnv());
+        const ports = container().ports as Doc[];
+        expect(ports.map((p) => p.containerPort)).toEqual([config.port]);
+        const portNamed = (port: string | number) => (typeof port === 'number' ? port : ports.find((p) => p.name === port)?.containerPort);
+        const probes = { startupProbe: '/v2/health/live', livenessProbe: '/v2/health/live', readinessProbe: '/v2/health/ready' };
+        for (const [probe, path] of Object.entries(probes)) {
+          const get = container()[probe]?.httpGet;
+          expect(get, probe).toBeDefined();
+          expect(get.path, probe).toBe(path);
+          expect(isGetOperation(get.path), `${probe} ${get.path} is an operation`).toBe(true);
+          expect(portNamed(get.port), probe).toBe(config.port);
+        }
+        // Liveness must not hang on the database (health_live answers without it); startup must outlast migrations.
+        const startup = container().startupProbe;
+        expect(startup.periodSeconds * startup.failureThreshold).toBeGreaterThanOrEqual(300);
+        const annotations = deployment().spec.template.metadata.annotations;
+        expect(annotations['prometheus.io/path']).toBe('/metrics');
+        expect(Number(annotations['prometheus.io/port'])).toBe(config.port);
+      });
+
+      it('gives Vigil longer than its own shutdown deadline to stop', () => {
+        const { config } = configFrom(podEnv());
+        const preStop = container().lifecycle?.preStop?.exec?.command as string[] | undefined;
+        const preStopSeconds = preStop?.[0] === 'sleep' ? Number(preStop[1]) : 0;
+        expect(deployment().spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(preStopSeconds + config.shutdownTimeoutMs / 1000);
+      });
+
+      it("runs as the image's user with a read-only root, every path Vigil writes mounted", () => {
+        const pod = deployment().spec.template.spec;
+        expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: image.uid, runAsGroup: image.uid, fsGroup: image.uid });
+        expect(container().securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        const { config } = configFrom(podEnv());
+        const mounts = (container().volumeMounts as Doc[]).map((m) => m.mountPath as string);
+        // The data directory (uploads, feed downloads, encryption.key when no key is set) and the temporary
+        // directory (gzip-compressed archives unpacked for analysis, src/images/sources/archive-files.ts).
+        expect(mounts).toContain(config.dataDir);
+        expect(mounts).toContain('/tmp'); // os.tmpdir() in the image: TMPDIR is not set
+        const volumes = (pod.volumes as Doc[]).map((v) => v.name);
+        for (const m of container().volumeMounts as Doc[]) expect(volumes).toContain(m.name);
+      });
+
+    });
+  }
 
   it('keeps Kubernetes service links out of the VIGIL_ namespace', () => {
     // A Service named vigil makes the kubelet set VIGIL_PORT=tcp://..., VIGIL_SERVICE_HOST, ... in every pod of
     // the namespace unless service links are off; VIGIL_PORT would stop start-up.
     const collides = byKind('Service').some((s) => `${s.metadata.name.toUpperCase().replace(/-/g, '_')}_`.startsWith('VIGIL_'));
-    if (collides) expect(deployment().spec.template.spec.enableServiceLinks).toBe(false);
+    if (collides) for (const d of byKind('Deployment')) expect(d.spec.template.spec.enableServiceLinks, d.metadata.name).toBe(false);
   });
 
-  it('routes the Service and the disruption budget to the Deployment’s pods', () => {
+  it('routes the Service and the disruption budget to the API Deployment’s pods, not the workers’', () => {
+    const deployment = () => deploymentNamed('vigil');
+    const container = () => containerOf('vigil');
     const labels = deployment().spec.template.metadata.labels;
     expect(labels).toMatchObject(deployment().spec.selector.matchLabels);
+    const workerLabels = deploymentNamed('vigil-worker').spec.template.metadata.labels;
+    expect(workerLabels).not.toMatchObject(one('Service').spec.selector);
+    expect(workerLabels).not.toMatchObject(one('PodDisruptionBudget').spec.selector.matchLabels);
     const service = one('Service');
     expect(labels).toMatchObject(service.spec.selector);
     const portNames = (container().ports as Doc[]).map((p) => p.name);
@@ -225,7 +250,7 @@ describe('deploy/compose.yaml', () => {
 
   it('runs two Vigil nodes from the Containerfile after Postgres 15 is healthy', () => {
     const nodes = vigilNodes();
-    expect(nodes.map(([name]) => name)).toEqual(['vigil-1', 'vigil-2']);
+    expect(nodes.map(([name]) => name)).toEqual(['vigil-api', 'vigil-worker']);
     expect(compose.services.postgres.image).toMatch(/postgres:15/);
     expect(compose.services.postgres.healthcheck.test[0]).toBe('CMD');
     const built = nodes.filter(([, s]) => s.build);
@@ -249,6 +274,11 @@ describe('deploy/compose.yaml', () => {
       if (s.image === 'localhost/vigil:latest') continue;
       expect(Object.keys(s.environment ?? {}).filter((n) => n.startsWith('VIGIL_')), name).toEqual([]);
     }
+  });
+
+  it('splits the roles: an API node and a worker, together holding every role once', () => {
+    const roles = Object.fromEntries(vigilNodes().map(([name, s]) => [name, configFrom(nodeEnv(s)).config.roles]));
+    expect(roles).toEqual({ 'vigil-api': ['api'], 'vigil-worker': ['analyzer', 'feeds', 'reports', 'notifications', 'scheduler'] });
   });
 
   it('refuses to start while a secret is missing', () => {

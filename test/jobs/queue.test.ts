@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/index.js';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { JobWorker, type JobFinished } from '../../src/jobs/worker.js';
+import { JobWorker, type HandedBack, type JobFinished } from '../../src/jobs/worker.js';
 import { createTestDb } from '../support/db.js';
 
 let db: Db;
@@ -180,5 +180,42 @@ describe('JobQueue + JobWorker', () => {
     expect(exhausted).toEqual([{ n: 7 }]);
     expect((await queue.get(id))?.status).toBe('failed');
     await worker.stop();
+  });
+
+  it('drains: a job that finishes within the grace time completes, one that does not goes back to the queue', async () => {
+    const queue = new JobQueue(db);
+    const worker = new JobWorker(queue, log, { ...fast, concurrency: 2 });
+    let finishQuick!: () => void;
+    const running: Promise<void>[] = [];
+    const started = (kind: string) => new Promise<void>((resolve) => running.push(new Promise<void>((r) => worker.once(`started:${kind}`, r)).then(resolve)));
+    worker.register('quick', (_p, _job) => {
+      worker.emit('started:quick');
+      return new Promise<void>((resolve) => (finishQuick = resolve));
+    });
+    worker.register('stuck', (_p, _job, ctx) => {
+      worker.emit('started:stuck');
+      return new Promise<void>((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted'))));
+    });
+    const quickStarted = started('quick');
+    const stuckStarted = started('stuck');
+    const quick = await queue.enqueue('quick', {});
+    const stuck = await queue.enqueue('stuck', {});
+    const finished = collect(worker);
+    const handedBack: HandedBack[] = [];
+    worker.on('handedBack', (h: HandedBack) => handedBack.push(h));
+    await worker.start();
+    await Promise.all([quickStarted, stuckStarted]);
+
+    const quickDone = worker.waitFor(quick);
+    // The grace time outlasts the quick job (finished below, once the drain is under way) and then runs out.
+    const drained = worker.drain(300);
+    finishQuick();
+    expect(await quickDone).toMatchObject({ id: quick, status: 'done' });
+    await drained;
+    expect(handedBack).toEqual([{ id: stuck, kind: 'stuck' }]);
+    expect(finished.map((f) => f.id)).toEqual([quick]);
+    // Handed back: due now, unlocked, and the interrupted attempt does not count towards max_attempts.
+    expect(await queue.get(stuck)).toMatchObject({ status: 'queued', locked_by: null, locked_until: null, attempts: 0 });
+    expect(await queue.claim('next-node:1:x', 1000, ['stuck'])).toMatchObject({ id: stuck, attempts: 1 });
   });
 });

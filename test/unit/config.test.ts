@@ -149,6 +149,19 @@ describe('loadConfig', () => {
     expect(errorOf({ VIGIL_CONTENT_SEARCH_REGEXES: '{"N": 5}' }).message).toMatch(/must be a string/);
   });
 
+  it('reads VIGIL_ROLES: all by default, any subset in canonical order, and stops at an unknown role naming the valid ones', () => {
+    const every = ['api', 'analyzer', 'feeds', 'reports', 'notifications', 'scheduler'];
+    expect(loadConfig({}).roles).toEqual(every);
+    expect(loadConfig({ VIGIL_ROLES: 'all' }).roles).toEqual(every);
+    expect(loadConfig({ VIGIL_ROLES: ' scheduler, API ,analyzer,analyzer' }).roles).toEqual(['api', 'analyzer', 'scheduler']);
+    expect(loadConfig({ VIGIL_ROLES: 'analyzer,all' }).roles).toEqual(every);
+    expect(() => loadConfig({ VIGIL_ROLES: 'api,worker' })).toThrow(ConfigError);
+    expect(() => loadConfig({ VIGIL_ROLES: 'api,worker' })).toThrow(
+      'VIGIL_ROLES: "worker" is not a role; expected "all" or a comma-separated list of api, analyzer, feeds, reports, notifications, scheduler',
+    );
+    expect(() => loadConfig({ VIGIL_ROLES: ' , ' })).toThrow(/^VIGIL_ROLES: " , " is not a role/);
+  });
+
   it('reads the log format: auto by default, json or pretty, nothing else', () => {
     expect(loadConfig({}).logFormat).toBe('auto');
     expect(loadConfig({ VIGIL_LOG_FORMAT: 'json' }).logFormat).toBe('json');

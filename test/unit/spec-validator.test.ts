@@ -22,6 +22,14 @@ describe('the shared response validator', () => {
     expect(() => assertResponseMatchesSpec('GET', `${base}/v2/account`, 409, JSON_TYPE, error(409))).toThrow(/not declared/);
   });
 
+  it("accepts a 404 for any operation only from a node whose roles (detail.vigil_roles) lack api", () => {
+    const notServed = (roles: string[]) => JSON.stringify({ code: 404, error_type: 'not_found', message: 'm', detail: { path: '/v2/version', vigil_roles: roles } });
+    expect(() => assertResponseMatchesSpec('GET', `${base}/v2/version`, 404, JSON_TYPE, notServed(['analyzer']))).not.toThrow();
+    expect(() => assertResponseMatchesSpec('GET', `${base}/v2/version`, 404, JSON_TYPE, notServed(['api', 'analyzer']))).toThrow(/not declared/);
+    expect(() => assertResponseMatchesSpec('GET', `${base}/v2/version`, 404, JSON_TYPE, error(404))).toThrow(/not declared/);
+    expect(() => assertResponseMatchesSpec('GET', `${base}/v2/version`, 404, JSON_TYPE, JSON.stringify({ detail: { vigil_roles: [] } }))).toThrow(SpecViolation);
+  });
+
   it('rejects an error body without the documented shape', () => {
     expect(() => assertResponseMatchesSpec('GET', `${base}/v2/account`, 404, JSON_TYPE, JSON.stringify({ error: 'nope' }))).toThrow(SpecViolation);
   });

@@ -31,6 +31,7 @@ import * as m029 from './029_saml.js';
 import * as m030 from './030_sso_group_mappings.js';
 import * as m031 from './031_oidc.js';
 import * as m032 from './032_stored_uploads.js';
+import * as m033 from './033_node_roles.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -66,4 +67,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '030_sso_group_mappings': m030,
   '031_oidc': m031,
   '032_stored_uploads': m032,
+  '033_node_roles': m033,
 };

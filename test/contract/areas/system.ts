@@ -77,6 +77,7 @@ export const systemArea = defineArea<State>({
         startedAt: new Date(Date.now() - 3_600_000).toISOString(),
         heartbeatSeconds: 30,
         loggingLevel: 'info',
+        roles: ['analyzer' as const],
       };
       await registerServices(s.server.running.services.db, gone, ['analyzer'], new Date(Date.now() - 600_000));
       await ok(sdk.deleteService({ path: { service_name: 'analyzer', host_id: 'contract-gone-node' } }));
