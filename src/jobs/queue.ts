@@ -120,10 +120,12 @@ export class JobQueue {
    * with this process's prefix), without waiting for their leases to lapse.
    */
   async releaseAbandoned(hostPrefix: string, processPrefix: string): Promise<number> {
+    // Compared as literal prefixes: with LIKE, a `_` or `%` in a host id would match other hosts' jobs.
+    const startsWith = (prefix: string) => [`substr(locked_by, 1, ?) = ?`, [[...prefix].length, prefix]] as const;
     return this.db('jobs')
       .where({ status: 'running' })
-      .andWhere('locked_by', 'like', `${hostPrefix}%`)
-      .andWhereNot('locked_by', 'like', `${processPrefix}%`)
+      .andWhereRaw(...startsWith(hostPrefix))
+      .andWhereNot((q) => q.whereRaw(...startsWith(processPrefix)))
       .update({ status: 'queued', locked_by: null, locked_until: null, run_at: nowIso(), updated_at: nowIso() });
   }
 

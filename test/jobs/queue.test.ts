@@ -105,6 +105,19 @@ describe('JobQueue + JobWorker', () => {
     await second.stop();
   });
 
+  it('at start, releases only its own host\'s jobs, reading the host id literally (no LIKE wildcards)', async () => {
+    const queue = new JobQueue(db);
+    const mine = await queue.enqueue('literal', {});
+    const other = await queue.enqueue('literal', {});
+    const lease = '2999-01-01T00:00:00.000Z';
+    await db('jobs').where({ id: mine }).update({ status: 'running', locked_by: 'node_a%:earlier.1:w', locked_until: lease });
+    // `_` and `%` as LIKE wildcards would make this another host's job look like one of node_a%'s.
+    await db('jobs').where({ id: other }).update({ status: 'running', locked_by: 'nodeXabc:earlier.1:w', locked_until: lease });
+    expect(await queue.releaseAbandoned('node_a%:', 'node_a%:now.2:')).toBe(1);
+    expect((await queue.get(mine))?.status).toBe('queued');
+    expect((await queue.get(other))?.status).toBe('running');
+  });
+
   it('claims a job whose lease lapsed on another host', async () => {
     const queue = new JobQueue(db);
     const id = await queue.enqueue('orphan', {});
