@@ -9,13 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDomFromString } from '@node-saml/node-saml/lib/xml.js';
 import { adminAuth, json, raw, type Auth } from '../support/http.js';
 import { accountWithUser, createAccount, createUser, expectError, uniqueName } from '../support/fixtures.js';
 import { TestIdp, editResponse, postToAcs, testKeyPair, type LoginOptions } from '../support/saml-idp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { capturedLogs } from '../support/sso.js';
 import { missingTools } from '../support/tools.js';
 
 const SP_ENTITY = 'https://vigil.test/saml';
@@ -26,7 +26,8 @@ let url: string;
 let idp: TestIdp;
 let account: string;
 let otherAccount: string;
-const logLines: Record<string, unknown>[] = [];
+const logs = capturedLogs();
+const logLines = logs.lines;
 
 const acsUrl = (name: string) => `${url}/v2/rbac-manager/saml/sso/${name}`;
 
@@ -73,13 +74,7 @@ async function myRoles(auth: Auth): Promise<{ domain_name: string; role: string 
 }
 
 beforeAll(async () => {
-  const logs = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line) logLines.push(JSON.parse(line));
-      done();
-    },
-  });
-  server = await startTestServer({}, { logs });
+  server = await startTestServer({}, { logs: logs.stream });
   url = server.url;
   idp = new TestIdp();
   account = (await createAccount(url)).name;
