@@ -78,8 +78,10 @@ import { databaseKind, type Db } from '../src/db/index.js';
 import { recordEvent, type NewEvent } from '../src/events/events.js';
 import { verifySignature } from '../src/notifications/channels/webhook.js';
 import { createConfiguration, type ConfigurationInput } from '../src/notifications/configurations.js';
-import { NotificationDispatcher, type SettledNotification } from '../src/notifications/dispatcher.js';
-import { claimDue, releaseClaims } from '../src/notifications/outbox.js';
+import { NOTIFICATIONS_DELIVER_JOB, NotificationDispatcher, type SettledNotification } from '../src/notifications/dispatcher.js';
+import { JobQueue } from '../src/jobs/queue.js';
+import { JobWorker } from '../src/jobs/worker.js';
+import { claimDue, queueNotificationsForEvents, releaseClaims } from '../src/notifications/outbox.js';
 import { OutboundPolicy } from '../src/outbound/policy.js';
 import { addSelector, type SelectorInput } from '../src/notifications/selectors.js';
 import type { DeliveryOptions, EndpointKind } from '../src/notifications/types.js';
@@ -164,6 +166,31 @@ function tagEvent(accountName: string, i: number): NewEvent {
     resourceId: full,
     message: `${full} moved from ${digestOf(i)} to ${digestOf(i + 1)}`,
     details: { previous_digest: digestOf(i), current_digest: digestOf(i + 1) },
+  };
+}
+
+/**
+ * A dispatcher with the job runtime that drives it in the service: a worker running the periodic delivery job,
+ * and this process's queued notifications making it due at once (as startServer sets it up).
+ */
+function deliveryRuntime(db: Db, box: SecretBox, delivery: DeliveryOptions, concurrency: number, maxTries: number) {
+  const jobs = new JobQueue(db);
+  const worker = new JobWorker(jobs, log, { concurrency: 1, leaseMs: 60_000, pollMs: opts.pollMs, retryBaseMs: 1000 });
+  const dispatcher = new NotificationDispatcher(db, log, box, dispatcherConfig(concurrency, maxTries), delivery, { jobs, wakeWorker: () => worker.wake() });
+  worker.registerPeriodic(NOTIFICATIONS_DELIVER_JOB, dispatcher.schedule, (_payload, _job, context) => dispatcher.deliverDue(context.signal));
+  return {
+    dispatcher,
+    async start() {
+      dispatcher.listen();
+      await worker.start();
+      dispatcher.wake();
+    },
+    async stop() {
+      dispatcher.unlisten();
+      await dispatcher.settled();
+      await worker.stop();
+      dispatcher.close();
+    },
   };
 }
 
@@ -387,7 +414,8 @@ async function dispatchBatch(db: Db, box: SecretBox, delivery: DeliveryOptions, 
   receiver.arrivals = [];
   receiver.connections = 0;
 
-  const dispatcher = new NotificationDispatcher(db, log, box, dispatcherConfig(concurrency, maxTries), delivery);
+  const runtime = deliveryRuntime(db, box, delivery, concurrency, maxTries);
+  const { dispatcher } = runtime;
   const settled: SettledNotification[] = [];
   let wallMs = 0;
   let cpu = { user: 0, system: 0 };
@@ -406,12 +434,12 @@ async function dispatchBatch(db: Db, box: SecretBox, delivery: DeliveryOptions, 
           resolve();
         }
       });
-      dispatcher.start().catch(reject);
+      runtime.start().catch(reject);
     });
   try {
     await (phase ? profiled(phase, wait) : wait());
   } finally {
-    await dispatcher.stop();
+    await runtime.stop();
   }
   await verifyBatch(db, receiver, target, queued, settled, label);
   const createdAt = new Map(queued.map((q) => [q.id, Date.parse(q.created_at)]));
@@ -492,13 +520,14 @@ async function verifyBatch(db: Db, receiver: Receiver, target: DispatchTarget, q
 /** One notification at a time to a running, idle dispatcher: queue-to-receipt when nothing is waiting. */
 async function trickle(db: Db, box: SecretBox, delivery: DeliveryOptions, receiver: Receiver, target: DispatchTarget, n: number): Promise<{ latencies: number[]; tries: number[] }> {
   receiver.arrivals = [];
-  const dispatcher = new NotificationDispatcher(db, log, box, dispatcherConfig(TRICKLE_CONCURRENCY, 3), delivery);
+  const runtime = deliveryRuntime(db, box, delivery, TRICKLE_CONCURRENCY, 3);
+  const { dispatcher } = runtime;
   const settled: SettledNotification[] = [];
-  await dispatcher.start();
+  await runtime.start();
   try {
     for (let i = 0; i < n; i++) {
-      // A pause of 2 ms (past the tick the last settlement's wake() started) plus a spread fraction of pollMs, so the
-      // events meet the poll timer at evenly spread phases: recordEvent does not wake the dispatcher.
+      // A pause of 2 ms plus a spread fraction of pollMs, so the events meet the worker's poll at evenly spread
+      // phases (recordEvent makes the delivery job due once the event commits, so the phase should not matter).
       await new Promise((r) => setTimeout(r, 2 + ((i * 0.618034) % 1) * opts.pollMs));
       const next = bounded<SettledNotification>(`trickle ${i + 1}`, (resolve, reject) => {
         const onSettled = (s: SettledNotification) => {
@@ -512,7 +541,7 @@ async function trickle(db: Db, box: SecretBox, delivery: DeliveryOptions, receiv
       settled.push(await next);
     }
   } finally {
-    await dispatcher.stop();
+    await runtime.stop();
   }
   const rows: { id: string; created_at: string }[] = [];
   const ids = settled.map((s) => s.id);
@@ -568,6 +597,7 @@ async function claimFromBacklog(db: Db, target: DispatchTarget, runs: number): P
 }
 
 async function main(): Promise<number> {
+  queueNotificationsForEvents(); // as createServices wires it: recorded events queue their notifications
   const m = machine();
   const args = process.argv.slice(2);
   const command = `npm run bench:notifications${args.length ? ` -- ${args.join(' ')}` : ''}`;

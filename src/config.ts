@@ -506,7 +506,7 @@ function readConfig(env: Env): Config {
       backoffBaseMs: int(env, 'VIGIL_NOTIFY_BACKOFF_BASE_MS', 5000, 1, 3_600_000),
       backoffMaxMs: int(env, 'VIGIL_NOTIFY_BACKOFF_MAX_MS', 3_600_000, 1, 86_400_000),
       concurrency: int(env, 'VIGIL_NOTIFY_CONCURRENCY', 4, 1, 64),
-      pollMs: int(env, 'VIGIL_NOTIFY_POLL_MS', 1000, 5, 60_000),
+      pollMs: int(env, 'VIGIL_NOTIFY_POLL_MS', 30_000, 5, 600_000),
       maxResponseBytes: size(env, 'VIGIL_NOTIFY_MAX_RESPONSE_BYTES', 64 * 1024),
       retentionDays: int(env, 'VIGIL_NOTIFY_RETENTION_DAYS', 30, 1, 3650),
     },

@@ -27,6 +27,7 @@ import { REPORT_ACTIONS } from './reports/actions.js';
 import { executeStoredQuery } from './reports/scheduled/execute.js';
 import { ScheduledQueryScheduler } from './reports/scheduled/scheduler.js';
 import { NotificationDispatcher } from './notifications/dispatcher.js';
+import { queueNotificationsForEvents } from './notifications/outbox.js';
 import { OutboundPolicy } from './outbound/policy.js';
 import type { DeliveryOptions } from './notifications/types.js';
 import { migrateAndRecord } from './system/deployments.js';
@@ -63,9 +64,9 @@ export interface Services {
     /** Signs and checks the keyset page tokens of report queries. */
     tokens: PageTokens;
     refresher: ReportRefresher;
-    /** Metrics collection on VIGIL_METRICS_SCHEDULE; `collectNow()` collects at once (tests, operators). */
+    /** Metrics collections (the schedule is a periodic job, src/jobs/registry.ts); `collectNow()` collects at once. */
     metrics: MetricsScheduler;
-    /** Runs scheduled queries: on their cron once started, and manual runs at any time. */
+    /** Runs scheduled queries: due runs (a periodic job looks for them), and manual runs at any time. */
     scheduler: ScheduledQueryScheduler;
   };
   /**
@@ -76,7 +77,7 @@ export interface Services {
   /** OpenID Connect relying party: discovery, code and device exchanges, ID token keys (kept per process). */
   oidc: OidcRelyingParty;
   notifications: {
-    /** Delivers queued notifications; `wake()` looks for due ones at once. */
+    /** Delivers queued notifications (passes of a periodic job); `wake()` makes a pass due at once. */
     dispatcher: NotificationDispatcher;
     /** Outbound policy (VIGIL_OUTBOUND_ALLOW) and limits every delivery and test send uses. */
     delivery: DeliveryOptions;
@@ -104,6 +105,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     }
     const permissions = await PermissionCatalog.load(db);
     const secretBox = await openSecretBox(db, config);
+    // Composition: every event recorded in this process queues the notifications its selectors match.
+    queueNotificationsForEvents();
     const jobs = new JobQueue(db);
     const worker = new JobWorker(jobs, log.child({ component: 'worker' }), { ...config.worker, nodeId: config.hostId });
     const outboundLog = log.child({ component: 'outbound' });
@@ -143,7 +146,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       feedProgress: { running: false },
       reports: {
         tokens: new PageTokens(secretBox.deriveKey('report-page-tokens')),
-        refresher: new ReportRefresher(db, log.child({ component: 'reports' }), `${hostname()}:${process.pid}`, config.reports.refreshIntervalSeconds * 1000),
+        refresher: new ReportRefresher(db, log.child({ component: 'reports' }), `${hostname()}:${process.pid}`),
         metrics: new MetricsScheduler(db, log.child({ component: 'metrics' }), {
           schedule: config.reports.metricsSchedule,
           retentionDays: config.reports.metricsRetentionDays,
@@ -160,7 +163,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       outbound,
       oidc: new OidcRelyingParty({ policy: outbound.identity, userAgent: `Vigil/${packageVersion}`, jwksCooldownSeconds: config.oidc.jwksCooldownSeconds }),
       notifications: {
-        dispatcher: new NotificationDispatcher(db, log.child({ component: 'notifications' }), secretBox, config.notifications, delivery),
+        dispatcher: new NotificationDispatcher(db, log.child({ component: 'notifications' }), secretBox, config.notifications, delivery, { jobs, wakeWorker: () => worker.wake() }),
         delivery,
       },
     };

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Db } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
-import { enqueueForEvent } from '../notifications/outbox.js';
 import { nowIso } from '../util/time.js';
 import { EVENT_TYPES, type EventLevel } from './catalog.js';
 
@@ -29,6 +28,19 @@ export interface NewEvent {
   details?: Record<string, unknown>;
 }
 
+/** Runs inside the transaction that records an event, so what it writes commits (or not) with the event. */
+export type EventSubscriber = (trx: Db, event: EventRecord) => Promise<unknown>;
+
+const subscribers = new Set<EventSubscriber>();
+
+/**
+ * Adds a subscriber for every event recorded in this process from now on (notifications queue theirs this way;
+ * events know nothing of them). Process-wide and idempotent: subscribing one function twice runs it once.
+ */
+export function subscribeToEvents(subscriber: EventSubscriber): void {
+  subscribers.add(subscriber);
+}
+
 export async function recordEvent(db: Db, e: NewEvent): Promise<EventRecord> {
   const info = EVENT_TYPES.get(e.type);
   if (!info) throw new Error(`unknown event type ${e.type}`); // a programming error: every type is in the catalog
@@ -44,10 +56,10 @@ export async function recordEvent(db: Db, e: NewEvent): Promise<EventRecord> {
     host_id: hostname(),
     timestamp: nowIso(),
   };
-  // The event and the notifications it makes are one write: neither is ever stored without the other.
+  // The event and what subscribers write for it (its notifications) are one write: neither is stored without the other.
   const store = async (trx: Db) => {
     await trx('events').insert(record);
-    await enqueueForEvent(trx, record);
+    for (const subscriber of subscribers) await subscriber(trx, record);
   };
   if (db.isTransaction) await store(db);
   else await db.transaction(store);

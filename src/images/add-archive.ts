@@ -64,7 +64,7 @@ export async function addImageFromArchive(
       if (created || rerun) {
         keepUpload = true;
         const payload: AnalyzeImagePayload = { accountName, imageDigest: manifestDigest };
-        await services.jobs.enqueue(ANALYZE_IMAGE_JOB, payload, { accountName, maxAttempts: 3 });
+        await services.jobs.enqueue(ANALYZE_IMAGE_JOB, payload, { accountName });
         services.worker.wake();
       }
       return store.getImage(services.db, accountName, manifestDigest);

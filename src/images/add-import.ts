@@ -44,7 +44,7 @@ export async function addImageFromImport(services: Services, accountName: string
   if (created || rerun) {
     await setOperationStatus(services.db, op.uuid, 'queued');
     const payload: AnalyzeImagePayload = { accountName, imageDigest: manifest.digest };
-    await services.jobs.enqueue(ANALYZE_IMAGE_JOB, payload, { accountName, maxAttempts: 3 });
+    await services.jobs.enqueue(ANALYZE_IMAGE_JOB, payload, { accountName });
     services.worker.wake();
   }
   return store.getImage(services.db, accountName, manifest.digest);

@@ -87,7 +87,7 @@ export async function addImageFromRegistry(services: Services, accountName: stri
   if (rerun) await store.transitionAnalysis(services.db, accountName, digest, ['analyzed', 'analysis_failed'], 'not_analyzed', input.force ? 'analysis requested again (force)' : 'analysis requested again');
   if (created || rerun) {
     const payload: AnalyzeImagePayload = { accountName, imageDigest: digest };
-    await services.jobs.enqueue(ANALYZE_IMAGE_JOB, payload, { accountName, maxAttempts: 3 });
+    await services.jobs.enqueue(ANALYZE_IMAGE_JOB, payload, { accountName });
     services.worker.wake();
   }
   return store.getImage(services.db, accountName, digest);

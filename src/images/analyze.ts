@@ -36,13 +36,24 @@ import { topChainId } from './ancestry-chain.js';
 import { copyUploadToTempFile, deleteUpload } from '../uploads/stored-uploads.js';
 import { findImage, saveAnalysis, transitionAnalysis, type ImageRecord, type ImageSourceRecord } from './store.js';
 import { appendAll } from '../util/arrays.js';
-
-export const ANALYZE_IMAGE_JOB = 'analyze_image';
+import { defineJob } from '../jobs/definition.js';
 
 export interface AnalyzeImagePayload {
   accountName: string;
   imageDigest: string;
 }
+
+export const ANALYZE_IMAGE_JOB = defineJob<AnalyzeImagePayload>({
+  kind: 'analyze_image',
+  role: 'analyzer',
+  maxAttempts: 3,
+  schema: {
+    type: 'object',
+    properties: { accountName: { type: 'string', minLength: 1 }, imageDigest: { type: 'string', pattern: '^sha256:[a-f0-9]{64}$' } },
+    required: ['accountName', 'imageDigest'],
+    additionalProperties: false,
+  },
+});
 
 /** Captures the small files distro detection needs; survives the walk's per-path pruning via the final view. */
 function distroFileCollector(captured: Map<string, Buffer>): Cataloger {

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { recordEvent } from '../events/events.js';
 import type { Services } from '../service.js';
+import { definePeriodicJob } from '../jobs/periodic.js';
 import { addImageFromRegistry } from './add.js';
 import { registryClientOptions } from './registry-credentials.js';
 import { fullTag, parseImageReference } from './sources/references.js';
@@ -130,16 +131,5 @@ export async function pollWatches(services: Services, intervalSeconds: number, l
   return summary;
 }
 
-/** Runs pollWatches on a timer until stopped. */
-export function startWatchScheduler(services: Services, intervalSeconds: number): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    pollWatches(services, intervalSeconds)
-      .catch((err) => services.log.error({ err }, 'watch sweep failed'))
-      .finally(() => (running = false));
-  }, Math.min(intervalSeconds, 30) * 1000);
-  timer.unref();
-  return () => clearInterval(timer);
-}
+/** The sweep of watched tags and repositories, every VIGIL_WATCH_INTERVAL_SECONDS (30 s at most). */
+export const WATCH_SWEEP_JOB = definePeriodicJob({ kind: 'watch_sweep', role: 'scheduler' });

@@ -11,8 +11,8 @@ import { fullName, fullTag, parseImageReference } from '../images/sources/refere
 import type { JobContext } from '../jobs/worker.js';
 import type { Services } from '../service.js';
 import type { RunningImage } from './model.js';
+import { defineJob } from '../jobs/definition.js';
 
-export const ANALYZE_RUNNING_IMAGES_JOB = 'analyze_running_images';
 
 /** An image to add: its normalised tag (`docker.io/library/nginx:1.25`) and the digest it runs, when known. */
 export interface PullableImage {
@@ -24,6 +24,29 @@ export interface AnalyzeRunningImagesPayload {
   accountName: string;
   images: PullableImage[];
 }
+
+export const ANALYZE_RUNNING_IMAGES_JOB = defineJob<AnalyzeRunningImagesPayload>({
+  kind: 'analyze_running_images',
+  role: 'analyzer',
+  maxAttempts: 2,
+  schema: {
+    type: 'object',
+    properties: {
+      accountName: { type: 'string', minLength: 1 },
+      images: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { tag: { type: 'string', minLength: 1 }, digest: { type: ['string', 'null'] } },
+          required: ['tag', 'digest'],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ['accountName', 'images'],
+    additionalProperties: false,
+  },
+});
 
 const SHA256 = /^sha256:[a-f0-9]{64}$/;
 const LOOKUP_BATCH = 500;
@@ -100,7 +123,7 @@ export async function queueUnanalyzedImages(services: Services, accountName: str
     if (unknown.length === 0) return;
     const batch = unknown.slice(0, analyzeMaxPerReport);
     const payload: AnalyzeRunningImagesPayload = { accountName, images: batch };
-    await services.jobs.enqueue(ANALYZE_RUNNING_IMAGES_JOB, payload, { accountName, maxAttempts: 2 });
+    await services.jobs.enqueue(ANALYZE_RUNNING_IMAGES_JOB, payload, { accountName });
     services.worker.wake();
     services.log.info({ account: accountName, queued: batch.length, deferred: unknown.length - batch.length }, 'queued images seen running for analysis');
   } catch (err) {

@@ -4,6 +4,7 @@
  */
 import type { Db } from '../db/index.js';
 import type { Services } from '../service.js';
+import { definePeriodicJob } from '../jobs/periodic.js';
 
 /** Each inventory table with the column that says when a report last named the row. */
 const EXPIRING_TABLES: readonly { table: string; seen: string }[] = [
@@ -42,23 +43,16 @@ export async function expireAccountInventory(services: Services, accountName: st
   await expireInventory(services.db, expiryCutoff(services.config.inventory.ttlSeconds), accountName);
 }
 
-/** Starts the periodic sweep of every account; answers the function that stops it. */
-export function startInventoryExpiry(services: Services): () => void {
-  const { ttlSeconds } = services.config.inventory;
-  let running = false;
-  const timer = setInterval(
-    () => {
-      if (running) return;
-      running = true;
-      expireInventory(services.db, expiryCutoff(ttlSeconds))
-        .then((deleted) => {
-          if (deleted > 0) services.log.info({ deleted }, 'expired runtime inventory rows');
-        })
-        .catch((err) => services.log.error({ err }, 'runtime inventory expiry failed'))
-        .finally(() => (running = false));
-    },
-    Math.min(ttlSeconds, MAX_SWEEP_INTERVAL_SECONDS) * 1000,
-  );
-  timer.unref();
-  return () => clearInterval(timer);
+/** The sweep of every account's runtime inventory, every VIGIL_INVENTORY_TTL_SECONDS (five minutes at most). */
+export const INVENTORY_EXPIRY_JOB = definePeriodicJob({ kind: 'inventory_expiry', role: 'scheduler' });
+
+/** How often the sweep runs: as often as the time to live, but at least every five minutes. */
+export function inventoryExpiryEveryMs(ttlSeconds: number): number {
+  return Math.min(ttlSeconds, MAX_SWEEP_INTERVAL_SECONDS) * 1000;
+}
+
+/** One sweep (the job's work). */
+export async function expireAllInventory(services: Services): Promise<void> {
+  const deleted = await expireInventory(services.db, expiryCutoff(services.config.inventory.ttlSeconds));
+  if (deleted > 0) services.log.info({ deleted }, 'expired runtime inventory rows');
 }

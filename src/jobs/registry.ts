@@ -1,46 +1,96 @@
 /**
- * Registers the job kinds of this node's roles with the worker, so it claims only those; workers call the same
- * domain modules the handlers call. Jobs of other kinds stay queued for a node that holds their role.
+ * Registers with this node's worker the job kinds of its roles (each definition names its role), so it claims only
+ * those; workers call the same domain modules the handlers call. Jobs of other kinds stay queued for a node that
+ * holds their role. Time-driven work is here too, as periodic kinds (./periodic.ts): nothing else in Vigil runs on
+ * a timer of its own.
  */
 import { ANALYZE_IMAGE_JOB, analyzeImageJob, failInterruptedAnalysis } from '../images/analyze.js';
+import { pollWatches, WATCH_SWEEP_JOB } from '../images/watch.js';
 import { ANALYZE_RUNNING_IMAGES_JOB, analyzeRunningImagesJob } from '../inventory/analysis-queue.js';
-import type { Services } from '../service.js';
-import type { NodeRole } from '../system/node-roles.js';
-import { VULN_REMATCH_JOB, vulnRematchJob } from '../vulns/feed-admin.js';
-import { FEED_SYNC_JOB, feedSyncJob, reevaluateQuietly } from '../vulns/feeds.js';
-import { POLICY_REEVALUATE_JOB, reevaluateAccount } from '../policy/reevaluate.js';
+import { expireAllInventory, INVENTORY_EXPIRY_JOB, inventoryExpiryEveryMs } from '../inventory/expiry.js';
+import { NOTIFICATIONS_DELIVER_JOB } from '../notifications/dispatcher.js';
+import { POLICY_REEVALUATE_IMAGES_JOB, POLICY_REEVALUATE_JOB, reevaluateAccount, reevaluateImagesQuietly } from '../policy/reevaluate.js';
+import { METRICS_COLLECT_JOB } from '../reports/metrics/scheduler.js';
+import { REPORTS_REFRESH_JOB } from '../reports/refresher.js';
 import { failInterruptedRun, SCHEDULED_QUERY_JOB, scheduledQueryJob } from '../reports/scheduled/job.js';
+import { SCHEDULED_QUERIES_DUE_JOB } from '../reports/scheduled/scheduler.js';
+import type { Services } from '../service.js';
+import { VULN_REMATCH_JOB, vulnRematchJob } from '../vulns/feed-admin.js';
+import { FEED_SYNC_JOB, FEED_SYNC_SCHEDULE_JOB, feedSyncJob, requestFeedSync, type FeedSyncHooks } from '../vulns/feeds.js';
+import type { JobDefinition } from './definition.js';
+import { definePeriodicJob } from './periodic.js';
 
-/** The role whose nodes run each job kind (docs/architecture.md, "Process roles"). */
-export const JOB_ROLES = {
-  [ANALYZE_IMAGE_JOB]: 'analyzer',
-  [ANALYZE_RUNNING_IMAGES_JOB]: 'analyzer',
-  [FEED_SYNC_JOB]: 'feeds',
-  [VULN_REMATCH_JOB]: 'feeds',
-  [POLICY_REEVALUATE_JOB]: 'feeds',
-  [SCHEDULED_QUERY_JOB]: 'reports',
-} as const satisfies Record<string, NodeRole>;
+/** Hourly: deletes old run records, so the jobs table holds recent history, not every periodic slot ever run. */
+export const JOB_RECORDS_PRUNE_JOB = definePeriodicJob({ kind: 'job_records_prune', role: 'scheduler' });
+/** Ended jobs are kept this long (a week), periodic runs an hour: they are many (a refresh every 2 s), and alike. */
+const JOB_RECORD_RETENTION_MS = 7 * 86400_000;
+const PERIODIC_RECORD_RETENTION_MS = 3600_000;
 
 export function registerJobs(services: Services): void {
-  const roles = new Set<NodeRole>(services.config.roles);
-  const held = (kind: keyof typeof JOB_ROLES) => roles.has(JOB_ROLES[kind]);
+  const { config, worker } = services;
+  const roles = new Set(config.roles);
+  const held = (definition: Pick<JobDefinition<unknown>, 'role'>) => roles.has(definition.role);
+
   if (held(ANALYZE_IMAGE_JOB))
-    services.worker.register(
+    worker.register(
       ANALYZE_IMAGE_JOB,
       async (payload, job, context) => {
         const answer = await analyzeImageJob(services, payload, job, context);
-        await reevaluateQuietly(services, payload.accountName, payload.imageDigest);
+        await reevaluateImagesQuietly(services.db, services.log, payload.accountName, [payload.imageDigest]);
         return answer;
       },
       (payload, job) => failInterruptedAnalysis(services, payload, job),
     );
-  if (held(FEED_SYNC_JOB)) services.worker.register(FEED_SYNC_JOB, feedSyncJob(services, services.feedProgress));
-  if (held(VULN_REMATCH_JOB)) services.worker.register(VULN_REMATCH_JOB, vulnRematchJob(services));
+  if (held(ANALYZE_RUNNING_IMAGES_JOB)) worker.register(ANALYZE_RUNNING_IMAGES_JOB, analyzeRunningImagesJob(services));
+  // A feed change re-evaluates the images whose findings it changed, as jobs: feeds never call into policy.
+  const feedHooks: FeedSyncHooks = {
+    async imagesChanged(accountName, imageDigests) {
+      await services.jobs.enqueue(POLICY_REEVALUATE_IMAGES_JOB, { accountName, imageDigests }, { accountName });
+      worker.wake();
+    },
+  };
+  if (held(FEED_SYNC_JOB)) worker.register(FEED_SYNC_JOB, feedSyncJob(services, services.feedProgress, feedHooks));
+  if (held(POLICY_REEVALUATE_IMAGES_JOB))
+    worker.register(POLICY_REEVALUATE_IMAGES_JOB, (payload) => reevaluateImagesQuietly(services.db, services.log, payload.accountName, payload.imageDigests));
+  if (held(VULN_REMATCH_JOB)) worker.register(VULN_REMATCH_JOB, vulnRematchJob(services));
   if (held(POLICY_REEVALUATE_JOB))
-    services.worker.register(POLICY_REEVALUATE_JOB, async (payload: { accountName: string }) => {
+    worker.register(POLICY_REEVALUATE_JOB, async (payload) => {
       const outcome = await reevaluateAccount(services.db, payload.accountName);
-      services.log.info({ account: payload.accountName, ...outcome }, 're-evaluated the account\'s images with its active policy');
+      services.log.info({ account: payload.accountName, ...outcome }, "re-evaluated the account's images with its active policy");
     });
-  if (held(ANALYZE_RUNNING_IMAGES_JOB)) services.worker.register(ANALYZE_RUNNING_IMAGES_JOB, analyzeRunningImagesJob(services));
-  if (held(SCHEDULED_QUERY_JOB)) services.worker.register(SCHEDULED_QUERY_JOB, scheduledQueryJob(services), failInterruptedRun(services));
+  if (held(SCHEDULED_QUERY_JOB)) worker.register(SCHEDULED_QUERY_JOB, scheduledQueryJob(services), failInterruptedRun(services));
+
+  // Periodic kinds: one run per slot across every node holding the role.
+  if (held(REPORTS_REFRESH_JOB))
+    worker.registerPeriodic(REPORTS_REFRESH_JOB, { everyMs: config.reports.refreshIntervalSeconds * 1000 }, async () => {
+      await services.reports.refresher.refreshNow();
+    });
+  if (held(NOTIFICATIONS_DELIVER_JOB) && config.notifications.dispatcher) {
+    const { dispatcher } = services.notifications;
+    worker.registerPeriodic(NOTIFICATIONS_DELIVER_JOB, dispatcher.schedule, (_payload, _job, context) => dispatcher.deliverDue(context.signal));
+  }
+  if (held(FEED_SYNC_SCHEDULE_JOB) && config.feeds.syncSchedule && config.feeds.sources.length > 0)
+    worker.registerPeriodic(FEED_SYNC_SCHEDULE_JOB, { cron: config.feeds.syncSchedule }, async () => {
+      await requestFeedSync(services, { trigger: 'schedule' });
+    });
+  if (held(METRICS_COLLECT_JOB) && config.reports.metricsSchedule)
+    worker.registerPeriodic(METRICS_COLLECT_JOB, { cron: config.reports.metricsSchedule }, async ({ slot }) => {
+      await services.reports.metrics.collectNow(new Date(slot));
+    });
+  if (held(SCHEDULED_QUERIES_DUE_JOB) && config.reports.scheduler)
+    worker.registerPeriodic(SCHEDULED_QUERIES_DUE_JOB, services.reports.scheduler.schedule, async () => {
+      await services.reports.scheduler.runDue();
+    });
+  if (held(WATCH_SWEEP_JOB) && config.watchIntervalSeconds > 0)
+    worker.registerPeriodic(WATCH_SWEEP_JOB, { everyMs: Math.min(config.watchIntervalSeconds, 30) * 1000 }, async () => {
+      await pollWatches(services, config.watchIntervalSeconds);
+    });
+  if (held(INVENTORY_EXPIRY_JOB))
+    worker.registerPeriodic(INVENTORY_EXPIRY_JOB, { everyMs: inventoryExpiryEveryMs(config.inventory.ttlSeconds) }, () => expireAllInventory(services));
+  if (held(JOB_RECORDS_PRUNE_JOB))
+    worker.registerPeriodic(JOB_RECORDS_PRUNE_JOB, { cron: '41 * * * *' }, async () => {
+      const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+      const deleted = (await services.jobs.pruneFinished(ago(PERIODIC_RECORD_RETENTION_MS), 'periodic')) + (await services.jobs.pruneFinished(ago(JOB_RECORD_RETENTION_MS)));
+      if (deleted) services.log.info({ deleted }, 'deleted old job run records');
+    });
 }

@@ -2,7 +2,11 @@
  * The dispatcher: takes due notifications from the outbox and delivers them, at most `concurrency` at a
  * time, each try bounded by its configuration's timeout. A failed try is retried after an exponential
  * backoff with jitter until the tries run out; then the notification is failed (a replay queues it again).
- * Several nodes may run one: claims keep them from sending the same notification twice.
+ *
+ * Delivery passes are the periodic job NOTIFICATIONS_DELIVER_JOB on nodes holding the notifications role: due
+ * when the next notification is, at the latest VIGIL_NOTIFY_POLL_MS on, and made due at once (`wake()`) by any
+ * node that queues notifications. A pass delivers until nothing is due (or its time budget is spent). Passes on
+ * several nodes may overlap: the claim of each notification keeps them from sending one twice.
  */
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -16,13 +20,25 @@ import { channelFor } from './channels/index.js';
 import { closeIdleConnections } from '../outbound/http.js';
 import { deliveryTarget, type ConfigurationRecord } from './configurations.js';
 import { PROCESS_TOKEN } from '../jobs/worker.js';
-import { claimDue, deleteSettledBefore, messageOf, outboxSignals, releaseAbandonedClaims, releaseClaims, settleAttempt, type NotificationRecord, type Settlement } from './outbox.js';
+import type { JobQueue } from '../jobs/queue.js';
+import { definePeriodicJob, runPeriodicSoon, type PeriodicSchedule } from '../jobs/periodic.js';
+import { claimDue, deleteSettledBefore, messageOf, nextDueAt, outboxSignals, releaseAbandonedClaims, releaseClaims, settleAttempt, type NotificationRecord, type Settlement } from './outbox.js';
 import type { DeliveryOptions, DeliveryOutcome } from './types.js';
 
 /** Time past a try's own timeout before its claim lapses and another dispatcher may take it. */
 const LEASE_MARGIN_MS = 30_000;
 const LONGEST_TIMEOUT_MS = 120_000;
 const RETENTION_SWEEP_MS = 3600_000;
+/** A pass returns after this long, so one pass never holds its job slot for good; the next one carries on. */
+const PASS_BUDGET_MS = 60_000;
+
+export const NOTIFICATIONS_DELIVER_JOB = definePeriodicJob({ kind: 'notifications_deliver', role: 'notifications' });
+
+/** What the dispatcher needs of the job runtime: to make the delivery job due, and to nudge this process's worker. */
+export interface DeliveryRuntime {
+  jobs: Pick<JobQueue, 'enqueue'>;
+  wakeWorker: () => void;
+}
 
 export interface SettledNotification {
   id: string;
@@ -39,14 +55,10 @@ export function retryDelayMs(tries: number, baseMs: number, maxMs: number, rando
 }
 
 export class NotificationDispatcher extends EventEmitter {
-  private timer: NodeJS.Timeout | null = null;
-  private immediate: NodeJS.Immediate | null = null;
   private readonly onQueued = () => this.wake();
-  private readonly inFlight = new Set<Promise<void>>();
-  private ticking: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
   private lastSweep = 0;
+  private waking: Promise<void> | null = null;
+  private wakeAgain = false;
   // Claims name host, process and dispatcher, like the job worker's: see releaseAbandonedClaims.
   private readonly hostPrefix = `${hostname()}:`;
   private readonly processPrefix = `${this.hostPrefix}${PROCESS_TOKEN}:`;
@@ -58,83 +70,95 @@ export class NotificationDispatcher extends EventEmitter {
     private readonly box: SecretBox,
     private readonly config: NotificationsConfig,
     private readonly options: DeliveryOptions,
+    private readonly runtime: DeliveryRuntime,
   ) {
     super();
   }
 
-  async start(): Promise<void> {
-    if (!this.stopped) return;
-    this.stopped = false;
+  /** When the delivery job runs next: when the next notification falls due, VIGIL_NOTIFY_POLL_MS on at most. */
+  get schedule(): PeriodicSchedule {
+    return {
+      nextAt: async (after) => {
+        const next = await nextDueAt(this.db);
+        const latest = after.getTime() + this.config.pollMs;
+        return new Date(next ? Math.min(latest, Math.max(after.getTime() + 1, Date.parse(next))) : latest);
+      },
+    };
+  }
+
+  /** Every node: notifications queued in this process make the delivery job due at once, wherever it runs. */
+  listen(): void {
+    outboxSignals.on('queued', this.onQueued);
+  }
+
+  unlisten(): void {
+    outboxSignals.off('queued', this.onQueued);
+  }
+
+  /** On a node starting to deliver: sends again what an earlier process of this host claimed but never settled. */
+  async releaseAbandoned(): Promise<void> {
     const released = await releaseAbandonedClaims(this.db, this.hostPrefix, this.processPrefix);
     if (released) this.log.info({ released }, 'sending again notifications whose try an earlier process did not finish');
-    outboxSignals.on('queued', this.onQueued);
-    this.schedule(0);
   }
 
-  /** Stops claiming and waits for the tries in progress; what is still queued stays queued for the next start. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    outboxSignals.off('queued', this.onQueued);
-    this.clearSchedule();
-    await this.ticking;
-    await Promise.all([...this.inFlight]);
-    closeIdleConnections(this.options.policy);
-  }
-
-  /** Look for due notifications now rather than at the next poll. */
+  /** Makes the delivery job due now. Bursts of calls share one database write. */
   wake(): void {
-    if (!this.stopped) this.schedule(0);
-  }
-
-  private clearSchedule(): void {
-    if (this.timer) clearTimeout(this.timer);
-    if (this.immediate) clearImmediate(this.immediate);
-    this.timer = null;
-    this.immediate = null;
-  }
-
-  /** Runs a tick after `delayMs` (0: right after pending I/O, without the 1 ms floor of a timer). */
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.clearSchedule();
-    const run = () => {
-      this.timer = null;
-      this.immediate = null;
-      if (this.ticking) {
-        this.again = true; // woken mid-tick: what woke it may have come after the tick's claim
-        return;
-      }
-      this.ticking = this.tick()
-        .catch((err) => this.log.error({ err }, 'notification dispatch failed; trying again at the next poll'))
-        .finally(() => {
-          this.ticking = null;
-          const again = this.again;
-          this.again = false;
-          this.schedule(again ? 0 : this.config.pollMs);
-        });
-    };
-    if (delayMs === 0) this.immediate = setImmediate(run);
-    else this.timer = setTimeout(run, delayMs).unref();
-  }
-
-  private async tick(): Promise<void> {
-    await this.sweep();
-    const free = this.config.concurrency - this.inFlight.size;
-    if (free <= 0 || this.stopped) return;
-    const claimed = await claimDue(this.db, this.owner, free, LONGEST_TIMEOUT_MS + LEASE_MARGIN_MS, this.config.maxTries);
-    if (this.stopped) {
-      await releaseClaims(this.db, this.owner, claimed.map((c) => c.id));
+    if (this.waking) {
+      this.wakeAgain = true;
       return;
     }
-    for (const record of claimed) {
-      const run = this.attempt(record)
-        .catch((err) => this.log.error({ err, notification_id: record.id }, 'notification attempt could not be recorded'))
-        .finally(() => {
-          this.inFlight.delete(run);
-          this.wake(); // a slot is free: more may be due
-        });
-      this.inFlight.add(run);
+    this.waking = runPeriodicSoon(this.runtime.jobs, NOTIFICATIONS_DELIVER_JOB)
+      .then(() => this.runtime.wakeWorker())
+      .catch((err) => this.log.error({ err }, 'could not wake notification delivery; it runs at its next poll'))
+      .finally(() => {
+        this.waking = null;
+        if (this.wakeAgain) {
+          this.wakeAgain = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Waits for a wake in progress (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.waking) await this.waking;
+  }
+
+  /**
+   * One delivery pass (the job's work): claims due notifications up to the concurrency, keeps that many tries in
+   * flight while more are due, and returns when nothing is due, the budget is spent or `signal` aborts (a stop:
+   * tries in flight finish, each within its timeout; what is still queued waits for the next pass).
+   */
+  async deliverDue(signal: AbortSignal): Promise<void> {
+    await this.sweep();
+    const deadline = Date.now() + PASS_BUDGET_MS;
+    const inFlight = new Set<Promise<void>>();
+    try {
+      while (!signal.aborted && Date.now() < deadline) {
+        const free = this.config.concurrency - inFlight.size;
+        const claimed = free > 0 ? await claimDue(this.db, this.owner, free, LONGEST_TIMEOUT_MS + LEASE_MARGIN_MS, this.config.maxTries) : [];
+        if (signal.aborted) {
+          await releaseClaims(this.db, this.owner, claimed.map((c) => c.id));
+          break;
+        }
+        for (const record of claimed) {
+          const run: Promise<void> = this.attempt(record)
+            .catch((err) => this.log.error({ err, notification_id: record.id }, 'notification attempt could not be recorded'))
+            .finally(() => inFlight.delete(run));
+          inFlight.add(run);
+        }
+        if (inFlight.size === 0) break;
+        // A slot frees: look again, for what is due by then.
+        await Promise.race(inFlight);
+      }
+    } finally {
+      await Promise.all([...inFlight]);
     }
+  }
+
+  /** Closes kept-alive delivery connections (the process is stopping). */
+  close(): void {
+    closeIdleConnections(this.options.policy);
   }
 
   private async sweep(): Promise<void> {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Db } from '../db/index.js';
 import { ConflictError, NotFoundError } from '../errors.js';
-import type { EventRecord } from '../events/events.js';
+import { subscribeToEvents, type EventRecord } from '../events/events.js';
 import { nowIso } from '../util/time.js';
 import { getConfiguration, recordStatus } from './configurations.js';
 import { messageForEvent, messageWithId } from './messages.js';
@@ -60,6 +60,11 @@ function signalWhenCommitted(db: Db): void {
   else outboxSignals.emit('queued');
 }
 
+/** Notifications follow events: from now on, each event recorded in this process queues its notifications. */
+export function queueNotificationsForEvents(): void {
+  subscribeToEvents(enqueueForEvent);
+}
+
 /** Queues a notification per configuration whose selectors match the event. Call inside the event's transaction. */
 export async function enqueueForEvent(db: Db, event: EventRecord): Promise<number> {
   const targets = await matchingConfigurations(db, event);
@@ -109,6 +114,14 @@ async function dueRows(db: Db, now: string, limit: number): Promise<Notification
   const lapsed = db<NotificationRecord>('notifications').where('state', 'delivering').andWhere('claimed_until', '<', now);
   if (disabled.length) lapsed.whereNotIn('endpoint', disabled);
   return [...rows, ...(await lapsed.limit(limit - rows.length))];
+}
+
+/** When the next notification falls due: the earliest pending try, or the earliest claim that would lapse. */
+export async function nextDueAt(db: Db): Promise<string | null> {
+  const pending = await db('notifications').where('state', 'pending').min({ at: 'next_attempt_at' }).first();
+  const claimed = await db('notifications').where('state', 'delivering').min({ at: 'claimed_until' }).first();
+  const times = [pending?.at, claimed?.at].filter((t): t is string => typeof t === 'string');
+  return times.length ? times.sort()[0]! : null;
 }
 
 /** Claims up to `limit` due notifications for this dispatcher until `leaseMs` from now. */

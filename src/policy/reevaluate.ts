@@ -4,13 +4,49 @@
  * tag's result flips (pass <-> fail) and the tag has an active `policy_eval` subscription, an event records the
  * last and the current evaluation.
  */
+import type { Logger } from 'pino';
 import type { Db } from '../db/index.js';
 import { recordEvent } from '../events/events.js';
 import { checkImage } from './evaluations.js';
 import type { Services } from '../service.js';
 import { activePolicy } from './store.js';
+import { defineJob } from '../jobs/definition.js';
 
-export const POLICY_REEVALUATE_JOB = 'policy_reevaluate';
+/** Re-evaluates the named images of an account (after a feed change re-matched them); at most 500 per job. */
+export const POLICY_REEVALUATE_IMAGES_JOB = defineJob<{ accountName: string; imageDigests: string[] }>({
+  kind: 'policy_reevaluate_images',
+  role: 'feeds',
+  maxAttempts: 2,
+  schema: {
+    type: 'object',
+    properties: {
+      accountName: { type: 'string', minLength: 1 },
+      imageDigests: { type: 'array', maxItems: 500, items: { type: 'string', pattern: '^sha256:[a-f0-9]{64}$' } },
+    },
+    required: ['accountName', 'imageDigests'],
+    additionalProperties: false,
+  },
+});
+
+/** Re-evaluates images one by one; a failing evaluation is logged and never stops the others (or the caller). */
+export async function reevaluateImagesQuietly(db: Db, log: Logger, accountName: string, digests: readonly string[]): Promise<void> {
+  for (const digest of digests) {
+    try {
+      await reevaluateImage(db, accountName, digest);
+    } catch (err) {
+      log.warn({ err, account: accountName, image_digest: digest }, 'policy re-evaluation failed');
+    }
+  }
+}
+
+/** Re-evaluates an account's images; one waiting job per account covers any number of requests. */
+export const POLICY_REEVALUATE_JOB = defineJob<{ accountName: string }>({
+  kind: 'policy_reevaluate',
+  role: 'feeds',
+  maxAttempts: 2,
+  schema: { type: 'object', properties: { accountName: { type: 'string', minLength: 1 } }, required: ['accountName'], additionalProperties: false },
+  dedupKey: (p) => `policy_reevaluate:${p.accountName}`,
+});
 
 interface StoredSummary {
   status: string;
@@ -79,6 +115,6 @@ export async function reevaluateAccount(db: Db, accountName: string): Promise<{ 
 
 /** Queues a re-evaluation of the account's images (the active policy or its document changed). */
 export async function queuePolicyReevaluation(services: Services, accountName: string): Promise<void> {
-  await services.jobs.enqueue(POLICY_REEVALUATE_JOB, { accountName }, { accountName, maxAttempts: 2 });
+  await services.jobs.enqueue(POLICY_REEVALUATE_JOB, { accountName }, { accountName });
   services.worker.wake();
 }

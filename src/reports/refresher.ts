@@ -1,41 +1,27 @@
 /**
- * Runs the read-model refresh every refreshIntervalSeconds (the bound on reporting lag) and on demand.
+ * Runs the read-model refresh: every VIGIL_REPORTS_REFRESH_SECONDS (the bound on reporting lag) as a periodic job
+ * (REPORTS_REFRESH_JOB, run once per slot by one node holding the reports role), and on demand in this process.
  * Requests while a refresh runs are coalesced into one more run, so `refreshNow()` always returns after a
  * refresh that started after it was called. Emits 'refreshed' with the outcome after each run, 'failed' with the error.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Db } from '../db/index.js';
+import { definePeriodicJob } from '../jobs/periodic.js';
 import { refreshReadModel, type RefreshOutcome } from './refresh.js';
 
+export const REPORTS_REFRESH_JOB = definePeriodicJob({ kind: 'reports_refresh', role: 'reports' });
+
 export class ReportRefresher extends EventEmitter {
-  private timer: NodeJS.Timeout | null = null;
   private running: Promise<RefreshOutcome> | null = null;
   private queued: Promise<RefreshOutcome> | null = null;
-  private stopped = false;
 
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
     private readonly holder: string,
-    private readonly intervalMs: number,
   ) {
     super();
-  }
-
-  start(): void {
-    this.stopped = false;
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.refreshNow()
-        .catch((err) => this.log.error({ err }, 'reporting refresh failed; retrying at the next interval'))
-        .finally(() => this.schedule());
-    }, this.intervalMs);
-    this.timer.unref();
   }
 
   /** Refreshes now (or right after the refresh in progress) and resolves with the outcome. */
@@ -66,10 +52,8 @@ export class ReportRefresher extends EventEmitter {
     return this.running;
   }
 
-  /** Stops the timer and waits for a refresh in progress. */
+  /** Waits for a refresh in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
     await this.queued?.catch(() => undefined);
     await this.running?.catch(() => undefined);
   }

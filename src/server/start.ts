@@ -8,13 +8,11 @@ import type { Logger } from 'pino';
 import { bodyChecks, handlers } from '../api/index.js';
 import type { Config } from '../config.js';
 import type { NodeRole } from '../system/node-roles.js';
-import { startWatchScheduler } from '../images/watch.js';
-import { startInventoryExpiry } from '../inventory/expiry.js';
 import { registerJobs } from '../jobs/registry.js';
 import { closeIdleConnections } from '../outbound/http.js';
 import { schemaVersion } from '../db/index.js';
 import { createServices, type Services } from '../service.js';
-import { startFeedScheduler } from '../vulns/feeds.js';
+import { requestFeedSync } from '../vulns/feeds.js';
 import { createApp } from './app.js';
 
 export interface RunningServer {
@@ -90,36 +88,27 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 }
 
 /**
- * Starts what this node's roles run (docs/architecture.md, "Process roles"; the job kinds are in jobs/registry.ts)
- * and answers how to stop it. The worker starts on every node (it claims only its roles' job kinds, none
- * without analyzer, feeds or reports), so jobs this node's earlier process left running are released.
+ * Starts what this node's roles run (docs/architecture.md, "Process roles") and answers how to stop it. All
+ * background work, time-driven work included, is jobs that the worker claims (jobs/registry.ts registers the kinds
+ * of this node's roles). The worker starts on every node, so jobs this node's earlier process left running are
+ * released; every node makes notification delivery due when it queues notifications.
  */
 async function startRoles(services: Services): Promise<() => Promise<void>> {
   const { config } = services;
   const has = (role: NodeRole) => config.roles.includes(role);
-  const stops: (() => void | Promise<void>)[] = [];
+  const { dispatcher } = services.notifications;
+  dispatcher.listen();
+  if (has('notifications') && config.notifications.dispatcher) await dispatcher.releaseAbandoned();
   await services.worker.start();
-  if (has('reports')) {
-    services.reports.refresher.start();
-    stops.push(() => services.reports.refresher.stop());
-  }
-  if (has('scheduler')) {
-    if (config.watchIntervalSeconds > 0) stops.push(startWatchScheduler(services, config.watchIntervalSeconds));
-    stops.push(startFeedScheduler(services));
-    stops.push(startInventoryExpiry(services));
-    if (config.reports.scheduler) {
-      services.reports.scheduler.start();
-      stops.push(() => services.reports.scheduler.stop());
-    }
-    services.reports.metrics.start();
-    stops.push(() => services.reports.metrics.stop());
-  }
-  if (has('notifications') && config.notifications.dispatcher) {
-    await services.notifications.dispatcher.start();
-    // Tries in progress finish (each within its timeout); queued notifications wait for the next start.
-    stops.push(() => services.notifications.dispatcher.stop());
-  }
+  // Queued once however many scheduler nodes start together: a waiting sync of all sources absorbs the others.
+  if (has('scheduler') && config.feeds.syncOnStart && config.feeds.sources.length > 0)
+    await requestFeedSync(services, { trigger: 'startup' }).catch((err) => services.log.error({ err }, 'could not queue a feed sync'));
   return async () => {
-    for (const stop of stops) await stop();
+    dispatcher.unlisten();
+    await dispatcher.settled();
+    // In-process work the worker does not own: on-demand refreshes and collections a request started.
+    await services.reports.refresher.stop();
+    await services.reports.metrics.stop();
+    dispatcher.close();
   };
 }

@@ -6,9 +6,10 @@ export const NODE_ROLES = {
   api: 'the REST API under /v2 and GraphQL reporting under /v2/reports',
   analyzer: 'analysis jobs (analyze_image, analyze_running_images)',
   feeds: 'feed sync, re-match and policy re-evaluation jobs (feed_sync, vuln_rematch, policy_reevaluate)',
-  reports: 'the reporting read model refresh and scheduled query runs (scheduled_query)',
-  notifications: 'delivery of queued notifications',
-  scheduler: 'time-driven work: feed sync schedule, watched tags and repositories, inventory expiry, scheduled query slots, metric collection',
+  reports: 'the reporting read model refresh (reports_refresh) and scheduled query runs (scheduled_query_run)',
+  notifications: 'delivery of queued notifications (notifications_deliver)',
+  scheduler:
+    'time-driven work as periodic jobs: feed sync schedule, watched tags and repositories, inventory expiry, scheduled query slots, metric collection, job record pruning',
 } as const;
 
 export type NodeRole = keyof typeof NODE_ROLES;

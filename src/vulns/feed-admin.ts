@@ -9,12 +9,20 @@ import { InvalidError, NotFoundError } from '../errors.js';
 import type { Services } from '../service.js';
 import { deleteUpload, holdUpload, receiveUpload } from '../uploads/stored-uploads.js';
 import { nowIso } from '../util/time.js';
+import { defineJob } from '../jobs/definition.js';
 import { allSources, displayLocation, parseStoredUploadLocation, requestFeedSync, storedUploadLocation } from './feeds.js';
 import { refreshGroupCounts } from './feed-sync.js';
 import { rematchImages } from './rematch.js';
 import { markVulnerabilityDataChanged } from './vulnerability-repository.js';
 
-export const VULN_REMATCH_JOB = 'vuln_rematch';
+/** Re-matches every analyzed image; one waiting re-match covers any number of requests. */
+export const VULN_REMATCH_JOB = defineJob<{ scope: 'all' }>({
+  kind: 'vuln_rematch',
+  role: 'feeds',
+  maxAttempts: 2,
+  schema: { type: 'object', properties: { scope: { const: 'all' } }, required: ['scope'], additionalProperties: false },
+  dedupKey: () => 'vuln_rematch:all',
+});
 
 interface FeedRow {
   name: string;
@@ -251,7 +259,7 @@ async function datasetRecord(services: Services, name: FeedDataset) {
 
 /** Queues a re-match of every analyzed image (after what matches changed wholesale). */
 export async function queueFullRematch(services: Services): Promise<void> {
-  await services.jobs.enqueue(VULN_REMATCH_JOB, { scope: 'all' }, { maxAttempts: 2 });
+  await services.jobs.enqueue(VULN_REMATCH_JOB, { scope: 'all' });
   services.worker.wake();
 }
 

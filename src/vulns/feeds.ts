@@ -6,17 +6,17 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CronJob } from 'cron';
 import { ADMIN_ACCOUNT } from '../auth/accounts.js';
 import type { FeedSourceConfig } from '../config.js';
 import { toBool } from '../db/index.js';
 import { recordEvent } from '../events/events.js';
 import type { Job } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
+import { defineJob } from '../jobs/definition.js';
+import { definePeriodicJob } from '../jobs/periodic.js';
 import type { Services } from '../service.js';
 import { copyUploadToTempFile } from '../uploads/stored-uploads.js';
 import { nowIso } from '../util/time.js';
-import { reevaluateImage } from '../policy/reevaluate.js';
 import { syncEpssSource, syncKevSource, syncNvdSource } from './enrichment-sync.js';
 import { syncFeedRecords, syncOsvSource, type SwitchHook, type SyncStats } from './feed-sync.js';
 import { rematchQueuedKeys, type RematchStats } from './rematch.js';
@@ -24,15 +24,37 @@ import { readAlpineSecdbPath } from './sources/alpine-secdb.js';
 import { detectFeedKind, feedNameFromLocation, type FeedKind } from './sources/detect.js';
 import { fetchFeedSource } from './sources/fetch.js';
 
-export const FEED_SYNC_JOB = 'feed_sync';
 
-/** Policy results follow findings; a failing evaluation is logged and never fails the sync. */
-export async function reevaluateQuietly(services: Services, accountName: string, digest: string): Promise<void> {
-  try {
-    await reevaluateImage(services.db, accountName, digest);
-  } catch (err) {
-    services.log.warn({ err, account: accountName, image_digest: digest }, 'policy re-evaluation failed');
-  }
+/**
+ * What a sync tells the rest of Vigil. Feeds know nothing of policy: the composition (jobs/registry.ts) turns
+ * `imagesChanged` into re-evaluation jobs, so policy results follow the changed findings.
+ */
+export interface FeedSyncHooks {
+  /** Images of one account whose findings the re-match changed (at most IMAGES_PER_CHANGE_BATCH at a time). */
+  imagesChanged(accountName: string, imageDigests: string[]): Promise<void>;
+}
+
+export const IMAGES_PER_CHANGE_BATCH = 500;
+
+/** Collects changed images per account and hands them on in batches. */
+function changeBatcher(hooks: FeedSyncHooks) {
+  const pending = new Map<string, string[]>();
+  const flush = async (account: string) => {
+    const digests = pending.get(account);
+    pending.delete(account);
+    if (digests?.length) await hooks.imagesChanged(account, digests);
+  };
+  return {
+    async add(account: string, digest: string): Promise<void> {
+      const digests = pending.get(account) ?? [];
+      digests.push(digest);
+      pending.set(account, digests);
+      if (digests.length >= IMAGES_PER_CHANGE_BATCH) await flush(account);
+    },
+    async flushAll(): Promise<void> {
+      for (const account of [...pending.keys()]) await flush(account);
+    },
+  };
 }
 
 export interface FeedSyncPayload {
@@ -42,6 +64,24 @@ export interface FeedSyncPayload {
   force?: boolean;
   trigger: 'startup' | 'schedule' | 'api' | 'upload';
 }
+
+/** A sync of the same feeds (and force flag) already waiting absorbs a new request, whatever its trigger. */
+export const FEED_SYNC_JOB = defineJob<FeedSyncPayload>({
+  kind: 'feed_sync',
+  role: 'feeds',
+  maxAttempts: 2,
+  schema: {
+    type: 'object',
+    properties: {
+      feeds: { type: 'array', items: { type: 'string', minLength: 1 } },
+      force: { type: 'boolean' },
+      trigger: { enum: ['startup', 'schedule', 'api', 'upload'] },
+    },
+    required: ['trigger'],
+    additionalProperties: false,
+  },
+  dedupKey: (p) => `feed_sync:${JSON.stringify({ feeds: p.feeds ?? null, force: p.force ?? false })}`,
+});
 
 export interface FeedSource {
   name: string;
@@ -95,14 +135,7 @@ export async function allSources(services: Services): Promise<FeedSource[]> {
 
 /** Queues a sync unless an identical one is already waiting; answers the job id. */
 export async function requestFeedSync(services: Services, payload: FeedSyncPayload): Promise<number> {
-  const body = JSON.stringify({ feeds: payload.feeds, force: payload.force ?? false });
-  const waiting: { id: number; payload: string }[] = await services.db('jobs').where({ kind: FEED_SYNC_JOB, status: 'queued' }).select('id', 'payload');
-  const same = waiting.find((j) => {
-    const p = JSON.parse(j.payload) as FeedSyncPayload;
-    return JSON.stringify({ feeds: p.feeds, force: p.force ?? false }) === body;
-  });
-  if (same) return same.id;
-  const id = await services.jobs.enqueue(FEED_SYNC_JOB, payload, { maxAttempts: 2 });
+  const id = await services.jobs.enqueue(FEED_SYNC_JOB, payload);
   services.worker.wake();
   return id;
 }
@@ -238,7 +271,7 @@ async function syncOne(services: Services, source: FeedSource, force: boolean, s
  * Runs one sync over the sources (all, or those named), then re-matches what changed: the keys every switched
  * feed queued, plus any a failed or interrupted earlier re-match left queued.
  */
-export async function runFeedSync(services: Services, payload: FeedSyncPayload, signal: AbortSignal, progress: FeedSyncProgress): Promise<FeedSyncSummary> {
+export async function runFeedSync(services: Services, payload: FeedSyncPayload, signal: AbortSignal, progress: FeedSyncProgress, hooks: FeedSyncHooks): Promise<FeedSyncSummary> {
   const sources = (await allSources(services)).filter((s) => !payload.feeds || payload.feeds.includes(s.name));
   Object.assign(progress, { running: true, startedAt: nowIso(), feed: undefined, stage: undefined, records: undefined, images: undefined });
   const finished = (failed: boolean, details: Record<string, unknown>) =>
@@ -255,11 +288,13 @@ export async function runFeedSync(services: Services, payload: FeedSyncPayload, 
     progress.stage = 'rematching';
     progress.feed = undefined;
     let rematch: RematchStats;
+    const changed = changeBatcher(hooks);
     try {
       rematch = await rematchQueuedKeys(services.db, {
         onProgress: (s) => (progress.images = s.images),
-        onImageChanged: (account, digest) => reevaluateQuietly(services, account, digest),
+        onImageChanged: (account, digest) => changed.add(account, digest),
       });
+      await changed.flushAll();
     } catch (err) {
       // The keys stay queued: the job's retry, or the next sync, re-matches them.
       const error = err instanceof Error ? err.message : String(err);
@@ -282,7 +317,7 @@ let syncChain: Promise<unknown> = Promise.resolve();
 /** Another process's sync that holds a live lease (several nodes share one queue on Postgres). */
 async function syncRunningElsewhere(services: Services, jobId: number): Promise<boolean> {
   const other = await services.db('jobs')
-    .where({ kind: FEED_SYNC_JOB, status: 'running' })
+    .where({ kind: FEED_SYNC_JOB.kind, status: 'running' })
     .whereNot({ id: jobId })
     .where('locked_until', '>', nowIso())
     .whereNot('locked_by', services.worker.workerId)
@@ -290,11 +325,11 @@ async function syncRunningElsewhere(services: Services, jobId: number): Promise<
   return !!other;
 }
 
-export function feedSyncJob(services: Services, progress: FeedSyncProgress) {
+export function feedSyncJob(services: Services, progress: FeedSyncProgress, hooks: FeedSyncHooks) {
   return (payload: FeedSyncPayload, job: Job, context: JobContext): Promise<void> => {
     const run = syncChain.then(async () => {
       if (await syncRunningElsewhere(services, job.id)) throw new Error('another node is syncing the feeds; retrying later');
-      const summary = await runFeedSync(services, payload, context.signal, progress);
+      const summary = await runFeedSync(services, payload, context.signal, progress, hooks);
       progress.lastResult = { jobId: job.id, summary };
     });
     syncChain = run.catch(() => undefined);
@@ -302,14 +337,5 @@ export function feedSyncJob(services: Services, progress: FeedSyncProgress) {
   };
 }
 
-/** Queues the start-up sync and runs the cron schedule; answers a function that stops the schedule. */
-export function startFeedScheduler(services: Services): () => void {
-  const { feeds } = services.config;
-  const hasSources = feeds.sources.length > 0;
-  const queue = (trigger: FeedSyncPayload['trigger']) =>
-    requestFeedSync(services, { trigger }).catch((err) => services.log.error({ err }, 'could not queue a feed sync'));
-  if (feeds.syncOnStart && hasSources) void queue('startup');
-  if (!feeds.syncSchedule) return () => {};
-  const job = CronJob.from({ cronTime: feeds.syncSchedule, onTick: () => void queue('schedule'), start: true });
-  return () => job.stop();
-}
+/** The feed sync schedule (VIGIL_FEED_SYNC_SCHEDULE): each slot queues one sync of every source, run by a feeds node. */
+export const FEED_SYNC_SCHEDULE_JOB = definePeriodicJob({ kind: 'feed_sync_schedule', role: 'scheduler' });

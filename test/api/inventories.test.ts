@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findImage } from '../../src/images/store.js';
 import { ANALYZE_RUNNING_IMAGES_JOB } from '../../src/inventory/analysis-queue.js';
-import { expireInventory, expiryCutoff, startInventoryExpiry } from '../../src/inventory/expiry.js';
+import { expireAllInventory, expireInventory, expiryCutoff, INVENTORY_EXPIRY_JOB, inventoryExpiryEveryMs } from '../../src/inventory/expiry.js';
 import type { Services } from '../../src/service.js';
 import type { JobFinished } from '../../src/jobs/worker.js';
 import { waitForAnalysis } from '../support/analysis.js';
@@ -742,27 +742,21 @@ describe.skipIf(missingTools('docker-registry'))('expiry after VIGIL_INVENTORY_T
     expect((await a.post('/kubernetes-inventory', k8sReport(fresh, ago(20)))).status).toBe(201);
   });
 
-  it('runs the sweep periodically, every TTL (at most every five minutes)', async () => {
+  it('runs the sweep as a periodic job, every TTL (at most every five minutes)', async () => {
     expect((await a.post('/kubernetes-inventory', k8sReport(k8sCluster('periodic'), ago(10)))).status).toBe(201);
     const services = server.running.services;
-    let reportSweep!: (deleted: number) => void;
-    let reportFailure!: (err: unknown) => void;
-    const swept = new Promise<number>((resolve, reject) => {
-      reportSweep = resolve;
-      reportFailure = reject;
-    });
-    // A one-minute TTL makes the ten-minute-old report expired; the sweep's log line says when it ran.
-    const log = { info: (o: { deleted: number }) => reportSweep(o.deleted), error: (o: { err: unknown }) => reportFailure(o.err) };
+    expect(inventoryExpiryEveryMs(60)).toBe(60_000);
+    expect(inventoryExpiryEveryMs(86400)).toBe(300_000);
+    // The server keeps the sweep's next slot queued, a slot of its interval.
+    const next = await services.db('jobs').where({ kind: INVENTORY_EXPIRY_JOB.kind, status: 'queued' }).first();
+    expect(next).toMatchObject({ dedup_key: 'periodic:inventory_expiry' });
+    expect(Date.parse(JSON.parse(next.payload).slot) % inventoryExpiryEveryMs(services.config.inventory.ttlSeconds)).toBe(0);
+    // The sweep's work: with a one-minute TTL the ten-minute-old report has expired; its log line counts the rows.
+    let deleted = 0;
+    const log = { info: (o: { deleted: number }) => (deleted = o.deleted) };
     const config = { ...services.config, inventory: { ...services.config.inventory, ttlSeconds: 60 } };
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    try {
-      const stop = startInventoryExpiry({ ...services, config, log } as unknown as Services);
-      vi.advanceTimersByTime(60_000);
-      expect(await swept).toBeGreaterThan(0);
-      stop();
-    } finally {
-      vi.useRealTimers();
-    }
+    await expireAllInventory({ ...services, config, log } as unknown as Services);
+    expect(deleted).toBeGreaterThan(0);
     expect(await storedRows()).toEqual(none);
   });
 
@@ -858,7 +852,7 @@ describe.skipIf(missingTools('docker-registry'))('analysis of images seen runnin
   async function settled(target: TestServer = analyzing): Promise<void> {
     const { db, worker } = target.running.services;
     const pending = async () =>
-      Number((await db('jobs').where({ kind: ANALYZE_RUNNING_IMAGES_JOB }).whereIn('status', ['queued', 'running']).count({ n: '*' }))[0].n);
+      Number((await db('jobs').where({ kind: ANALYZE_RUNNING_IMAGES_JOB.kind }).whereIn('status', ['queued', 'running']).count({ n: '*' }))[0].n);
     await new Promise<void>((resolve, reject) => {
       const check = () =>
         pending()
@@ -870,7 +864,7 @@ describe.skipIf(missingTools('docker-registry'))('analysis of images seen runnin
           })
           .catch(reject);
       const onFinished = (f: JobFinished) => {
-        if (f.kind === ANALYZE_RUNNING_IMAGES_JOB) check();
+        if (f.kind === ANALYZE_RUNNING_IMAGES_JOB.kind) check();
       };
       worker.on('finished', onFinished);
       check();
@@ -878,7 +872,7 @@ describe.skipIf(missingTools('docker-registry'))('analysis of images seen runnin
   }
 
   async function queuedJobs(target: TestServer = analyzing): Promise<{ images: { tag: string; digest: string | null }[] }[]> {
-    const rows = await target.running.services.db('jobs').where({ kind: ANALYZE_RUNNING_IMAGES_JOB }).orderBy('id').select('payload');
+    const rows = await target.running.services.db('jobs').where({ kind: ANALYZE_RUNNING_IMAGES_JOB.kind }).orderBy('id').select('payload');
     return rows.map((r: { payload: string }) => JSON.parse(r.payload));
   }
 
@@ -971,7 +965,7 @@ describe.skipIf(missingTools('docker-registry'))('analysis of images seen runnin
     await settled();
     const events = await a.get('/events?event_type=system.image_analysis.registry_lookup_failed');
     expect(events.json.results.map((e: Row) => e.event.resource.id)).toContain(unreachable);
-    expect((await analyzing.running.services.db('jobs').where({ kind: ANALYZE_RUNNING_IMAGES_JOB }).whereNot({ status: 'done' })).length).toBe(0);
+    expect((await analyzing.running.services.db('jobs').where({ kind: ANALYZE_RUNNING_IMAGES_JOB.kind }).whereNot({ status: 'done' })).length).toBe(0);
   });
 
   it('queues nothing with VIGIL_INVENTORY_ANALYZE=false', async () => {

@@ -10,10 +10,10 @@ describe('service lifecycle', () => {
       // The loops that poll the database stop first: a pool destroyed under one of their queries can leave
       // their next acquire pending for knex's acquire timeout (60 s), and close() waits for them.
       const { notifications, worker, reports } = server.running.services;
-      await notifications.dispatcher.stop();
+      notifications.dispatcher.unlisten();
+      await notifications.dispatcher.settled();
       await worker.stop();
       await reports.refresher.stop();
-      await reports.scheduler.stop();
       await reports.metrics.stop();
       await server.running.services.db.destroy();
       const res = await raw(server.url, 'GET', '/v2/health', { auth: null });

@@ -92,19 +92,21 @@ describe('retries, failure and replay', () => {
   });
 
   it('refuses to replay a notification that is still queued, and one that does not exist', async () => {
-    await server.running.services.notifications.dispatcher.stop();
+    // A node that queues but does not deliver (VIGIL_NOTIFICATIONS_DISPATCHER=false) keeps the notification pending.
+    const quiet = await startTestServer({ VIGIL_OUTBOUND_ALLOW: '127.0.0.1/32', VIGIL_NOTIFICATIONS_DISPATCHER: 'false' });
     try {
-      await feedFailedEvent(server, 'queued');
-      const [queued] = (await raw(server.url, 'GET', `${BASE}/${configUuid}/deliveries?state=pending`)).json.items;
-      expectError(await raw(server.url, 'POST', `${BASE}/${configUuid}/deliveries/${queued.notification_id}/replay`), 409, 'conflict');
-      expectError(await raw(server.url, 'POST', `${BASE}/${configUuid}/deliveries/00000000-0000-4000-8000-000000000000/replay`), 404, 'not_found');
-      expectError(await raw(server.url, 'GET', `${BASE}/${configUuid}/deliveries/00000000-0000-4000-8000-000000000000`), 404, 'not_found');
-      expectError(await raw(server.url, 'GET', `${BASE}/${configUuid}/deliveries?state=lost`), 400, 'validation_error');
-      expectError(await raw(server.url, 'GET', `${BASE}/${configUuid}/deliveries?limit=0`), 400, 'validation_error');
+      const uuid = await webhookFor(quiet, `http://127.0.0.1:${port}/hook`);
+      await feedFailedEvent(quiet, 'queued');
+      const [queued] = (await raw(quiet.url, 'GET', `${BASE}/${uuid}/deliveries?state=pending`)).json.items;
+      expectError(await raw(quiet.url, 'POST', `${BASE}/${uuid}/deliveries/${queued.notification_id}/replay`), 409, 'conflict');
+      expectError(await raw(quiet.url, 'POST', `${BASE}/${uuid}/deliveries/00000000-0000-4000-8000-000000000000/replay`), 404, 'not_found');
+      expectError(await raw(quiet.url, 'GET', `${BASE}/${uuid}/deliveries/00000000-0000-4000-8000-000000000000`), 404, 'not_found');
+      expectError(await raw(quiet.url, 'GET', `${BASE}/${uuid}/deliveries?state=lost`), 400, 'validation_error');
+      expectError(await raw(quiet.url, 'GET', `${BASE}/${uuid}/deliveries?limit=0`), 400, 'validation_error');
       // The same notification under another kind's path is not found: configurations are per kind.
-      expectError(await raw(server.url, 'GET', `/v2/notifications/endpoints/slack/configurations/${configUuid}/deliveries/${queued.notification_id}`), 404, 'not_found');
+      expectError(await raw(quiet.url, 'GET', `/v2/notifications/endpoints/slack/configurations/${uuid}/deliveries/${queued.notification_id}`), 404, 'not_found');
     } finally {
-      await server.running.services.notifications.dispatcher.start();
+      await quiet.close();
     }
   });
 

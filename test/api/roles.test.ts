@@ -11,6 +11,7 @@ import { raw } from '../support/http.js';
 import { dockerArchiveTar } from '../support/image-builder.js';
 import { alpineImage } from '../support/registry-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { testJob } from '../support/jobs.js';
 
 const rolesOf = (server: TestServer) => server.running.services.config.roles;
 
@@ -95,7 +96,16 @@ describe('registrations follow the roles', () => {
     const server = await startTestServer({ VIGIL_ROLES: 'reports,notifications,scheduler' });
     try {
       expect([...server.running.services.registry.names].sort()).toEqual(['catalog', 'notifications', 'reports_worker', 'simplequeue']);
-      expect(server.running.services.worker.kinds).toEqual(['scheduled_query_run']);
+      expect(server.running.services.worker.kinds.sort()).toEqual([
+        'inventory_expiry',
+        'job_records_prune',
+        'metrics_collect',
+        'notifications_deliver',
+        'reports_refresh',
+        'scheduled_queries_due',
+        'scheduled_query_run',
+        'watch_sweep',
+      ]);
     } finally {
       await server.close();
     }
@@ -115,8 +125,8 @@ describe('stopping a worker node (SIGTERM runs the same close())', () => {
     const { worker, jobs } = server.running.services;
     let finishQuick!: () => void;
     // Test-only job kinds on this node's worker: one finishes when told, one only ends when aborted.
-    worker.register('drain_quick', () => new Promise<void>((resolve) => (finishQuick = resolve)));
-    worker.register('drain_stuck', (_p, _job, ctx) => new Promise<void>((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))));
+    worker.register(testJob('drain_quick'), () => new Promise<void>((resolve) => (finishQuick = resolve)));
+    worker.register(testJob('drain_stuck'), (_p, _job, ctx) => new Promise<void>((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))));
     const claimed = new Set<string>();
     const bothRunning = new Promise<void>((resolve) =>
       worker.on('claimed', (kind: string) => {
@@ -124,8 +134,8 @@ describe('stopping a worker node (SIGTERM runs the same close())', () => {
         if (claimed.size === 2) resolve();
       }),
     );
-    const quick = await jobs.enqueue('drain_quick', {});
-    const stuck = await jobs.enqueue('drain_stuck', {});
+    const quick = await jobs.enqueue(testJob('drain_quick'), {});
+    const stuck = await jobs.enqueue(testJob('drain_stuck'), {});
     const finished: JobFinished[] = [];
     worker.on('finished', (f: JobFinished) => finished.push(f));
     const handedBack = once(worker, 'handedBack') as Promise<[HandedBack]>;

@@ -4,6 +4,8 @@ import type { Db } from '../../src/db/index.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { JobWorker, type HandedBack, type JobFinished } from '../../src/jobs/worker.js';
 import { createTestDb } from '../support/db.js';
+import { testJob } from '../support/jobs.js';
+import { definePeriodicJob } from '../../src/jobs/periodic.js';
 
 let db: Db;
 let close: () => Promise<void>;
@@ -28,11 +30,11 @@ describe('JobQueue + JobWorker', () => {
     const queue = new JobQueue(db);
     const worker = new JobWorker(queue, log, fast);
     const payloads: unknown[] = [];
-    worker.register('echo', async (payload) => {
+    worker.register(testJob('echo'), async (payload) => {
       payloads.push(payload);
     });
     await worker.start();
-    const id = await queue.enqueue('echo', { hello: 'world' });
+    const id = await queue.enqueue(testJob('echo'), { hello: 'world' });
     const done = worker.waitFor(id);
     worker.wake();
     expect(await done).toMatchObject({ id, status: 'done' });
@@ -45,13 +47,13 @@ describe('JobQueue + JobWorker', () => {
     const queue = new JobQueue(db);
     const worker = new JobWorker(queue, log, fast);
     let calls = 0;
-    worker.register('flaky', async () => {
+    worker.register(testJob('flaky'), async () => {
       calls++;
       throw new Error(`boom ${calls}`);
     });
     const seen = collect(worker);
     await worker.start();
-    const id = await queue.enqueue('flaky', {}, { maxAttempts: 3 });
+    const id = await queue.enqueue(testJob('flaky', { maxAttempts: 3 }), {});
     const final = worker.waitFor(id);
     worker.wake();
     expect(await final).toMatchObject({ status: 'failed', error: 'boom 3' });
@@ -66,11 +68,11 @@ describe('JobQueue + JobWorker', () => {
     const queue = new JobQueue(db);
     const worker = new JobWorker(queue, log, fast);
     let calls = 0;
-    worker.register('transient', async () => {
+    worker.register(testJob('transient'), async () => {
       if (++calls === 1) throw new Error('try again');
     });
     await worker.start();
-    const id = await queue.enqueue('transient', {});
+    const id = await queue.enqueue(testJob('transient'), {});
     const final = worker.waitFor(id);
     worker.wake();
     expect((await final).status).toBe('done');
@@ -83,13 +85,13 @@ describe('JobQueue + JobWorker', () => {
     const first = new JobWorker(queue, log, { ...fast, processToken: 'before-restart' });
     let release!: () => void;
     const started = new Promise<void>((resolve) => {
-      first.register('long', (_p, _job, ctx) => {
+      first.register(testJob('long'), (_p, _job, ctx) => {
         resolve();
         return new Promise<void>((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted'))));
       });
     });
     await first.start();
-    const id = await queue.enqueue('long', { n: 1 });
+    const id = await queue.enqueue(testJob('long'), { n: 1 });
     first.wake();
     await started;
     await first.stop(); // like a crash mid-job: the job stays claimed
@@ -97,7 +99,7 @@ describe('JobQueue + JobWorker', () => {
 
     const second = new JobWorker(queue, log, { ...fast, processToken: 'after-restart' });
     const ran = new Promise<void>((resolve) => (release = resolve));
-    second.register('long', async () => release());
+    second.register(testJob('long'), async () => release());
     const done = second.waitFor(id);
     await second.start();
     await ran;
@@ -107,8 +109,8 @@ describe('JobQueue + JobWorker', () => {
 
   it('at start, releases only its own host\'s jobs, reading the host id literally (no LIKE wildcards)', async () => {
     const queue = new JobQueue(db);
-    const mine = await queue.enqueue('literal', {});
-    const other = await queue.enqueue('literal', {});
+    const mine = await queue.enqueue(testJob('literal'), {});
+    const other = await queue.enqueue(testJob('literal'), {});
     const lease = '2999-01-01T00:00:00.000Z';
     await db('jobs').where({ id: mine }).update({ status: 'running', locked_by: 'node_a%:earlier.1:w', locked_until: lease });
     // `_` and `%` as LIKE wildcards would make this another host's job look like one of node_a%'s.
@@ -120,10 +122,10 @@ describe('JobQueue + JobWorker', () => {
 
   it('claims a job whose lease lapsed on another host', async () => {
     const queue = new JobQueue(db);
-    const id = await queue.enqueue('orphan', {});
+    const id = await queue.enqueue(testJob('orphan'), {});
     await db('jobs').where({ id }).update({ status: 'running', locked_by: 'other-host:1:abcd', locked_until: '2000-01-01T00:00:00.000Z' });
     const worker = new JobWorker(queue, log, fast);
-    worker.register('orphan', async () => {});
+    worker.register(testJob('orphan'), async () => {});
     const done = worker.waitFor(id);
     await worker.start();
     expect((await done).status).toBe('done');
@@ -132,7 +134,7 @@ describe('JobQueue + JobWorker', () => {
 
   it('does not take a job another live worker holds', async () => {
     const queue = new JobQueue(db);
-    const id = await queue.enqueue('held', {});
+    const id = await queue.enqueue(testJob('held'), {});
     await db('jobs').where({ id }).update({ status: 'running', locked_by: 'other-host:1:abcd', locked_until: '2999-01-01T00:00:00.000Z' });
     expect(await queue.claim('me:1:x', 1000, ['held'])).toBeNull();
   });
@@ -150,9 +152,9 @@ describe('JobQueue + JobWorker', () => {
       active--;
     };
     const workers = [new JobWorker(queue, log, { ...fast, concurrency: 2 }), new JobWorker(queue, log, { ...fast, concurrency: 2 })];
-    for (const w of workers) w.register('count', handler);
+    for (const w of workers) w.register(testJob('count'), handler);
     const ids: number[] = [];
-    for (let n = 0; n < 20; n++) ids.push(await queue.enqueue('count', { n }));
+    for (let n = 0; n < 20; n++) ids.push(await queue.enqueue(testJob('count'), { n }));
     const finished = new Set<number>();
     const all = new Promise<void>((resolve) => {
       for (const w of workers)
@@ -171,14 +173,14 @@ describe('JobQueue + JobWorker', () => {
 
   it('does not run again a job whose attempts were all used up by interruptions, and reports it exhausted', async () => {
     const queue = new JobQueue(db);
-    const id = await queue.enqueue('crashy', { n: 7 }, { maxAttempts: 2 });
+    const id = await queue.enqueue(testJob('crashy', { maxAttempts: 2 }), { n: 7 });
     // Two claims whose workers vanished (the process died mid-job each time).
     await db('jobs').where({ id }).update({ status: 'running', attempts: 2, locked_by: 'other-host:1:dead', locked_until: '2000-01-01T00:00:00.000Z' });
     const worker = new JobWorker(queue, log, fast);
     let ran = false;
     const exhausted: unknown[] = [];
     worker.register(
-      'crashy',
+      testJob('crashy'),
       async () => {
         ran = true;
       },
@@ -201,18 +203,18 @@ describe('JobQueue + JobWorker', () => {
     let finishQuick!: () => void;
     const running: Promise<void>[] = [];
     const started = (kind: string) => new Promise<void>((resolve) => running.push(new Promise<void>((r) => worker.once(`started:${kind}`, r)).then(resolve)));
-    worker.register('quick', (_p, _job) => {
+    worker.register(testJob('quick'), (_p, _job) => {
       worker.emit('started:quick');
       return new Promise<void>((resolve) => (finishQuick = resolve));
     });
-    worker.register('stuck', (_p, _job, ctx) => {
+    worker.register(testJob('stuck'), (_p, _job, ctx) => {
       worker.emit('started:stuck');
       return new Promise<void>((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted'))));
     });
     const quickStarted = started('quick');
     const stuckStarted = started('stuck');
-    const quick = await queue.enqueue('quick', {});
-    const stuck = await queue.enqueue('stuck', {});
+    const quick = await queue.enqueue(testJob('quick'), {});
+    const stuck = await queue.enqueue(testJob('stuck'), {});
     const finished = collect(worker);
     const handedBack: HandedBack[] = [];
     worker.on('handedBack', (h: HandedBack) => handedBack.push(h));
@@ -230,5 +232,129 @@ describe('JobQueue + JobWorker', () => {
     // Handed back: due now, unlocked, and the interrupted attempt does not count towards max_attempts.
     expect(await queue.get(stuck)).toMatchObject({ status: 'queued', locked_by: null, locked_until: null, attempts: 0 });
     expect(await queue.claim('next-node:1:x', 1000, ['stuck'])).toMatchObject({ id: stuck, attempts: 1 });
+  });
+});
+
+describe('job definitions, de-duplication, lanes and periodic jobs', () => {
+  const strict = testJob<{ digest: string }>('strict_payload', {
+    schema: { type: 'object', properties: { digest: { type: 'string', pattern: '^sha256:' } }, required: ['digest'], additionalProperties: false },
+  });
+
+  it('refuses to queue a payload that does not fit the kind\'s schema', async () => {
+    const queue = new JobQueue(db);
+    await expect(queue.enqueue(strict, { digest: 'md5:1' })).rejects.toThrow(/job 'strict_payload': payload\/digest must match pattern/);
+    await expect(queue.enqueue(strict, { digest: 'sha256:1', extra: 1 } as never)).rejects.toThrow(/must NOT have additional properties/);
+    expect(await db('jobs').where({ kind: 'strict_payload' }).count({ n: '*' }).first()).toMatchObject({ n: 0 });
+  });
+
+  it('fails for good, without running it, a claimed job whose stored payload does not fit (written by another version)', async () => {
+    const queue = new JobQueue(db);
+    const id = await queue.enqueue(strict, { digest: 'sha256:ok' });
+    await db('jobs').where({ id }).update({ payload: JSON.stringify({ imageDigest: 'sha256:ok' }) });
+    const worker = new JobWorker(queue, log, fast);
+    let ran = false;
+    worker.register(strict, async () => {
+      ran = true;
+    });
+    const done = worker.waitFor(id);
+    await worker.start();
+    expect(await done).toMatchObject({ status: 'failed', error: expect.stringMatching(/must have required property 'digest'/) });
+    expect(ran).toBe(false);
+    expect(await queue.get(id)).toMatchObject({ status: 'failed', attempts: 1 });
+    await worker.stop();
+  });
+
+  it('collapses jobs with one de-duplication key while one waits, and queues a new one once it runs', async () => {
+    const queue = new JobQueue(db);
+    const sync = testJob<{ feed: string; trigger: string }>('dedup_sync', { dedupKey: (p) => `sync:${p.feed}` });
+    const first = await queue.enqueue(sync, { feed: 'osv', trigger: 'api' });
+    expect(await queue.enqueue(sync, { feed: 'osv', trigger: 'schedule' })).toBe(first);
+    const other = await queue.enqueue(sync, { feed: 'nvd', trigger: 'api' });
+    expect(other).not.toBe(first);
+    // Concurrent requests (two nodes at once) still leave one waiting job.
+    const together = await Promise.all([1, 2, 3].map(() => queue.enqueue(sync, { feed: 'kev', trigger: 'api' })));
+    expect(new Set(together).size).toBe(1);
+    expect(await queue.claim('me:1:x', 60_000, ['dedup_sync'])).toMatchObject({ id: first, payload: { feed: 'osv', trigger: 'api' } });
+    const behind = await queue.enqueue(sync, { feed: 'osv', trigger: 'schedule' });
+    expect(behind).not.toBe(first);
+    // A retry of the running one, with an equal job already waiting, keeps its place without the key.
+    const claimed = await queue.get(first);
+    await queue.fail({ id: first, kind: 'dedup_sync', payload: {}, accountName: null, attempts: claimed!.attempts, maxAttempts: 3 }, 'me:1:x', 'boom', 0);
+    expect(await queue.get(first)).toMatchObject({ status: 'queued', dedup_key: null });
+    expect(await queue.get(behind)).toMatchObject({ status: 'queued', dedup_key: 'sync:osv' });
+  });
+
+  it("moves a waiting job to the earlier due time with 'earliest'", async () => {
+    const queue = new JobQueue(db);
+    const tick = testJob<{ at: string }>('earliest_tick', { dedupKey: () => 'tick' });
+    const later = new Date(Date.now() + 3_600_000);
+    const id = await queue.enqueue(tick, { at: 'later' }, { runAt: later, onDuplicate: 'earliest' });
+    expect(await queue.enqueue(tick, { at: 'much later' }, { runAt: new Date(later.getTime() + 1000), onDuplicate: 'earliest' })).toBe(id);
+    expect(await queue.get(id)).toMatchObject({ run_at: later.toISOString(), payload: JSON.stringify({ at: 'later' }) });
+    const soon = new Date(Date.now() + 1000);
+    expect(await queue.enqueue(tick, { at: 'soon' }, { runAt: soon, onDuplicate: 'earliest' })).toBe(id);
+    expect(await queue.get(id)).toMatchObject({ run_at: soon.toISOString(), payload: JSON.stringify({ at: 'soon' }) });
+  });
+
+  it('runs upkeep jobs while every work slot is taken', async () => {
+    const queue = new JobQueue(db);
+    const worker = new JobWorker(queue, log, { ...fast, concurrency: 1, upkeepConcurrency: 1 });
+    let releaseWork!: () => void;
+    worker.register(testJob('lane_work'), () => new Promise<void>((resolve) => (releaseWork = resolve)));
+    worker.register(testJob('lane_upkeep', { lane: 'upkeep' }), async () => {});
+    const workClaimed = new Promise<void>((resolve) => worker.on('claimed', (kind: string) => kind === 'lane_work' && resolve()));
+    const work = await queue.enqueue(testJob('lane_work'), {});
+    await worker.start();
+    await workClaimed;
+    expect(worker.busy).toBe(true);
+    const upkeep = await queue.enqueue(testJob('lane_upkeep'), {});
+    const upkeepDone = worker.waitFor(upkeep);
+    worker.wake();
+    expect((await upkeepDone).status).toBe('done');
+    expect((await queue.get(work))?.status).toBe('running');
+    releaseWork();
+    expect((await worker.waitFor(work)).status).toBe('done');
+    await worker.stop();
+  });
+
+  it('runs each slot of a periodic kind once across two workers, and keeps the next slot queued', async () => {
+    const queue = new JobQueue(db);
+    const kind = definePeriodicJob({ kind: 'every_100ms', role: 'scheduler' });
+    const slots: string[] = [];
+    const workers = ['node-a', 'node-b'].map((nodeId) => new JobWorker(queue, log, { ...fast, nodeId }));
+    const enough = new Promise<void>((resolve) => {
+      for (const worker of workers)
+        worker.registerPeriodic(kind, { everyMs: 100 }, async ({ slot }) => {
+          slots.push(slot);
+          if (slots.length === 6) resolve();
+        });
+    });
+    const ranOn = new Set<string>();
+    for (const worker of workers) worker.on('claimed', (k: string) => k === kind.kind && ranOn.add(worker.workerId));
+    await Promise.all(workers.map((w) => w.start()));
+    await enough;
+    for (const worker of workers) await worker.stop();
+    expect(new Set(slots).size).toBe(slots.length);
+    for (const slot of slots) expect(Date.parse(slot) % 100).toBe(0);
+    const waiting = await db('jobs').where({ kind: kind.kind, status: 'queued' });
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0]).toMatchObject({ dedup_key: 'periodic:every_100ms' });
+    expect(Date.parse(JSON.parse(waiting[0].payload).slot)).toBeGreaterThan(Date.parse(slots.at(-1)!));
+    // The run records say which node ran each slot.
+    const records = await db('jobs').where({ kind: kind.kind, status: 'done' }).select('ran_on', 'started_at', 'finished_at');
+    expect(records.length).toBeGreaterThanOrEqual(6);
+    for (const r of records) expect(workers.map((w) => w.workerId)).toContain(r.ran_on);
+    expect(ranOn.size).toBeGreaterThanOrEqual(1);
+  });
+
+  it('prunes old run records: periodic runs after their own retention, other jobs after theirs', async () => {
+    const queue = new JobQueue(db);
+    const old = '2001-01-01T00:00:00.000Z';
+    const periodicRun = await queue.enqueue(definePeriodicJob({ kind: 'prune_periodic', role: 'scheduler' }), { slot: old });
+    const plain = await queue.enqueue(testJob('prune_plain'), {});
+    await db('jobs').whereIn('id', [periodicRun, plain]).update({ status: 'done', finished_at: old });
+    expect(await queue.pruneFinished('2002-01-01T00:00:00.000Z', 'periodic')).toBeGreaterThanOrEqual(1);
+    expect(await queue.get(periodicRun)).toBeUndefined();
+    expect(await queue.get(plain)).toBeDefined();
   });
 });

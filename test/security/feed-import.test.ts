@@ -222,7 +222,7 @@ describe('the switch to a new import', () => {
     const progress: FeedSyncProgress = { running: false };
     const allow = await refuseWrites(db, 'image_vulnerabilities', 'INSERT');
     try {
-      await expect(runFeedSync(server.running.services, { trigger: 'api' }, new AbortController().signal, progress)).rejects.toThrow(/injected failure/);
+      await expect(runFeedSync(server.running.services, { trigger: 'api' }, new AbortController().signal, progress, { imagesChanged: async () => {} })).rejects.toThrow(/injected failure/);
     } finally {
       await allow();
     }

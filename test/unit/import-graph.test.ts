@@ -1,8 +1,10 @@
 /**
- * The shape of the code, checked: no runtime import cycles in src/, and the ecosystems layer (src/ecosystems/,
+ * The shape of the code, checked: no runtime import cycles in src/; arrows point one way, api -> domain -> db (the
+ * HTTP layer is above every domain module, the database layer below them); the ecosystems layer (src/ecosystems/,
  * src/formats/) depends on nothing above it (only on src/util/ and the coded errors of src/errors.ts), so images,
- * vulns and policy read ecosystem knowledge from it and never the other way round. Type-only imports are left
- * out: they vanish at compile time.
+ * vulns and policy read ecosystem knowledge from it and never the other way round; and modules that must not know
+ * each other (events and notifications, feeds and policy) are wired together only by the composition (service.ts,
+ * jobs/registry.ts). Type-only imports are left out: they vanish at compile time.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -88,5 +90,35 @@ describe('import graph of src/', () => {
         : [],
     );
     expect(upward).toEqual([]);
+  });
+
+  /** The HTTP layer: REST handlers, the server, and the GraphQL endpoint's adapter (which lives with its schema). */
+  const HTTP_LAYER = /^src\/(api\/|server\/|main\.ts$|reports\/graphql\/http\.ts$|reports\/graphiql\.ts$)/;
+
+  it('keeps the HTTP layer above the domain: no domain module imports a handler or the server', () => {
+    const upward = [...graph].flatMap(([file, imports]) =>
+      HTTP_LAYER.test(file) || file.startsWith('src/cli/') ? [] : imports.filter((target) => HTTP_LAYER.test(target)).map((target) => `${file} -> ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps the database layer below the domain: src/db imports only itself, util, errors, config and leaf helpers', () => {
+    // A leaf helper imports nothing of src/ at run time (a migration may reuse a pure encoding, e.g. file-list.ts).
+    const leaf = (target: string) => (graph.get(target) ?? []).every((t) => /^src\/(util\/|errors\.ts$)/.test(t));
+    const upward = [...graph].flatMap(([file, imports]) =>
+      file.startsWith('src/db/')
+        ? imports.filter((target) => !/^src\/(db\/|util\/|errors\.ts$|config\.ts$)/.test(target) && !leaf(target)).map((target) => `${file} -> ${target}`)
+        : [],
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('wires events to notifications, and feeds to policy, only through the composition', () => {
+    const crossing = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((target) => (file.startsWith('src/events/') && target.startsWith('src/notifications/')) || (file.startsWith('src/vulns/') && target.startsWith('src/policy/')))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(crossing).toEqual([]);
   });
 });

@@ -32,6 +32,7 @@ import * as m030 from './030_sso_group_mappings.js';
 import * as m031 from './031_oidc.js';
 import * as m032 from './032_stored_uploads.js';
 import * as m033 from './033_node_roles.js';
+import * as m034 from './034_job_runtime.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '031_oidc': m031,
   '032_stored_uploads': m032,
   '033_node_roles': m033,
+  '034_job_runtime': m034,
 };

@@ -1,14 +1,17 @@
 /**
- * Runs metrics collections on VIGIL_METRICS_SCHEDULE (a cron job) and on demand (`collectNow`). Collections
- * of one process run one after another; across nodes the slot claim (collector.ts) keeps a slot to one node.
- * Emits 'collected' with the outcome after each collection, whether or not this node got the slot.
+ * Runs metrics collections on VIGIL_METRICS_SCHEDULE (the periodic job METRICS_COLLECT_JOB, one run per slot
+ * across nodes, on a node holding the scheduler role) and on demand (`collectNow`). Collections of one process
+ * run one after another; the collector's own slot claim (collector.ts) still keeps a slot to one collection when
+ * an on-demand run meets a scheduled one. Emits 'collected' with the outcome after each collection, whether or
+ * not this node got the slot.
  */
 import { EventEmitter } from 'node:events';
-import { CronJob } from 'cron';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/index.js';
+import { definePeriodicJob } from '../../jobs/periodic.js';
 import { collectMetrics, type CollectionOutcome } from './collector.js';
-import { METRICS_TIME_ZONE } from './slots.js';
+
+export const METRICS_COLLECT_JOB = definePeriodicJob({ kind: 'metrics_collect', role: 'scheduler' });
 
 export interface MetricsSchedulerOptions {
   /** Cron expression (UTC); null turns scheduled collection off (collectNow still works). */
@@ -17,7 +20,6 @@ export interface MetricsSchedulerOptions {
 }
 
 export class MetricsScheduler extends EventEmitter {
-  private job: CronJob | null = null;
   /** The collection in progress or last finished; the next one starts after it. */
   private last: Promise<unknown> = Promise.resolve();
 
@@ -29,14 +31,9 @@ export class MetricsScheduler extends EventEmitter {
     super();
   }
 
-  start(): void {
-    if (!this.options.schedule || this.job) return;
-    this.job = CronJob.from({
-      cronTime: this.options.schedule,
-      timeZone: METRICS_TIME_ZONE,
-      onTick: () => void this.collectNow().catch((err) => this.log.error({ err }, 'metrics collection failed; the next slot will be collected')),
-      start: true,
-    });
+  /** The cron schedule of collections (null: on demand only). */
+  get schedule(): string | null {
+    return this.options.schedule;
   }
 
   /** Collects the slot `now` falls in (by default the current one) once the collection in progress finished. */
@@ -66,10 +63,8 @@ export class MetricsScheduler extends EventEmitter {
     return run;
   }
 
-  /** Stops the schedule and waits for a collection in progress. */
+  /** Waits for a collection in progress. */
   async stop(): Promise<void> {
-    await this.job?.stop();
-    this.job = null;
     await this.last.catch(() => undefined);
   }
 }

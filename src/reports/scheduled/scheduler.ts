@@ -1,11 +1,12 @@
 /**
  * Runs scheduled queries on their cron, once per scheduled time even with several nodes on one database.
  *
- * Each enabled query stores its next run (next_run_at, UTC). The scheduler sleeps until the earliest one (at
- * most MAX_SLEEP_MS, so schedule changes made on other nodes are seen), then claims every due run with a
- * compare-and-set on next_run_at — moving it to the following run only if it still holds the due value — so
- * exactly one node wins each run. The winner records a queued execution and a job in the same transaction;
- * the job queue runs it (any node's worker), which survives restarts. Manual runs use the same path
+ * Each enabled query stores its next run (next_run_at, UTC). The periodic job SCHEDULED_QUERIES_DUE_JOB (run by
+ * a node holding the scheduler role) is due at the earliest one, or a minute on at most, and claims every due
+ * run with a compare-and-set on next_run_at — moving it to the following run only if it still holds the due
+ * value — so exactly one node wins each run. The winner records a queued execution and a job in the same
+ * transaction; the job queue runs it (any node's worker), which survives restarts. A schedule change calls
+ * `wake()`, which makes the periodic job due at once on whichever node runs it. Manual runs use the same path
  * (executeScheduledQueryAsync) or run at once (executeScheduledQuery). Emits 'finished' with the
  * ExecutionRecord after each run this process finishes, so callers and tests can await it.
  */
@@ -15,15 +16,16 @@ import type { Db } from '../../db/index.js';
 import { NotFoundError } from '../../errors.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { JobWorker } from '../../jobs/worker.js';
+import { definePeriodicJob, runPeriodicSoon, type PeriodicSchedule } from '../../jobs/periodic.js';
 import { nextRunAt } from './cron.js';
 import { getExecution, insertExecution, pruneExecutions, type ExecutionRecord, type ExecutionTrigger } from './executions.js';
-import { SCHEDULED_QUERY_JOB, type ScheduledQueryJob } from './job.js';
+import { SCHEDULED_QUERY_JOB } from './job.js';
 import { claimScheduledRun, dueScheduledQueries, earliestScheduledRun, loadScheduledQuery, type ScheduledQueryRecord } from './store.js';
 
-/** The longest sleep between looks at the schedule: the bound on noticing another node's changes. */
-const MAX_SLEEP_MS = 30_000;
-/** After a failed look (database unavailable), try again after this long rather than at once. */
-const RETRY_MS = 5_000;
+/** The longest wait between looks at the schedule: a safety net, as schedule changes wake the job at once. */
+const MAX_SLEEP_MS = 60_000;
+
+export const SCHEDULED_QUERIES_DUE_JOB = definePeriodicJob({ kind: 'scheduled_queries_due', role: 'scheduler' });
 
 /** Runs one execution of a query to its end (./execute.ts#executeStoredQuery over the service's bundle). */
 export type RunExecution = (query: ScheduledQueryRecord, execution: ExecutionRecord) => Promise<ExecutionRecord>;
@@ -37,64 +39,26 @@ export interface SchedulerDeps {
 }
 
 export class ScheduledQueryScheduler extends EventEmitter {
-  private timer: NodeJS.Timeout | null = null;
-  private started = false;
-  private looking: Promise<void> | null = null;
-  private lookAgain = false;
-
   constructor(private readonly deps: SchedulerDeps) {
     super();
   }
 
-  /** Starts running due queries (on nodes where VIGIL_SCHEDULED_QUERIES is on). */
-  start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.wake();
+  /** When the due-runs job runs next: at the earliest next run of any query, a minute on at most. */
+  get schedule(): PeriodicSchedule {
+    return {
+      nextAt: async (after) => {
+        const next = await earliestScheduledRun(this.deps.db);
+        const latest = after.getTime() + MAX_SLEEP_MS;
+        return new Date(next ? Math.min(latest, Math.max(after.getTime() + 1, Date.parse(next))) : latest);
+      },
+    };
   }
 
-  /** Stops the timer and waits for a look at the schedule in progress; queued runs stay with the job queue. */
-  async stop(): Promise<void> {
-    this.started = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.looking;
-  }
-
-  /** Looks at the schedule now: runs what is due and sleeps until the next run. Call after schedules change. */
+  /** Makes the due-runs job due now (on whichever node runs it). Call after schedules change. */
   wake(): void {
-    if (!this.started) return;
-    if (this.looking) {
-      this.lookAgain = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.looking = this.look().finally(() => {
-      this.looking = null;
-      if (this.lookAgain) {
-        this.lookAgain = false;
-        this.wake();
-      }
-    });
-  }
-
-  private async look(): Promise<void> {
-    let sleep = MAX_SLEEP_MS;
-    try {
-      await this.runDue();
-      const next = await earliestScheduledRun(this.deps.db);
-      if (next) sleep = Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(next) - Date.now()));
-    } catch (err) {
-      this.deps.log.error({ err }, 'scheduled queries: cannot read the schedule; retrying');
-      sleep = RETRY_MS;
-    }
-    if (!this.started) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.wake();
-    }, sleep);
-    this.timer.unref();
+    runPeriodicSoon(this.deps.jobs, SCHEDULED_QUERIES_DUE_JOB)
+      .then(() => this.deps.worker.wake())
+      .catch((err) => this.deps.log.error({ err }, 'scheduled queries: could not wake the schedule; it is looked at within a minute'));
   }
 
   /** Claims and queues every run that is due now; answers how many this scheduler claimed. */
@@ -118,7 +82,7 @@ export class ScheduledQueryScheduler extends EventEmitter {
 
   private async queue(db: Db, query: ScheduledQueryRecord, trigger: ExecutionTrigger): Promise<ExecutionRecord> {
     const execution = await insertExecution(db, query, trigger);
-    await this.deps.jobs.enqueue(SCHEDULED_QUERY_JOB, { executionUuid: execution.uuid } satisfies ScheduledQueryJob, { accountName: query.accountName }, db);
+    await this.deps.jobs.enqueue(SCHEDULED_QUERY_JOB, { executionUuid: execution.uuid }, { accountName: query.accountName }, db);
     return execution;
   }
 

@@ -9,7 +9,7 @@ import type { Db } from '../../../src/db/index.js';
 import { recordEvent } from '../../../src/events/events.js';
 import { createConfiguration } from '../../../src/notifications/configurations.js';
 import { setEndpointEnabled } from '../../../src/notifications/endpoints.js';
-import { claimDue, deleteSettledBefore, releaseAbandonedClaims, settleAttempt } from '../../../src/notifications/outbox.js';
+import { claimDue, deleteSettledBefore, queueNotificationsForEvents, releaseAbandonedClaims, settleAttempt } from '../../../src/notifications/outbox.js';
 import { addSelector, selectorMatches, type SelectorInput } from '../../../src/notifications/selectors.js';
 import type { EndpointKind } from '../../../src/notifications/types.js';
 import { SecretBox } from '../../../src/util/secret-box.js';
@@ -21,6 +21,7 @@ const box = SecretBox.fromConfig('outbox-test-encryption-key', '/nonexistent');
 
 beforeAll(async () => {
   ({ db, close } = await createTestDb());
+  queueNotificationsForEvents(); // as createServices wires it
   await createAccount(db, { name: ADMIN_ACCOUNT, type: 'admin' }).catch(() => undefined);
   for (const name of ['team-a', 'team-b']) await createAccount(db, { name, type: 'user' });
 });

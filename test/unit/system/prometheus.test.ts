@@ -6,6 +6,7 @@ import { JobQueue } from '../../../src/jobs/queue.js';
 import { PrometheusMetrics } from '../../../src/system/prometheus.js';
 import { createTestDb } from '../../support/db.js';
 import { samples, valueOf } from '../../support/prometheus-text.js';
+import { testJob } from '../../support/jobs.js';
 
 let db: Db;
 let close: () => Promise<void>;
@@ -51,16 +52,16 @@ describe('PrometheusMetrics', () => {
 
   it('reads queue depth and the oldest due job from the shared database', async () => {
     const queue = new JobQueue(db);
-    await queue.enqueue('feed_sync', {});
-    await queue.enqueue('feed_sync', {});
+    await queue.enqueue(testJob('depth_sync'), {});
+    await queue.enqueue(testJob('depth_sync'), {});
     // Not due yet: waiting, but not for a worker.
-    await queue.enqueue('analyze_image', {}, { runAt: new Date(Date.now() + 3_600_000) });
+    await queue.enqueue(testJob('depth_analysis'), {}, { runAt: new Date(Date.now() + 3_600_000) });
     const metrics = new PrometheusMetrics(db);
     const list = samples(await metrics.metrics());
-    expect(valueOf(list, 'vigil_jobs', { kind: 'feed_sync', status: 'queued' })).toBe(2);
-    expect(valueOf(list, 'vigil_jobs', { kind: 'analyze_image', status: 'queued' })).toBe(1);
-    expect(valueOf(list, 'vigil_jobs_oldest_queued_age_seconds', { kind: 'feed_sync' })).toBeGreaterThanOrEqual(0);
-    expect(list.some((s) => s.name === 'vigil_jobs_oldest_queued_age_seconds' && s.labels.kind === 'analyze_image')).toBe(false);
+    expect(valueOf(list, 'vigil_jobs', { kind: 'depth_sync', status: 'queued' })).toBe(2);
+    expect(valueOf(list, 'vigil_jobs', { kind: 'depth_analysis', status: 'queued' })).toBe(1);
+    expect(valueOf(list, 'vigil_jobs_oldest_queued_age_seconds', { kind: 'depth_sync' })).toBeGreaterThanOrEqual(0);
+    expect(list.some((s) => s.name === 'vigil_jobs_oldest_queued_age_seconds' && s.labels.kind === 'depth_analysis')).toBe(false);
     expect(valueOf(list, 'vigil_report_pending_changes')).toBeGreaterThanOrEqual(0);
   });
 
