@@ -69,6 +69,12 @@ export async function nextSlot(schedule: PeriodicSchedule, after: Date): Promise
   return schedule.nextAt(after);
 }
 
+/** For `nextAt` schedules: when the owner's next due time is (after `after`), but `maxWaitMs` on at the latest. */
+export function dueAtOrWithin(next: string | null, after: Date, maxWaitMs: number): Date {
+  const latest = after.getTime() + maxWaitMs;
+  return new Date(next ? Math.min(latest, Math.max(after.getTime() + 1, Date.parse(next))) : latest);
+}
+
 /** Makes a periodic kind's waiting run due now (its slot is now), e.g. when new work for it was recorded. */
 export async function runPeriodicSoon(queue: { enqueue: JobQueue['enqueue'] }, definition: PeriodicJobDefinition): Promise<void> {
   await queue.enqueue(definition, { slot: new Date().toISOString() }, { onDuplicate: 'earliest' });

@@ -21,7 +21,7 @@ import { closeIdleConnections } from '../outbound/http.js';
 import { deliveryTarget, type ConfigurationRecord } from './configurations.js';
 import { PROCESS_TOKEN } from '../jobs/worker.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { definePeriodicJob, runPeriodicSoon, type PeriodicSchedule } from '../jobs/periodic.js';
+import { definePeriodicJob, dueAtOrWithin, runPeriodicSoon, type PeriodicSchedule } from '../jobs/periodic.js';
 import { claimDue, deleteSettledBefore, messageOf, nextDueAt, outboxSignals, releaseAbandonedClaims, releaseClaims, settleAttempt, type NotificationRecord, type Settlement } from './outbox.js';
 import type { DeliveryOptions, DeliveryOutcome } from './types.js';
 
@@ -78,11 +78,7 @@ export class NotificationDispatcher extends EventEmitter {
   /** When the delivery job runs next: when the next notification falls due, VIGIL_NOTIFY_POLL_MS on at most. */
   get schedule(): PeriodicSchedule {
     return {
-      nextAt: async (after) => {
-        const next = await nextDueAt(this.db);
-        const latest = after.getTime() + this.config.pollMs;
-        return new Date(next ? Math.min(latest, Math.max(after.getTime() + 1, Date.parse(next))) : latest);
-      },
+      nextAt: async (after) => dueAtOrWithin(await nextDueAt(this.db), after, this.config.pollMs),
     };
   }
 

@@ -116,10 +116,14 @@ async function dueRows(db: Db, now: string, limit: number): Promise<Notification
   return [...rows, ...(await lapsed.limit(limit - rows.length))];
 }
 
-/** When the next notification falls due: the earliest pending try, or the earliest claim that would lapse. */
+/**
+ * When the next notification falls due: the earliest pending try, or the earliest claim that would lapse. Kinds
+ * that are turned off do not count (their notifications wait, and re-enabling a kind wakes delivery).
+ */
 export async function nextDueAt(db: Db): Promise<string | null> {
-  const pending = await db('notifications').where('state', 'pending').min({ at: 'next_attempt_at' }).first();
-  const claimed = await db('notifications').where('state', 'delivering').min({ at: 'claimed_until' }).first();
+  const disabled = await disabledKinds(db);
+  const pending = await db('notifications').where('state', 'pending').whereNotIn('endpoint', disabled).min({ at: 'next_attempt_at' }).first();
+  const claimed = await db('notifications').where('state', 'delivering').whereNotIn('endpoint', disabled).min({ at: 'claimed_until' }).first();
   const times = [pending?.at, claimed?.at].filter((t): t is string => typeof t === 'string');
   return times.length ? times.sort()[0]! : null;
 }

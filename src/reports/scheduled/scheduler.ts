@@ -16,7 +16,7 @@ import type { Db } from '../../db/index.js';
 import { NotFoundError } from '../../errors.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { JobWorker } from '../../jobs/worker.js';
-import { definePeriodicJob, runPeriodicSoon, type PeriodicSchedule } from '../../jobs/periodic.js';
+import { definePeriodicJob, dueAtOrWithin, runPeriodicSoon, type PeriodicSchedule } from '../../jobs/periodic.js';
 import { nextRunAt } from './cron.js';
 import { getExecution, insertExecution, pruneExecutions, type ExecutionRecord, type ExecutionTrigger } from './executions.js';
 import { SCHEDULED_QUERY_JOB } from './job.js';
@@ -46,11 +46,7 @@ export class ScheduledQueryScheduler extends EventEmitter {
   /** When the due-runs job runs next: at the earliest next run of any query, a minute on at most. */
   get schedule(): PeriodicSchedule {
     return {
-      nextAt: async (after) => {
-        const next = await earliestScheduledRun(this.deps.db);
-        const latest = after.getTime() + MAX_SLEEP_MS;
-        return new Date(next ? Math.min(latest, Math.max(after.getTime() + 1, Date.parse(next))) : latest);
-      },
+      nextAt: async (after) => dueAtOrWithin(await earliestScheduledRun(this.deps.db), after, MAX_SLEEP_MS),
     };
   }
 

@@ -9,7 +9,7 @@ import type { Db } from '../../../src/db/index.js';
 import { recordEvent } from '../../../src/events/events.js';
 import { createConfiguration } from '../../../src/notifications/configurations.js';
 import { setEndpointEnabled } from '../../../src/notifications/endpoints.js';
-import { claimDue, deleteSettledBefore, queueNotificationsForEvents, releaseAbandonedClaims, settleAttempt } from '../../../src/notifications/outbox.js';
+import { claimDue, deleteSettledBefore, nextDueAt, queueNotificationsForEvents, releaseAbandonedClaims, settleAttempt } from '../../../src/notifications/outbox.js';
 import { addSelector, selectorMatches, type SelectorInput } from '../../../src/notifications/selectors.js';
 import type { EndpointKind } from '../../../src/notifications/types.js';
 import { SecretBox } from '../../../src/util/secret-box.js';
@@ -107,6 +107,27 @@ describe('claims', () => {
     expect(lost).toBeNull();
     expect(Number((await db('notification_receipts').where({ notification_id: again[0]!.id }).count({ n: '*' }).first())!.n)).toBe(0);
     expect(again.every((r) => r.configuration_uuid === uuid)).toBe(true);
+  });
+});
+
+describe('when delivery is next due', () => {
+  it('is the earliest pending try or lapsing claim, leaving out kinds that are turned off', async () => {
+    await db('notifications').delete();
+    await db('notification_configurations').delete();
+    expect(await nextDueAt(db)).toBeNull();
+    await configWith('team-a', 'slack', { scope: 'account', event: { level: '*', resource_type: '*', type: 'system.*' } });
+    await recordEvent(db, { accountName: 'team-a', type: 'system.repository.list_tags_fail', resourceType: 'repository', resourceId: 'due' });
+    const [row] = await db('notifications').select('next_attempt_at');
+    expect(await nextDueAt(db)).toBe(row.next_attempt_at);
+    // A kind turned off would otherwise look due for ever, and delivery would run without pause.
+    await setEndpointEnabled(db, 'slack', false);
+    try {
+      expect(await nextDueAt(db)).toBeNull();
+    } finally {
+      await setEndpointEnabled(db, 'slack', true);
+    }
+    const [claimed] = await claimDue(db, 'host:p7:n', 1, 60_000, 3);
+    expect(await nextDueAt(db)).toBe(claimed!.claimed_until);
   });
 });
 
