@@ -26,6 +26,20 @@ export async function within<T>(ms: number, what: string, promise: Promise<T>): 
   }
 }
 
+/**
+ * Asks `check` every `intervalMs` until it answers something other than undefined, and resolves with that; rejects
+ * naming `what` after `ms`. For state in another process or the database, where there is no event to await.
+ */
+export async function pollUntil<T>(ms: number, what: string, check: () => Promise<T | undefined>, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
 export interface VigilChild {
   proc: ChildProcess;
   url: string;
