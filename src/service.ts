@@ -160,7 +160,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       outbound,
       oidc: new OidcRelyingParty({ policy: outbound.identity, userAgent: `Vigil/${packageVersion}`, jwksCooldownSeconds: config.oidc.jwksCooldownSeconds }),
       notifications: {
-        dispatcher: new NotificationDispatcher(db, log.child({ component: 'notifications' }), secretBox, config.notifications, delivery),
+        dispatcher: new NotificationDispatcher(db, log.child({ component: 'notifications' }), secretBox, config.notifications, delivery, { nodeId: config.hostId }),
         delivery,
       },
     };

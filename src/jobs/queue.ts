@@ -5,7 +5,7 @@
  * the single-statement UPDATE ... RETURNING is atomic under the database lock.
  */
 import type { Db } from '../db/index.js';
-import { databaseKind } from '../db/index.js';
+import { databaseKind, startsWithLiteral } from '../db/index.js';
 import { nowIso } from '../util/time.js';
 
 export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
@@ -121,11 +121,10 @@ export class JobQueue {
    */
   async releaseAbandoned(hostPrefix: string, processPrefix: string): Promise<number> {
     // Compared as literal prefixes: with LIKE, a `_` or `%` in a host id would match other hosts' jobs.
-    const startsWith = (prefix: string) => [`substr(locked_by, 1, ?) = ?`, [[...prefix].length, prefix]] as const;
     return this.db('jobs')
       .where({ status: 'running' })
-      .andWhereRaw(...startsWith(hostPrefix))
-      .andWhereNot((q) => q.whereRaw(...startsWith(processPrefix)))
+      .andWhereRaw(...startsWithLiteral('locked_by', hostPrefix))
+      .andWhereNot((q) => q.whereRaw(...startsWithLiteral('locked_by', processPrefix)))
       .update({ status: 'queued', locked_by: null, locked_until: null, run_at: nowIso(), updated_at: nowIso() });
   }
 
