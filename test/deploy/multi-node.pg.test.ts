@@ -3,8 +3,9 @@
  * dir, driven as an operator would drive it: images added by tag through one API node and archives uploaded
  * through another are each analyzed once; an analyzer killed (SIGKILL) in the middle of an analysis has its job
  * taken over by another node once the lease lapses; every notification reaches the receiver once although three
- * nodes dispatch; every slot of a per-second cron schedule on two scheduler nodes is collected once; and /metrics
- * of every node is valid Prometheus text whose counters add up to what happened.
+ * nodes dispatch (and a replacement node starts while one is in flight); every slot of a per-second cron schedule
+ * on two scheduler nodes is collected once; and /metrics of every node is valid Prometheus text whose counters add
+ * up to what happened.
  *
  * Node A: api, scheduler, notifications (no analyzer). Node B: api, analyzer, scheduler, notifications.
  * Node C: analyzer, feeds, reports, notifications (no api).
@@ -16,7 +17,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createDb, type Db } from '../../src/db/index.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/db.js';
 import { HoldingProxy } from '../support/holding-proxy.js';
@@ -34,6 +35,8 @@ const ARCHIVES = 3;
 /** The held image (added by tag through A, analysis interrupted by the kill) plus the others. */
 const ALL_IMAGES = 1 + IMAGES_BY_TAG + ARCHIVES;
 const WEBHOOKS = '/v2/notifications/endpoints/webhook/configurations';
+/** Operations of the start-up probes and the scrapes, which every node answers. */
+const PROBES = ['health_check', 'health_ready', 'metrics'];
 
 const ENV = {
   VIGIL_JOB_LEASE_SECONDS: String(LEASE_SECONDS),
@@ -79,7 +82,11 @@ async function startNode(name: NodeName, hostId: string): Promise<Node> {
   const dataDir = mkdtempSync(join(tmpdir(), `vigil-${hostId}-`));
   const node: Node = { name, hostId, dataDir, child: undefined as unknown as VigilChild };
   started.push(node);
-  node.child = await startVigil(scratch, { ...ENV, VIGIL_ROLES: ROLES[name], VIGIL_HOST_ID: hostId, VIGIL_DATA_DIR: dataDir });
+  // Three processes starting at once on a shared 2-core machine take longer than one.
+  node.child = await startVigil(scratch, { ...ENV, VIGIL_ROLES: ROLES[name], VIGIL_HOST_ID: hostId, VIGIL_DATA_DIR: dataDir }, { readyTimeoutMs: 45_000 });
+  // Ready: migrations done and every role started (the dispatcher's and the worker's start-up included).
+  const ready = async () => ((await raw(node.child.url, 'GET', '/v2/health/ready', { auth: null })).status === 200 ? true : undefined);
+  await pollUntil(30_000, `${hostId} to be ready`, ready, 50);
   nodes[name] = node;
   return node;
 }
@@ -128,7 +135,7 @@ beforeAll(async () => {
   const selector = { scope: 'account', event: { level: '*', resource_type: '*', type: 'user.image.analysis.completed' } };
   const added = await toA('add_webhook_selector', 'POST', `${WEBHOOKS}/${created.json.uuid}/selectors`, selector);
   expect(added.status, added.text).toBe(200);
-}, 90_000);
+}, 120_000);
 
 afterAll(async () => {
   await Promise.all(started.map((n) => stopVigil(n.child, 'SIGKILL')));
@@ -169,6 +176,23 @@ describe('three Vigil processes with different roles on one Postgres database', 
     killed = holder!;
     const other = holder === nodes.B ? nodes.C : nodes.B;
 
+    // From now on the receiver holds what it gets until the replacement node has started below: the completed
+    // analysis's notification is then in flight on a live node while another node starts on this host.
+    let openGate!: () => void;
+    const gate = new Promise<void>((r) => (openGate = r));
+    let notified!: () => void;
+    const notifiedOnce = new Promise<void>((r) => (notified = r));
+    receiver.respondWith(async () => {
+      notified();
+      await gate;
+      return { status: 200, body: 'ok' };
+    });
+    // Whatever becomes of this test, the receiver answers again afterwards.
+    onTestFinished(() => {
+      receiver.respondWith(() => ({ status: 200, body: 'ok' }));
+      openGate();
+    });
+
     killed.child.proc.kill('SIGKILL');
     await within(5_000, 'the killed analyzer to exit', killed.child.exited);
     const { locked_until: leaseEnd } = await db('jobs').where({ id: job.id }).first();
@@ -194,9 +218,14 @@ describe('three Vigil processes with different roles on one Postgres database', 
     const otherMetrics = samples((await raw(other.child.url, 'GET', '/metrics', { auth: null })).text);
     expect(valueOf(otherMetrics, 'vigil_analyses_total', { outcome: 'analyzed' })).toBe(1);
 
-    // A replacement with the same roles, a new host id and its own data dir.
+    // A replacement with the same roles, a new host id and its own data dir, started while a delivery is in flight.
+    await within(10_000, 'the notification of the interrupted image to reach the receiver', notifiedOnce);
+    const inFlight = await db('notifications').select('id', 'state', 'claimed_by', 'claimed_until');
+    expect(inFlight).toEqual([expect.objectContaining({ state: 'delivering' })]);
     await startNode(killed.name, `${killed.hostId}-2`);
-  }, 60_000);
+    // The delivery stays with the node that has it in flight.
+    expect(await db('notifications').select('id', 'state', 'claimed_by', 'claimed_until')).toEqual(inFlight);
+  }, 120_000);
 
   it('analyzes once each of 20 images added by tag through node A and archives uploaded through node B', async () => {
     const added = await Promise.all(
@@ -276,10 +305,15 @@ describe('three Vigil processes with different roles on one Postgres database', 
     const live = Object.values(nodes);
     const scraped = new Map<string, Sample[]>();
     for (const n of live) {
-      const res = await raw(n.child.url, 'GET', '/metrics', { auth: null });
-      expect(res.status, n.hostId).toBe(200);
-      expect(promtoolProblems(res.text), n.hostId).toEqual([]);
-      scraped.set(n.hostId, samples(res.text));
+      // Gauges of the state nodes share are read from the database at most every few seconds per node
+      // (prometheus.ts), and the takeover check scraped one node a moment ago: scrape until they caught up.
+      const text = await pollUntil(10_000, `the shared gauges of ${n.hostId} to show every image analyzed`, async () => {
+        const res = await raw(n.child.url, 'GET', '/metrics', { auth: null });
+        expect(res.status, n.hostId).toBe(200);
+        return valueOf(samples(res.text), 'vigil_images', { analysis_status: 'analyzed' }) === ALL_IMAGES ? res.text : undefined;
+      }, 250);
+      expect(promtoolProblems(text), n.hostId).toEqual([]);
+      scraped.set(n.hostId, samples(text));
     }
     const sum = (name: string, labels: Record<string, string> = {}) => live.reduce((total, n) => total + valueOf(scraped.get(n.hostId)!, name, labels), 0);
     const on = (n: Node, name: string, labels: Record<string, string> = {}) => valueOf(scraped.get(n.hostId)!, name, labels);
@@ -292,26 +326,26 @@ describe('three Vigil processes with different roles on one Postgres database', 
     expect(sum('vigil_job_duration_seconds_count', { kind: 'analyze_image' })).toBe(ALL_IMAGES);
     expect(on(nodes.A, 'vigil_analyses_total', { outcome: 'analyzed' })).toBe(0);
     // State shared through the database reads the same on every node.
-    for (const n of live) expect(on(n, 'vigil_images', { analysis_status: 'analyzed' }), n.hostId).toBe(ALL_IMAGES);
+    for (const n of live) expect(on(n, 'vigil_images', { analysis_status: 'analyzing' }), n.hostId).toBe(0);
 
     // Notifications: one successful attempt per request the receiver got, no retries or failures.
     expect(sum('vigil_notification_deliveries_total', { outcome: 'delivered' })).toBe(receiver.requests.length);
     expect(sum('vigil_notification_deliveries_total', { outcome: 'retrying' })).toBe(0);
     expect(sum('vigil_notification_deliveries_total', { outcome: 'failed' })).toBe(0);
 
-    // HTTP: node A counted exactly the requests this test sent it (besides the start-up probe and this scrape,
+    // HTTP: node A counted exactly the requests this test sent it (besides the start-up probes and this scrape,
     // which the next scrape would count); node B counted the archive uploads.
     const a = scraped.get(nodes.A.hostId)!;
     for (const [key, n] of sentToA) {
       const [operation, method, status] = key.split(' ');
       expect(valueOf(a, 'vigil_http_requests_total', { operation, method, status }), key).toBe(n);
     }
-    const requestsToA = a.filter((s) => s.name === 'vigil_http_requests_total' && !['health_check', 'metrics'].includes(s.labels.operation));
+    const requestsToA = a.filter((s) => s.name === 'vigil_http_requests_total' && !PROBES.includes(s.labels.operation));
     expect(requestsToA.reduce((t, s) => t + s.value, 0)).toBe([...sentToA.values()].reduce((t, n) => t + n, 0));
     expect(on(nodes.A, 'vigil_http_request_duration_seconds_count', { operation: 'add_image', method: 'POST' })).toBe(ALL_IMAGES - ARCHIVES);
     expect(on(nodes.B, 'vigil_http_requests_total', { operation: 'add_image_archive', method: 'POST', status: '200' })).toBe(ARCHIVES);
-    // Node C serves no API: it was asked for its probe and /metrics only.
+    // Node C serves no API: it was asked for its probes and /metrics only.
     const operationsOfC = scraped.get(nodes.C.hostId)!.filter((s) => s.name === 'vigil_http_requests_total').map((s) => s.labels.operation);
-    expect(operationsOfC.filter((o) => o !== 'health_check' && o !== 'metrics')).toEqual([]);
+    expect(operationsOfC.filter((o) => !PROBES.includes(o))).toEqual([]);
   }, 30_000);
 });
