@@ -72,7 +72,6 @@ let archives: BuiltImage[];
 const nodes = {} as Record<NodeName, Node>;
 /** Every process started, killed ones included, for clean-up. */
 const started: Node[] = [];
-let killed: Node | undefined;
 /** Requests the test sent to node A, by `operation method status`: its HTTP counters must show exactly these. */
 const sentToA = new Map<string, number>();
 /** Digests of every image added, in the order added. */
@@ -112,7 +111,9 @@ beforeAll(async () => {
   await proxy.listen();
 
   // All three at once: one runs the migrations, the others wait for them (src/db/index.ts migrateToLatest).
-  await Promise.all([startNode('A', 'mn-a'), startNode('B', 'mn-b'), startNode('C', 'mn-c')]);
+  // allSettled: should one fail, the others have finished starting (and are known to afterAll) before it runs.
+  const starts = await Promise.allSettled([startNode('A', 'mn-a'), startNode('B', 'mn-b'), startNode('C', 'mn-c')]);
+  for (const s of starts) if (s.status === 'rejected') throw s.reason;
   db = createDb({ databaseUrl: scratch.url, dataDir: scratch.dataDir });
 
   // Every row the metrics collector writes (an upsert's conflicting row included) is recorded by a trigger, so
@@ -173,7 +174,7 @@ describe('three Vigil processes with different roles on one Postgres database', 
     const job = await pollUntil(5_000, 'the held analysis job to be running', async () => (await db('jobs').where({ kind: 'analyze_image', status: 'running' }).first()) ?? undefined);
     const holder = [nodes.B, nodes.C].find((n) => job.locked_by.startsWith(`${n.hostId}:`));
     expect(holder, `job locked by ${job.locked_by}`).toBeDefined();
-    killed = holder!;
+    const killed = holder!;
     const other = holder === nodes.B ? nodes.C : nodes.B;
 
     // From now on the receiver holds what it gets until the replacement node has started below: the completed
