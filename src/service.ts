@@ -163,7 +163,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       outbound,
       oidc: new OidcRelyingParty({ policy: outbound.identity, userAgent: `Vigil/${packageVersion}`, jwksCooldownSeconds: config.oidc.jwksCooldownSeconds }),
       notifications: {
-        dispatcher: new NotificationDispatcher(db, log.child({ component: 'notifications' }), secretBox, config.notifications, delivery, { jobs, wakeWorker: () => worker.wake() }),
+        dispatcher: new NotificationDispatcher(db, log.child({ component: 'notifications' }), secretBox, config.notifications, delivery, { jobs, wakeWorker: () => worker.wake() }, { nodeId: config.hostId }),
         delivery,
       },
     };

@@ -97,6 +97,14 @@ export async function schemaVersion(db: Db): Promise<string> {
   return current ?? 'none';
 }
 
+/**
+ * A whereRaw condition: `column` (a column name from the code, never input) starts with `prefix`, compared
+ * literally; with LIKE, a `_` or `%` in the prefix would be a wildcard. Lengths count characters on both databases.
+ */
+export function startsWithLiteral(column: string, prefix: string): [string, [number, string]] {
+  return [`substr(${column}, 1, ?) = ?`, [[...prefix].length, prefix]];
+}
+
 /** SQLite hands booleans back as 0/1. */
 export function toBool(v: unknown): boolean {
   return v === true || v === 1 || v === '1' || v === 't';

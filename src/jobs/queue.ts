@@ -5,7 +5,7 @@
  * the single-statement UPDATE ... RETURNING is atomic under the database lock.
  */
 import type { Db } from '../db/index.js';
-import { databaseKind } from '../db/index.js';
+import { databaseKind, startsWithLiteral } from '../db/index.js';
 import { nowIso } from '../util/time.js';
 import { InvalidJobPayloadError, type JobDefinition } from './definition.js';
 import { PERIODIC_PREFIX } from './periodic.js';
@@ -164,18 +164,17 @@ export class JobQueue {
    */
   async releaseAbandoned(hostPrefix: string, processPrefix: string): Promise<number> {
     // Compared as literal prefixes: with LIKE, a `_` or `%` in a host id would match other hosts' jobs.
-    const startsWith = (prefix: string) => [`substr(locked_by, 1, ?) = ?`, [[...prefix].length, prefix]] as const;
     return this.db('jobs')
       .where({ status: 'running' })
-      .andWhereRaw(...startsWith(hostPrefix))
-      .andWhereNot((q) => q.whereRaw(...startsWith(processPrefix)))
+      .andWhereRaw(...startsWithLiteral('locked_by', hostPrefix))
+      .andWhereNot((q) => q.whereRaw(...startsWithLiteral('locked_by', processPrefix)))
       .update({ status: 'queued', dedup_key: this.returningKey(), locked_by: null, locked_until: null, run_at: nowIso(), updated_at: nowIso() });
   }
 
   /** Deletes the records of jobs that ended (done or failed) before `before`; `periodic` limits it to periodic runs. */
   async pruneFinished(before: string, only?: 'periodic'): Promise<number> {
     const q = this.db('jobs').whereIn('status', ['done', 'failed']).andWhere('finished_at', '<', before);
-    if (only === 'periodic') q.andWhereRaw(`substr(dedup_key, 1, ?) = ?`, [PERIODIC_PREFIX.length, PERIODIC_PREFIX]);
+    if (only === 'periodic') q.andWhereRaw(...startsWithLiteral('dedup_key', PERIODIC_PREFIX));
     return q.delete();
   }
 

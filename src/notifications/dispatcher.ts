@@ -54,15 +54,27 @@ export function retryDelayMs(tries: number, baseMs: number, maxMs: number, rando
   return Math.round(exp / 2 + random() * (exp / 2));
 }
 
+/** Which process a dispatcher belongs to, as for the job worker (WorkerOptions). */
+export interface DispatcherIdentity {
+  /**
+   * The node's name (VIGIL_HOST_ID; the host name by default). A starting dispatcher sends again what earlier
+   * processes of this node left claimed, so several processes on one host need different ones: with the host
+   * name, each start would take over the deliveries the others have in flight and send them twice.
+   */
+  nodeId?: string;
+  /** Overrides the process identity (tests simulate another or a restarted process with it). */
+  processToken?: string;
+}
+
 export class NotificationDispatcher extends EventEmitter {
   private readonly onQueued = () => this.wake();
   private lastSweep = 0;
   private waking: Promise<void> | null = null;
   private wakeAgain = false;
-  // Claims name host, process and dispatcher, like the job worker's: see releaseAbandonedClaims.
-  private readonly hostPrefix = `${hostname()}:`;
-  private readonly processPrefix = `${this.hostPrefix}${PROCESS_TOKEN}:`;
-  private readonly owner = `${this.processPrefix}${randomBytes(4).toString('hex')}`;
+  // Claims name node, process and dispatcher, like the job worker's: see releaseAbandonedClaims.
+  private readonly hostPrefix: string;
+  private readonly processPrefix: string;
+  private readonly owner: string;
 
   constructor(
     private readonly db: Db,
@@ -71,8 +83,12 @@ export class NotificationDispatcher extends EventEmitter {
     private readonly config: NotificationsConfig,
     private readonly options: DeliveryOptions,
     private readonly runtime: DeliveryRuntime,
+    identity: DispatcherIdentity = {},
   ) {
     super();
+    this.hostPrefix = `${identity.nodeId ?? hostname()}:`;
+    this.processPrefix = `${this.hostPrefix}${identity.processToken ?? PROCESS_TOKEN}:`;
+    this.owner = `${this.processPrefix}${randomBytes(4).toString('hex')}`;
   }
 
   /** When the delivery job runs next: when the next notification falls due, VIGIL_NOTIFY_POLL_MS on at most. */

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Db } from '../db/index.js';
+import { startsWithLiteral, type Db } from '../db/index.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { subscribeToEvents, type EventRecord } from '../events/events.js';
 import { nowIso } from '../util/time.js';
@@ -202,16 +202,17 @@ export async function settleAttempt(
 }
 
 /**
- * Makes the claims of earlier processes on this host due at once (they were killed mid-try: one host runs one
- * Vigil process), instead of waiting for their leases to lapse. The receiver may have got the notification
- * already; it de-duplicates on the id.
+ * Makes the claims of earlier processes of this node (hostPrefix: its VIGIL_HOST_ID) due at once (they were
+ * killed mid-try), instead of waiting for their leases to lapse; other nodes' claims, on this host or another, are
+ * theirs. The receiver may have got the notification already; it de-duplicates on the id.
  */
 export async function releaseAbandonedClaims(db: Db, hostPrefix: string, processPrefix: string): Promise<number> {
   const now = nowIso();
+  // Compared as literal prefixes: with LIKE, a `_` or `%` in a node's id would match other nodes' claims.
   return db('notifications')
     .where({ state: 'delivering' })
-    .andWhere('claimed_by', 'like', `${hostPrefix}%`)
-    .andWhereNot('claimed_by', 'like', `${processPrefix}%`)
+    .andWhereRaw(...startsWithLiteral('claimed_by', hostPrefix))
+    .andWhereNot((q) => q.whereRaw(...startsWithLiteral('claimed_by', processPrefix)))
     .update({ state: 'pending', claimed_by: null, claimed_until: null, next_attempt_at: now, last_updated: now });
 }
 

@@ -4,105 +4,22 @@
  * (JobQueue.releaseAbandoned, no waiting for the lease to lapse), analyze the image to the end, and leave nothing
  * stuck in `analyzing`.
  *
- * Vigil runs as a child process (`node --import tsx src/main.ts`), so the kill is a real one. A small proxy in
- * front of a real registry forwards everything but holds the GETs of the image's layer blobs until the test
- * releases them: the test learns that an analysis is in progress from the proxy seeing the blob request (an
- * event), not from sleeping. Every wait is bounded.
+ * Vigil runs as a child process (`node --import tsx src/main.ts`), so the kill is a real one. A small proxy
+ * (support/holding-proxy.ts) in front of a real registry forwards everything but holds the GETs of the image's
+ * layer blobs until the test releases them: the test learns that an analysis is in progress from the proxy seeing
+ * the blob request (an event), not from sleeping. Every wait is bounded.
  */
-import { EventEmitter, once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/index.js';
 import { client, json, raw } from '../support/http.js';
 import { buildImage, type BuiltImage } from '../support/image-builder.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/db.js';
+import { HoldingProxy } from '../support/holding-proxy.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
 import { startVigil, stopVigil, within, type VigilChild } from '../support/vigil-process.js';
 import { missingTools } from '../support/tools.js';
 
 const EVENT_TIMEOUT_MS = 10_000;
-
-// ------------------------------------------------------------------------------------------------------------
-// A registry proxy that holds layer blob downloads
-
-interface HeldRequest {
-  digest: string;
-  forward(): void;
-  gone: boolean;
-}
-
-class HoldingProxy extends EventEmitter {
-  readonly server: http.Server;
-  /** Blob GETs for these digests wait until release(). */
-  private readonly holdDigests: Set<string>;
-  private held: HeldRequest[] = [];
-  private releasedAll = false;
-  /** Every held request ever seen, in order (the killed process's and the new one's). */
-  readonly heldLog: string[] = [];
-  host = '';
-
-  constructor(
-    private readonly upstream: URL,
-    holdDigests: string[],
-  ) {
-    super();
-    this.holdDigests = new Set(holdDigests);
-    this.server = http.createServer((req, res) => this.handle(req, res));
-  }
-
-  async listen(): Promise<void> {
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-    this.host = `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const forward = () => {
-      const upstream = http.request(
-        new URL(req.url ?? '/', this.upstream),
-        { method: req.method, headers: { ...req.headers, host: this.upstream.host } },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-        },
-      );
-      upstream.on('error', () => res.destroy());
-      res.on('close', () => upstream.destroy());
-      req.pipe(upstream);
-    };
-    const blob = /^\/v2\/.+\/blobs\/(sha256:[0-9a-f]{64})$/.exec(req.url ?? '');
-    if (req.method === 'GET' && blob && this.holdDigests.has(blob[1]) && !this.releasedAll) {
-      const entry: HeldRequest = { digest: blob[1], forward, gone: false };
-      res.on('close', () => (entry.gone = true)); // the client went away (killed) before we answered
-      this.held.push(entry);
-      this.heldLog.push(blob[1]);
-      this.emit('held', entry);
-      return;
-    }
-    forward();
-  }
-
-  /** Resolves when the next blob request is held. */
-  nextHeld(): Promise<HeldRequest> {
-    return within(EVENT_TIMEOUT_MS, 'a layer blob request to reach the proxy', once(this, 'held').then(([e]) => e as HeldRequest));
-  }
-
-  /** Forwards every held request whose client is still there, and lets later ones through. */
-  release(): void {
-    this.releasedAll = true;
-    for (const h of this.held) if (!h.gone) h.forward();
-    this.held = [];
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((r) => this.server.close(r));
-  }
-}
-
-// ------------------------------------------------------------------------------------------------------------
 
 const OS_RELEASE = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nID=debian\n';
 const DPKG_STATUS = [
@@ -146,7 +63,7 @@ describe.skipIf(missingTools('docker-registry'))('a Vigil process killed during 
     // 1. First process: add the image; its analysis reaches the layer download, which the proxy holds.
     const first = await startVigil(scratch);
     children.push(first);
-    const heldFirst = proxy.nextHeld();
+    const heldFirst = proxy.nextHeld(EVENT_TIMEOUT_MS);
     const added = await json(first.url, 'POST', '/v2/images', { source: { tag: { pull_string: `${proxy.host}/crash/app:1.0` } } });
     expect(added.status).toBe(200);
     const digest = added.json.image_digest as string;
@@ -164,7 +81,7 @@ describe.skipIf(missingTools('docker-registry'))('a Vigil process killed during 
 
     // 3. A new process on the same data dir and database resumes the job without waiting for the lease (60 s):
     // its own request for the first layer reaches the proxy.
-    const heldSecond = proxy.nextHeld();
+    const heldSecond = proxy.nextHeld(EVENT_TIMEOUT_MS);
     const second = await startVigil(scratch);
     children.push(second);
     expect(layerDigests).toContain((await heldSecond).digest);

@@ -16,7 +16,8 @@ export interface ReceivedRequest {
   json: any;
 }
 
-export type Responder = (req: ReceivedRequest) => { status: number; body?: string };
+/** How the receiver answers a request; a promise holds the answer back (a delivery in flight) until it settles. */
+export type Responder = (req: ReceivedRequest) => { status: number; body?: string } | Promise<{ status: number; body?: string }>;
 
 export interface HttpReceiver {
   url: string;
@@ -64,7 +65,7 @@ export async function startHttpReceiver(options: { port?: number; responder?: Re
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       let parsed: unknown = null;
       try {
@@ -73,7 +74,7 @@ export async function startHttpReceiver(options: { port?: number; responder?: Re
         parsed = null;
       }
       const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json: parsed };
-      const answer = responder(received);
+      const answer = await responder(received);
       res.writeHead(answer.status, { 'content-type': 'text/plain' });
       res.end(answer.body ?? '');
       requests.push(received);

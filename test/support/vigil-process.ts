@@ -26,6 +26,20 @@ export async function within<T>(ms: number, what: string, promise: Promise<T>): 
   }
 }
 
+/**
+ * Asks `check` every `intervalMs` until it answers something other than undefined, and resolves with that; rejects
+ * naming `what` after `ms`. For state in another process or the database, where there is no event to await.
+ */
+export async function pollUntil<T>(ms: number, what: string, check: () => Promise<T | undefined>, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
 export interface VigilChild {
   proc: ChildProcess;
   url: string;
@@ -33,7 +47,13 @@ export interface VigilChild {
   exited: Promise<void>;
 }
 
-export async function startVigil(scratch: ScratchDatabase, env: Record<string, string> = {}): Promise<VigilChild> {
+export interface StartVigilOptions {
+  /** How long to wait for GET /v2/health (15 s by default); more for several processes starting at once. */
+  readyTimeoutMs?: number;
+}
+
+export async function startVigil(scratch: ScratchDatabase, env: Record<string, string> = {}, options: StartVigilOptions = {}): Promise<VigilChild> {
+  const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
   const port = await freePort();
   let out = '';
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -60,7 +80,7 @@ export async function startVigil(scratch: ScratchDatabase, env: Record<string, s
   proc.stderr!.on('data', (chunk: Buffer) => (out = (out + chunk.toString()).slice(-20_000)));
   const child = { proc, url, output: () => out, exited };
   // Ready when GET /v2/health answers 200: polled every 100 ms, bounded, failing at once if the process exits.
-  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`vigil exited during start-up (${proc.exitCode ?? proc.signalCode}): ${out}`);
     const ok = await fetch(`${url}/v2/health`, { signal: AbortSignal.timeout(1000) }).then(
@@ -70,7 +90,7 @@ export async function startVigil(scratch: ScratchDatabase, env: Record<string, s
     if (ok) break;
     if (Date.now() > deadline) {
       await stopVigil(child, 'SIGKILL');
-      throw new Error(`vigil did not answer GET /v2/health within ${READY_TIMEOUT_MS} ms\n--- vigil output ---\n${out}`);
+      throw new Error(`vigil did not answer GET /v2/health within ${readyTimeoutMs} ms\n--- vigil output ---\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

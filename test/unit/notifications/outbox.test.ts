@@ -108,6 +108,18 @@ describe('claims', () => {
     expect(Number((await db('notification_receipts').where({ notification_id: again[0]!.id }).count({ n: '*' }).first())!.n)).toBe(0);
     expect(again.every((r) => r.configuration_uuid === uuid)).toBe(true);
   });
+  it("at start, releases only its own node's claims, reading the node id literally (no LIKE wildcards)", async () => {
+    await db('notifications').delete();
+    await db('notification_configurations').delete();
+    await configWith('team-b', 'teams', { scope: 'account', event: { level: '*', resource_type: '*', type: 'system.*' } });
+    for (const id of ['mine', 'other']) await recordEvent(db, { accountName: 'team-b', type: 'system.repository.list_tags_fail', resourceType: 'repository', resourceId: id });
+    const [mine] = await claimDue(db, 'node_a%:earlier.1:d', 1, 60_000, 3);
+    // `_` and `%` as LIKE wildcards would make this another node's claim look like one of node_a%'s.
+    const [other] = await claimDue(db, 'nodeXabc:earlier.1:d', 1, 60_000, 3);
+    expect(await releaseAbandonedClaims(db, 'node_a%:', 'node_a%:now.2:')).toBe(1);
+    const states = Object.fromEntries((await db('notifications').select('id', 'state')).map((r: { id: string; state: string }) => [r.id, r.state]));
+    expect(states).toEqual({ [mine!.id]: 'pending', [other!.id]: 'delivering' });
+  });
 });
 
 describe('when delivery is next due', () => {
