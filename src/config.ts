@@ -192,7 +192,8 @@ function readPem(env: Env, name: string): string | null {
 }
 
 /** A node's host id: also a path segment of /v2/system/services/{service_name}/{host_id}. */
-export const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,255}$/;
+// At most 64 characters (Linux's host name limit): claims store the node id with a process token in 128 (jobs.locked_by).
+export const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
 const FEED_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -390,7 +391,7 @@ function readConfig(env: Env): Config {
 
   const hostId = str(env, 'VIGIL_HOST_ID', hostname());
   if (!HOST_ID.test(hostId))
-    throw new ConfigError('VIGIL_HOST_ID', `expected 1-256 letters, digits, '.', '_', ':' or '-' (starting with a letter or digit), got "${hostId}"`);
+    throw new ConfigError('VIGIL_HOST_ID', `expected 1-64 letters, digits, '.', '_', ':' or '-' (starting with a letter or digit), got "${hostId}"`);
 
   const roles = nodeRoles(env);
 

@@ -36,6 +36,9 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toMatchObject({ hostId: hostname(), heartbeatSeconds: 30 });
     expect(loadConfig({ VIGIL_HOST_ID: 'node-a.prod', VIGIL_HEARTBEAT_SECONDS: '5' })).toMatchObject({ hostId: 'node-a.prod', heartbeatSeconds: 5 });
     expect(errorOf({ VIGIL_HOST_ID: 'node a' }).variable).toBe('VIGIL_HOST_ID');
+    // Claims store the node id with a process token in 128 characters: 64 is the longest id.
+    expect(loadConfig({ VIGIL_HOST_ID: 'n'.repeat(64) }).hostId).toHaveLength(64);
+    expect(errorOf({ VIGIL_HOST_ID: 'n'.repeat(65) }).message).toMatch(/expected 1-64 letters/);
     expect(errorOf({ VIGIL_HEARTBEAT_SECONDS: '0' }).variable).toBe('VIGIL_HEARTBEAT_SECONDS');
   });
 
