@@ -158,6 +158,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
           jobs,
           worker,
           run: (query, execution) => executeStoredQuery(services, query, execution),
+          scheduling: config.reports.scheduler,
         }),
       },
       outbound,

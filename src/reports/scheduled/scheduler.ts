@@ -36,6 +36,8 @@ export interface SchedulerDeps {
   jobs: JobQueue;
   worker: JobWorker;
   run: RunExecution;
+  /** VIGIL_SCHEDULED_QUERIES: off, no node looks at the schedule, so nothing is queued for it either. */
+  scheduling: boolean;
 }
 
 export class ScheduledQueryScheduler extends EventEmitter {
@@ -52,6 +54,7 @@ export class ScheduledQueryScheduler extends EventEmitter {
 
   /** Makes the due-runs job due now (on whichever node runs it). Call after schedules change. */
   wake(): void {
+    if (!this.deps.scheduling) return;
     runPeriodicSoon(this.deps.jobs, SCHEDULED_QUERIES_DUE_JOB)
       .then(() => this.deps.worker.wake())
       .catch((err) => this.deps.log.error({ err }, 'scheduled queries: could not wake the schedule; it is looked at within a minute'));
