@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForAnalysis } from '../support/analysis.js';
 import { DEBIAN_OS_RELEASE } from '../support/ecosystem-fixtures.js';
 import { json, raw } from '../support/http.js';
+import { waitForJobsSettled } from '../support/registry-fixtures.js';
 import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { CRITICAL_V3, initialRecords, osvRecord, writeRecords } from '../vulns/fixture-feed.js';
@@ -31,6 +32,8 @@ async function sync(records: Record<string, unknown>): Promise<void> {
   writeRecords(join(work, 'osv'), records);
   const res = await raw(server.url, 'POST', '/v2/system/feeds?wait=true');
   expect(res.json.status).toBe('done');
+  // The sync hands changed images to policy_reevaluate_images jobs; the stored results follow once they ran.
+  await waitForJobsSettled(server, 'admin');
 }
 
 const latest = async () => (await raw(server.url, 'GET', `/v2/images/${digest}/check?tag=${encodeURIComponent(TAG)}&interactive=true`)).json.evaluations[0];

@@ -244,7 +244,7 @@ describe('job definitions, de-duplication, lanes and periodic jobs', () => {
     const queue = new JobQueue(db);
     await expect(queue.enqueue(strict, { digest: 'md5:1' })).rejects.toThrow(/job 'strict_payload': payload\/digest must match pattern/);
     await expect(queue.enqueue(strict, { digest: 'sha256:1', extra: 1 } as never)).rejects.toThrow(/must NOT have additional properties/);
-    expect(await db('jobs').where({ kind: 'strict_payload' }).count({ n: '*' }).first()).toMatchObject({ n: 0 });
+    expect(Number((await db('jobs').where({ kind: 'strict_payload' }).count({ n: '*' }).first())?.n)).toBe(0);
   });
 
   it('fails for good, without running it, a claimed job whose stored payload does not fit (written by another version)', async () => {
