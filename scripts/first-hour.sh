@@ -27,10 +27,15 @@ START=$SECONDS
 step() { echo; echo "== [first-hour +$((SECONDS - START))s] $*"; }
 fail() { echo "first-hour: FAILED: $*" >&2; exit 1; }
 free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
-# Waits (bounded) until a URL answers 200.
+# Waits (bounded: SECONDS_LIMIT, default 120 s) until a URL answers 200; with a PID, stops early when that process
+# has exited (the first `npm start` compiles the service and the web interface, which on a busy 2-core machine
+# takes minutes, so its limit is long but a crash still ends the wait at once).
 wait_for() {
-  for _ in $(seq 1 240); do
-    curl -fsS -o /dev/null "$1" 2>/dev/null && return 0
+  local url=$1 pid=${2:-} limit=${SECONDS_LIMIT:-120}
+  local deadline=$((SECONDS + limit))
+  while [ $SECONDS -lt $deadline ]; do
+    curl -fsS -o /dev/null "$url" 2>/dev/null && return 0
+    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then return 1; fi
     sleep 0.5
   done
   return 1
@@ -104,7 +109,7 @@ URL=http://127.0.0.1:$PORT
 VIGIL_PORT=$PORT VIGIL_DATA_DIR=$WORK/data VIGIL_FEED_SOURCES=local=$WORK/feed VIGIL_REGISTRY_ALLOW=127.0.0.1/32 \
   npm start > "$WORK/vigil.log" 2>&1 &
 PIDS+=($!)
-wait_for "$URL/v2/health" || { tail -50 "$WORK/vigil.log"; fail "the service did not answer /v2/health"; }
+SECONDS_LIMIT=900 wait_for "$URL/v2/health" "${PIDS[-1]}" || { tail -50 "$WORK/vigil.log"; fail "the service did not answer /v2/health"; }
 PASSWORD=$(grep -o "generated password: [^ \"]*" "$WORK/vigil.log" | head -1 | cut -d' ' -f3)
 [ -n "$PASSWORD" ] || { tail -50 "$WORK/vigil.log"; fail "no generated administrator password in the log"; }
 echo "service at $URL, administrator password read from the log"
