@@ -32,7 +32,7 @@ export function AppShellLayout() {
       </AppShell.Header>
       <AppShell.Navbar p="sm" component="nav" aria-label="Main">
         {NAVIGATION.map((item) => (
-          <RouterLink key={item.path} to={item.path} end={item.end} style={{ textDecoration: 'none' }}>
+          <RouterLink key={item.path} to={item.path} end={item.end} style={{ textDecoration: 'none', color: 'inherit' }}>
             {({ isActive }) => <NavLink component="span" label={item.label} active={isActive} />}
           </RouterLink>
         ))}
