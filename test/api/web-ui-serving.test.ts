@@ -4,32 +4,16 @@
  * sends browsers (only) to /ui/, and a server without the build says how to make it.
  */
 import { mkdtempSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultWebDir, webUiRouter } from '../../src/server/web-ui.js';
-import { raw } from '../support/http.js';
+import { raw, rawGet } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
-
-/** A GET with the path sent exactly as written (fetch would normalise `..` away). */
-function rawGet(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, path, method: 'GET', headers: { accept: '*/*', ...headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 let server: TestServer;
 beforeAll(async () => {
