@@ -4,7 +4,7 @@
  * (all done by the server). axe-core checks the page; the screenshot is docs/screenshots/images.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkAccessibility, launchUi, screenshot, signIn, type UiBrowser } from '../support/browser-ui.js';
+import { checkAccessibility, launchUi, PAGE_WAIT, screenshot, signIn, type UiBrowser } from '../support/browser-ui.js';
 import { DEBIAN_OS_RELEASE } from '../support/ecosystem-fixtures.js';
 import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
 import { pushImage, startRegistry, type TestRegistry } from '../support/registry.js';
@@ -35,7 +35,7 @@ describe.skipIf(missingTools('chromium', 'docker-registry'))('images page', () =
     await signIn(ui);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Images' }).click();
     await page.getByRole('heading', { level: 1, name: 'Images' }).waitFor();
-    await expect.poll(() => page.getByTestId('image-count').innerText()).toBe('0 tags');
+    await expect.poll(() => page.getByTestId('image-count').innerText(), PAGE_WAIT).toBe('0 tags');
     await checkAccessibility(page);
 
     const tag = `${registry.host}/ui/app:1.0`;
@@ -43,8 +43,8 @@ describe.skipIf(missingTools('chromium', 'docker-registry'))('images page', () =
     await page.getByRole('button', { name: 'Add image' }).click();
     await expect.poll(() => added().innerText(), { timeout: 60_000 }).toMatch(/\banalyzed\b/i);
     // The list reloads when an analysis ends.
-    await expect.poll(() => table().innerText()).toContain(tag);
-    await expect.poll(() => table().innerText()).toMatch(/\banalyzed\b/i);
+    await expect.poll(() => table().innerText(), PAGE_WAIT).toContain(tag);
+    await expect.poll(() => table().innerText(), PAGE_WAIT).toMatch(/\banalyzed\b/i);
     await ui.expectNoProblems();
   }, 90_000);
 
@@ -53,34 +53,34 @@ describe.skipIf(missingTools('chromium', 'docker-registry'))('images page', () =
     const archive = await dockerArchiveTar(await buildImage({ layers: os('uploaded') }), { repoTags: ['ui/archived:2.0'] });
     await page.locator('input[type="file"]').setInputFiles({ name: 'archived.tar', mimeType: 'application/x-tar', buffer: archive });
     await page.getByRole('button', { name: 'Upload archive' }).click();
-    await expect.poll(() => added().getByRole('listitem').count()).toBe(2);
+    await expect.poll(() => added().getByRole('listitem').count(), PAGE_WAIT).toBe(2);
     await expect.poll(async () => (await added().innerText()).match(/\banalyzed\b/gi)?.length ?? 0, { timeout: 60_000 }).toBe(2);
-    await expect.poll(() => table().innerText()).toContain('docker.io/ui/archived:2.0');
+    await expect.poll(() => table().innerText(), PAGE_WAIT).toContain('docker.io/ui/archived:2.0');
     await ui.expectNoProblems();
   }, 90_000);
 
   it('searches, filters and sorts through the server', async () => {
     const { page } = ui;
     await page.getByRole('textbox', { name: 'Search' }).fill('archived');
-    await expect.poll(() => page.getByTestId('image-count').innerText()).toBe('1 tags');
+    await expect.poll(() => page.getByTestId('image-count').innerText(), PAGE_WAIT).toBe('1 tags');
     expect(await table().innerText()).not.toContain('ui/app:1.0');
     await page.getByRole('textbox', { name: 'Search' }).fill('');
-    await expect.poll(() => page.getByTestId('image-count').innerText()).toBe('2 tags');
+    await expect.poll(() => page.getByTestId('image-count').innerText(), PAGE_WAIT).toBe('2 tags');
 
     await page.getByRole('textbox', { name: 'Analysis status' }).click();
     await page.getByRole('option', { name: 'Failed' }).click();
-    await expect.poll(() => page.getByText('No images match.').count()).toBe(1);
+    await expect.poll(() => page.getByText('No images match.').count(), PAGE_WAIT).toBe(1);
     await page.getByRole('textbox', { name: 'Analysis status' }).click();
     await page.getByRole('option', { name: 'Any' }).click();
-    await expect.poll(() => page.getByTestId('image-count').innerText()).toBe('2 tags');
+    await expect.poll(() => page.getByTestId('image-count').innerText(), PAGE_WAIT).toBe('2 tags');
 
     const tagHeader = page.getByRole('columnheader', { name: /Tag/ }).first();
     await tagHeader.getByRole('button').click();
-    await expect.poll(() => tagHeader.getAttribute('aria-sort')).toBe('descending');
+    await expect.poll(() => tagHeader.getAttribute('aria-sort'), PAGE_WAIT).toBe('descending');
     await tagHeader.getByRole('button').click();
-    await expect.poll(() => tagHeader.getAttribute('aria-sort')).toBe('ascending');
+    await expect.poll(() => tagHeader.getAttribute('aria-sort'), PAGE_WAIT).toBe('ascending');
     const firstRow = () => table().getByRole('row').nth(1).innerText();
-    await expect.poll(firstRow).toContain(`${registry.host}/ui/app:1.0`);
+    await expect.poll(firstRow, PAGE_WAIT).toContain(`${registry.host}/ui/app:1.0`);
 
     await checkAccessibility(page);
     await screenshot(page, 'images');

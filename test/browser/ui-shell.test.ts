@@ -4,7 +4,7 @@
  * stops accepting, and sign-out revoking the token. axe-core checks the sign-in page and the shell.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkAccessibility, launchUi, screenshot, signIn, signInFields, type UiBrowser } from '../support/browser-ui.js';
+import { checkAccessibility, launchUi, PAGE_WAIT, screenshot, signIn, signInFields, type UiBrowser } from '../support/browser-ui.js';
 import { client, json } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { missingTools } from '../support/tools.js';
@@ -39,7 +39,7 @@ describe.skipIf(missingTools('chromium'))('web interface shell', () => {
     await signInFields(page).username.fill('admin');
     await signInFields(page).password.fill('not-the-password');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await expect.poll(() => alert().innerText()).toMatch(/Sign-in failed/);
+    await expect.poll(() => alert().innerText(), PAGE_WAIT).toMatch(/Sign-in failed/);
     expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
     await ui.expectNoProblems();
   });
@@ -77,9 +77,14 @@ describe.skipIf(missingTools('chromium'))('web interface shell', () => {
     expect(await switcher.inputValue()).toBe('admin');
     await switcher.click();
     await page.getByRole('option', { name: 'ui-second' }).click();
-    await expect.poll(() => switcher.inputValue()).toBe('ui-second');
+    await expect.poll(() => switcher.inputValue(), PAGE_WAIT).toBe('ui-second');
     expect(JSON.parse(JSON.parse((await stored()).session)['vigil.ui.session']).account).toBe('ui-second');
     await checkAccessibility(page);
+
+    // The page's requests now act in that account (upstream's account-override header).
+    const listed = page.waitForRequest((r) => r.url().includes('/v2/summaries/image-tags'));
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Images' }).click();
+    expect((await listed).headers()['x-anchore-account']).toBe('ui-second');
     await ui.expectNoProblems();
   });
 
@@ -89,7 +94,7 @@ describe.skipIf(missingTools('chromium'))('web interface shell', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Vigil' }).waitFor();
     expect((await stored()).session).toBe('{}');
-    await expect.poll(async () => (await client(server.url, { bearer: token }).GET('/user')).response.status).toBe(401);
+    await expect.poll(async () => (await client(server.url, { bearer: token }).GET('/user')).response.status, PAGE_WAIT).toBe(401);
 
     // Signed in again, then the token is revoked elsewhere: the next request ends the session with the reason.
     await signIn(ui);
@@ -102,7 +107,7 @@ describe.skipIf(missingTools('chromium'))('web interface shell', () => {
     expect(revoked.status).toBe(200);
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in to Vigil' }).waitFor();
-    await expect.poll(() => page.getByRole('status').innerText()).toMatch(/session ended/);
+    await expect.poll(() => page.getByRole('status').innerText(), PAGE_WAIT).toMatch(/session ended/);
     await ui.expectNoProblems();
   });
 
@@ -112,14 +117,14 @@ describe.skipIf(missingTools('chromium'))('web interface shell', () => {
     expect(key.status).toBe(201);
 
     await signIn(ui, { apiKey: key.json.value });
-    await expect.poll(() => page.getByRole('banner').innerText()).toContain('admin (API key)');
+    await expect.poll(() => page.getByRole('banner').innerText(), PAGE_WAIT).toContain('admin (API key)');
     await checkAccessibility(page);
     await page.getByRole('button', { name: 'Sign out' }).click();
 
     await page.getByRole('tab', { name: 'API key' }).click();
     await signInFields(page).apiKey.fill('not-a-key');
     await page.getByRole('button', { name: 'Sign in with API key' }).click();
-    await expect.poll(() => alert().innerText()).toMatch(/Sign-in failed/);
+    await expect.poll(() => alert().innerText(), PAGE_WAIT).toMatch(/Sign-in failed/);
     await ui.expectNoProblems();
   });
 });

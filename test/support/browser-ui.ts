@@ -14,6 +14,8 @@ import { assertResponseMatchesSpec } from './spec-validator.js';
 import { requireTool } from './tools.js';
 
 export const VIEWPORT = { width: 1440, height: 900 };
+/** How long an `expect.poll` over the page waits for it to show something (generous: CI machines are shared). */
+export const PAGE_WAIT = { timeout: 15_000 };
 const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots');
 
 export interface UiBrowser {
