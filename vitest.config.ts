@@ -13,5 +13,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The web interface's tests serve dist/web: build it first when web/ changed.
+    globalSetup: ['test/support/web-build-setup.ts'],
   },
 });

@@ -11,6 +11,7 @@
  *   operations.ts      the operation table: operationId -> method, path, authz metadata, and handler IO types
  *   client.ts          a typed fetch client over the same types (openapi-fetch)
  *   graphql-types.ts   resolver and schema types of specs/reports.graphql (@graphql-codegen, configured in codegen.yml)
+ *   graphql-schema-types.ts  the schema types alone, for the web interface (same configuration file)
  *   contract-client/   a second client from swagger.json by an independent generator (@hey-api/openapi-ts: fetch
  *                      SDK whose functions validate requests and 2xx answers with zod schemas). Only the contract
  *                      test (test/contract/) uses it; it is not part of the build (tsconfig.build.json).

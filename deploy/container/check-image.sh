@@ -65,6 +65,7 @@ done
 [ -n "$ready" ] || { tail -20 "$log" >&2; fail "the server from the image did not become ready"; }
 echo "ready: $(curl -s "http://127.0.0.1:$PORT/v2/health/ready")"
 curl -sf -u admin:check-image-password "http://127.0.0.1:$PORT/v2/version" >/dev/null || fail "GET /v2/version failed"
+curl -sf "http://127.0.0.1:$PORT/ui/" | grep -q 'vigil-style-nonce' || fail "/ui/ does not answer the web interface"
 curl -sf "http://127.0.0.1:$PORT/metrics" | grep -q '^vigil_http_requests_total{' || fail "/metrics has no request counts"
 [ -s "$root/var/lib/vigil/vigil.sqlite" ] || fail "no database in the data volume"
 

@@ -7,11 +7,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import express, { type Request, type Response, type Router } from 'express';
 import { NotFoundError } from '../errors.js';
 import { sendError } from '../server/error-response.js';
+import { gzipCache, sendImmutableAsset, strictPageHeaders } from '../server/page-security.js';
 
 /** A browser navigating to the endpoint (HTML wanted, no query given) gets GraphiQL instead of a GraphQL error. */
 export function wantsGraphiql(req: Request): boolean {
@@ -228,7 +227,6 @@ const packageDir = (name: string) => dirname(require.resolve(`${name}/package.js
 const packageVersion = (name: string) => (require(`${name}/package.json`) as { version: string }).version;
 const hashOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
-const gzipAsync = promisify(gzip);
 const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
@@ -303,27 +301,8 @@ export function renderGraphiqlPage(options: { endpoint: string; assets: string; 
 `;
 }
 
-/** The page's security headers: scripts from this origin only; inline styles only with the per-response nonce. */
-export function graphiqlPageHeaders(nonce: string): Record<string, string> {
-  const csp = [
-    "default-src 'none'",
-    "script-src 'self'",
-    `style-src 'self' 'nonce-${nonce}'`,
-    "img-src 'self' data:",
-    "font-src 'self' data:",
-    "connect-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-  return {
-    'Content-Security-Policy': csp,
-    'X-Content-Type-Options': 'nosniff',
-    'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
-    'Cache-Control': 'no-store',
-  };
-}
+/** The page's security headers (shared with the web interface). */
+export const graphiqlPageHeaders = strictPageHeaders;
 
 /** Sends the GraphiQL page with its headers (a fresh style nonce per response). */
 export function sendGraphiqlPage(res: Response, options: { endpoint: string; assets: string }): void {
@@ -334,38 +313,16 @@ export function sendGraphiqlPage(res: Response, options: { endpoint: string; ass
 export function graphiqlAssets(): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
   // Read (and gzipped) once, on first request: GraphiQL is a megabyte, a quarter of that compressed.
-  const contents = new Map<string, Promise<{ plain: Buffer; gzipped: Buffer }>>();
-  const load = (name: string, asset: Asset) => {
-    let p = contents.get(name);
-    if (!p) {
-      p = ('file' in asset.source ? readFile(asset.source.file) : Promise.resolve(Buffer.from(asset.source.content))).then(async (plain) => ({
-        plain,
-        gzipped: await gzipAsync(plain, { level: 9 }),
-      }));
-      p.catch(() => contents.delete(name));
-      contents.set(name, p);
-    }
-    return p;
-  };
+  const cache = gzipCache();
+  const load = (name: string, asset: Asset) =>
+    cache(name, () => ('file' in asset.source ? readFile(asset.source.file) : Promise.resolve(Buffer.from(asset.source.content))));
 
   router.get('/:name', async (req, res, next) => {
     const name = req.params.name;
     const asset = assets().get(name);
     if (!asset) return next();
     try {
-      const body = await load(name, asset);
-      res.set({
-        'Content-Type': asset.type,
-        'Cache-Control': 'public, max-age=31536000, immutable',
-        'X-Content-Type-Options': 'nosniff',
-        Vary: 'Accept-Encoding',
-      });
-      if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
-        res.set('Content-Encoding', 'gzip');
-        res.send(body.gzipped);
-      } else {
-        res.send(body.plain);
-      }
+      sendImmutableAsset(req, res, await load(name, asset), asset.type);
     } catch (err) {
       next(err);
     }

@@ -7,6 +7,7 @@ import { NotFoundError } from '../errors.js';
 import type { Services } from '../service.js';
 import { createBodyParsing } from './body-parsing.js';
 import { docsRouter } from './docs.js';
+import { redirectBrowsersToUi, WEB_UI_PATH, webUiRouter } from './web-ui.js';
 import { sendError } from './error-response.js';
 import type { BodyChecks, Handlers } from './handler-types.js';
 import { metricsEndpoint, requestMetrics } from './metrics-endpoint.js';
@@ -81,6 +82,10 @@ export async function createApp(services: Services, handlers: Handlers, bodyChec
   const bodies = createBodyParsing(services.config);
 
   app.use('/v2/docs', docsRouter());
+
+  // The web interface (outside the spec, like the docs); a browser opening the service root lands there.
+  app.use(WEB_UI_PATH, webUiRouter());
+  app.use(redirectBrowsersToUi);
 
   // GraphQL reporting (not part of the REST contract); paths it does not serve fall through to the pipeline.
   app.use('/v2/reports', ...bodies.middleware, reportsRouter(services));

@@ -3,31 +3,15 @@
  * (skipped without Debian's chromium; .ci/run installs it), and over plain HTTP the page's headers, the
  * asset router serving only its own files, and VIGIL_GRAPHIQL=false serving no page at all.
  */
-import { request } from 'node:http';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderGraphiqlPage } from '../../src/reports/graphiql.js';
-import { json } from '../support/http.js';
+import { json, rawGet } from '../support/http.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../support/server.js';
 import { missingTools, requireTool } from '../support/tools.js';
 
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
-
-/** A GET with the path sent exactly as written (fetch would normalise `..` away). */
-function rawGet(base: string, path: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, path, method: 'GET', headers: { accept: '*/*' } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 let server: TestServer;
 let url: string;

@@ -2,6 +2,7 @@
  * HTTP helpers for tests. Every response, through the generated client or raw fetch, is validated against
  * the spec before the test sees it.
  */
+import { request } from 'node:http';
 import { createVigilClient, type VigilClient } from '../../generated/client.js';
 import { assertResponseMatchesSpec } from './spec-validator.js';
 import { ADMIN_PASSWORD } from './server.js';
@@ -69,6 +70,24 @@ export async function raw(
     json = undefined;
   }
   return { status: res.status, headers: res.headers, text, json };
+}
+
+/**
+ * A GET with the path sent exactly as written (fetch would normalise `..` away), for path-traversal checks; not
+ * validated against the spec (the paths are meant to be wrong).
+ */
+export function rawGet(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, path, method: 'GET', headers: { accept: '*/*', ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 export async function json(baseUrl: string, method: string, path: string, body: unknown, auth: Auth = adminAuth, headers: Record<string, string> = {}) {

@@ -101,6 +101,11 @@ export function assertResponseMatchesSpec(method: string, url: string, status: n
     } else check(where, { $ref: '#/definitions/ApiErrorResponse' }, parsed);
     return;
   }
+  // The web interface (src/server/web-ui.ts) is outside the spec, like the docs; its errors are the API's shape.
+  if (pathname === '/ui' || pathname.startsWith('/ui/') || (pathname === '/' && status === 302)) {
+    if (status >= 400) check(where, { $ref: '#/definitions/ApiErrorResponse' }, parsed);
+    return;
+  }
   // A node without the api role (VIGIL_ROLES) serves no operation but its probes: it answers 404 in the error shape,
   // naming its roles, whatever the spec declares for the path.
   const roles = (parsed as { detail?: { vigil_roles?: unknown } } | undefined)?.detail?.vigil_roles;

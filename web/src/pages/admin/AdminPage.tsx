@@ -1,0 +1,5 @@
+import { NotBuiltYet } from '../../components/NotBuiltYet';
+
+export function AdminPage() {
+  return <NotBuiltYet title="Administration" />;
+}

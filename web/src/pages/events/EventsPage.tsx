@@ -1,0 +1,5 @@
+import { NotBuiltYet } from '../../components/NotBuiltYet';
+
+export function EventsPage() {
+  return <NotBuiltYet title="Events and notifications" />;
+}

@@ -1,0 +1,5 @@
+import { NotBuiltYet } from '../../components/NotBuiltYet';
+
+export function ReportsPage() {
+  return <NotBuiltYet title="Reports" />;
+}
