@@ -14706,11 +14706,21 @@ export interface operations {
                 current_only?: boolean;
                 /** @description Partial match on the full tag or the image digest. */
                 filter?: string;
+                /** @description Vigil extension. true: only images with a finding in the known-exploited catalog (by CVE id); false: only images without one. Findings as of the reporting data's last refresh (reportingStatus in GraphQL). */
+                has_kev?: boolean;
                 image_status?: "all" | "active" | "deleting";
                 limit?: number;
+                /** @description Vigil extension. The direction of `sort`. */
+                order?: "asc" | "desc";
                 page?: number;
+                /** @description Vigil extension. Only tags whose latest evaluation against the account's active policy has this result. */
+                policy_status?: "pass" | "fail";
                 registry?: string;
                 repository?: string;
+                /** @description Vigil extension. Only images with a finding of this severity or above (Unknown counts as the lowest). Findings as of the reporting data's last refresh. */
+                severity?: "Critical" | "High" | "Medium" | "Low" | "Negligible" | "Unknown";
+                /** @description Vigil extension. The order of the rows (ties in detection order). */
+                sort?: "tag_detected_at" | "full_tag" | "analyzed_at" | "analysis_status";
                 tag?: string;
             };
             header?: {
@@ -14724,7 +14734,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of tag mappings, newest first. */
+            /** @description A page of tag mappings, newest first unless `sort` and `order` say otherwise. */
             200: {
                 headers: {
                     [name: string]: unknown;

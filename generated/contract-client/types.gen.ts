@@ -10864,6 +10864,26 @@ export type SummaryImageTagsData = {
          * Vigil extension. False includes historic tag mappings.
          */
         current_only?: boolean;
+        /**
+         * Vigil extension. Only tags whose latest evaluation against the account's active policy has this result.
+         */
+        policy_status?: 'pass' | 'fail';
+        /**
+         * Vigil extension. true: only images with a finding in the known-exploited catalog (by CVE id); false: only images without one. Findings as of the reporting data's last refresh (reportingStatus in GraphQL).
+         */
+        has_kev?: boolean;
+        /**
+         * Vigil extension. Only images with a finding of this severity or above (Unknown counts as the lowest). Findings as of the reporting data's last refresh.
+         */
+        severity?: 'Critical' | 'High' | 'Medium' | 'Low' | 'Negligible' | 'Unknown';
+        /**
+         * Vigil extension. The order of the rows (ties in detection order).
+         */
+        sort?: 'tag_detected_at' | 'full_tag' | 'analyzed_at' | 'analysis_status';
+        /**
+         * Vigil extension. The direction of `sort`.
+         */
+        order?: 'asc' | 'desc';
         limit?: number;
         page?: number;
     };
@@ -10901,7 +10921,7 @@ export type SummaryImageTagsError = SummaryImageTagsErrors[keyof SummaryImageTag
 
 export type SummaryImageTagsResponses = {
     /**
-     * A page of tag mappings, newest first.
+     * A page of tag mappings, newest first unless `sort` and `order` say otherwise.
      */
     200: AnchoreImageTagSummaryList;
 };

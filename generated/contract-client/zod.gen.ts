@@ -4146,12 +4146,29 @@ export const zSummaryImageTagsQuery = z.object({
     tag: z.string().max(256).optional(),
     filter: z.string().max(512).optional(),
     current_only: z.boolean().optional().default(true),
+    policy_status: z.enum(['pass', 'fail']).optional(),
+    has_kev: z.boolean().optional(),
+    severity: z.enum([
+        'Critical',
+        'High',
+        'Medium',
+        'Low',
+        'Negligible',
+        'Unknown'
+    ]).optional(),
+    sort: z.enum([
+        'tag_detected_at',
+        'full_tag',
+        'analyzed_at',
+        'analysis_status'
+    ]).optional(),
+    order: z.enum(['asc', 'desc']).optional(),
     limit: z.int().gte(1).lte(1000).optional().default(100),
     page: z.int().gte(1).lte(2147483647).optional().default(1)
 });
 
 /**
- * A page of tag mappings, newest first.
+ * A page of tag mappings, newest first unless `sort` and `order` say otherwise.
  */
 export const zSummaryImageTagsResponse = zAnchoreImageTagSummaryList;
 

@@ -1,5 +1,6 @@
 /** Handlers for image summaries and the package query. */
 import * as store from '../images/store.js';
+import { tagSummaries } from '../images/tag-summaries.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 
 type SummaryOps = 'summary_image_tags' | 'summary_image_counts' | 'query_images_by_package';
@@ -9,7 +10,7 @@ const epoch = (iso: string | null) => (iso ? Math.floor(Date.parse(iso) / 1000) 
 export const summaryHandlers: HandlerGroup<SummaryOps> = {
   async summary_image_tags(ctx, { query }) {
     const page = query.page ?? 1;
-    const { rows, total } = await store.tagSummaries(
+    const { rows, total } = await tagSummaries(
       ctx.db,
       ctx.account.name,
       {
@@ -21,6 +22,11 @@ export const summaryHandlers: HandlerGroup<SummaryOps> = {
         tag: query.tag,
         filter: query.filter,
         currentOnly: query.current_only ?? true,
+        policyStatus: query.policy_status,
+        hasKev: query.has_kev,
+        severity: query.severity,
+        sort: query.sort,
+        order: query.order,
       },
       page,
       query.limit ?? 100,

@@ -423,49 +423,6 @@ export async function deleteImage(db: Db, accountName: string, digest: string, f
   return { image_digest: digest, status: 'deleted' };
 }
 
-export interface TagSummaryFilter {
-  imageStatus?: 'all' | ImageStatus;
-  analysisStatus?: AnalysisStatus;
-  analyzedSince?: string;
-  registry?: string;
-  repository?: string;
-  tag?: string;
-  filter?: string;
-  currentOnly: boolean;
-}
-
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-/** Tag mappings joined with their image, newest first, one page at a time. */
-export async function tagSummaries(db: Db, accountName: string, f: TagSummaryFilter, page: number, limit: number) {
-  const base = db('image_tags as t')
-    .join('images as i', function () {
-      this.on('i.account_name', '=', 't.account_name').andOn('i.image_digest', '=', 't.image_digest');
-    })
-    .where('t.account_name', accountName);
-  if (f.currentOnly) base.andWhere('t.current', true);
-  if (f.imageStatus && f.imageStatus !== 'all') base.andWhere('i.image_status', f.imageStatus);
-  if (f.analysisStatus) base.andWhere('i.analysis_status', f.analysisStatus);
-  if (f.analyzedSince) base.andWhere('i.analyzed_at', '>=', new Date(f.analyzedSince).toISOString());
-  if (f.registry) base.andWhere('t.registry', f.registry);
-  if (f.repository) base.andWhere('t.repo', f.repository);
-  if (f.tag) base.andWhere('t.tag', f.tag);
-  if (f.filter) {
-    const pattern = `%${escapeLike(f.filter)}%`;
-    base.andWhere((q) => q.whereRaw("t.full_tag like ? escape '\\'", [pattern]).orWhereRaw("t.image_digest like ? escape '\\'", [pattern]));
-  }
-  const total = await base.clone().count({ n: '*' }).first();
-  const rows = await base
-    .clone()
-    .select('t.full_tag', 't.current', 't.tag_detected_at', 'i.image_digest', 'i.parent_digest', 'i.image_id', 'i.analysis_status', 'i.image_status', 'i.created_at', 'i.analyzed_at')
-    .orderBy([{ column: 't.tag_detected_at', order: 'desc' }, { column: 't.id', order: 'desc' }])
-    .offset((page - 1) * limit)
-    .limit(limit);
-  return { rows, total: Number(total?.n ?? 0) };
-}
-
 export async function imageCounts(db: Db, accountName: string, f: { imageStatus?: 'all' | ImageStatus; registry?: string; repo?: string }) {
   const images = db('images as i').where('i.account_name', accountName);
   if (f.imageStatus && f.imageStatus !== 'all') images.andWhere('i.image_status', f.imageStatus);
