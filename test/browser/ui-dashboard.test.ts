@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator } from 'playwright-core';
-import { checkAccessibility, launchUi, screenshot, signIn, type UiBrowser } from '../support/browser-ui.js';
+import { checkAccessibility, launchSignedIn, screenshot, type UiBrowser } from '../support/browser-ui.js';
 import { gql, refreshReports } from '../support/graphql.js';
 import { startReportServer, type ReportFixture } from '../support/report-fixtures.js';
 import { missingTools } from '../support/tools.js';
@@ -38,8 +38,7 @@ describe.skipIf(missingTools('chromium'))('web interface: dashboard', () => {
       if (evaluation) policy[evaluation.status]++;
     }
     expect(policy.pass + policy.fail).toBe(3);
-    ui = await launchUi(fixture.server.url);
-    await signIn(ui);
+    ui = await launchSignedIn(fixture.server.url);
   }, 180_000);
   afterAll(async () => {
     await ui?.close();

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkAccessibility, launchUi, screenshot, signIn, type UiBrowser } from '../support/browser-ui.js';
+import { checkAccessibility, launchSignedIn, screenshot, type UiBrowser } from '../support/browser-ui.js';
 import { gql, refreshReports } from '../support/graphql.js';
 import { startReportServer, type ReportFixture } from '../support/report-fixtures.js';
 import { missingTools } from '../support/tools.js';
@@ -31,8 +31,7 @@ describe.skipIf(missingTools('chromium'))('web interface: reports', () => {
     );
     expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
     queryUuid = created.data.createScheduledQuery.scheduledQuery.uuid;
-    ui = await launchUi(fixture.server.url);
-    await signIn(ui);
+    ui = await launchSignedIn(fixture.server.url);
   }, 180_000);
   afterAll(async () => {
     await ui?.close();

@@ -37,3 +37,33 @@ export function useApiCall<T>(load: (api: Api) => Promise<T>, deps: readonly unk
   }, [run]);
   return { data: state.data, error: state.error, loading: state.loading, reload: run };
 }
+
+export interface ApiAction<K> {
+  /** Which action runs now (a button's key), or null. */
+  busy: K | null;
+  error: unknown;
+  /** Runs `act` as `key`; a failure is kept in `error` for the page to show. */
+  run(key: K, act: (api: Api) => Promise<void>): Promise<void>;
+}
+
+/** A user-started call (a button): its busy state and its error. */
+export function useApiAction<K = true>(): ApiAction<K> {
+  const { api } = useApi();
+  const [busy, setBusy] = useState<K | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const run = useCallback(
+    async (key: K, act: (api: Api) => Promise<void>) => {
+      setBusy(key);
+      setError(null);
+      try {
+        await act(api);
+      } catch (failure) {
+        setError(failure);
+      } finally {
+        setBusy(null);
+      }
+    },
+    [api],
+  );
+  return { busy, error, run };
+}

@@ -5,9 +5,8 @@
 import { Anchor, Button, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { useApiCall } from '../../api/use-api-call';
+import { useApiAction, useApiCall } from '../../api/use-api-call';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
-import { useApi } from '../../components/SessionProvider';
 import { flattenElements, toCsv } from './flatten';
 import { getResultPage, getWholeResult, resultElements } from './queries';
 import { ResultTable } from './ResultTable';
@@ -25,22 +24,13 @@ function saveFile(name: string, type: string, content: string) {
 }
 
 function Downloads({ executionUuid }: { executionUuid: string }) {
-  const { api } = useApi();
-  const [busy, setBusy] = useState<'csv' | 'json' | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  async function download(format: 'csv' | 'json') {
-    setBusy(format);
-    setError(null);
-    try {
+  const { busy, error, run } = useApiAction<'csv' | 'json'>();
+  const download = (format: 'csv' | 'json') =>
+    run(format, async (api) => {
       const elements = await getWholeResult(api, executionUuid);
       if (format === 'json') saveFile(`result-${executionUuid}.json`, 'application/json', `${JSON.stringify(elements, null, 2)}\n`);
       else saveFile(`result-${executionUuid}.csv`, 'text/csv', toCsv(flattenElements(elements)));
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(null);
-    }
-  }
+    });
   return (
     <Stack gap="xs">
       <Group>

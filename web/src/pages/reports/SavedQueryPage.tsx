@@ -2,9 +2,8 @@
 import { Alert, Anchor, Button, Code, Group, Loader, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
-import { useApiCall } from '../../api/use-api-call';
+import { useApiAction, useApiCall } from '../../api/use-api-call';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
-import { useApi } from '../../components/SessionProvider';
 import { ExecutionsTable } from './ExecutionStatus';
 import { getSavedQuery, runSavedQuery } from './queries';
 import { GraphiqlLink } from './SavedQueriesPage';
@@ -12,28 +11,22 @@ import { GraphiqlLink } from './SavedQueriesPage';
 const EXECUTIONS_SHOWN = 50;
 
 function RunNow({ uuid, onRan }: { uuid: string; onRan(): void }) {
-  const { api } = useApi();
   const navigate = useNavigate();
-  const [running, setRunning] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useApiAction();
+  const running = action.busy !== null;
+  const error = action.error;
   const [failed, setFailed] = useState<string | null>(null);
-  async function run() {
-    setRunning(true);
-    setError(null);
+  const run = () => {
     setFailed(null);
-    try {
+    return action.run(true, async (api) => {
       const execution = await runSavedQuery(api, uuid);
       if (execution.status === 'complete') navigate(`/reports/${uuid}/executions/${execution.uuid}`);
       else {
         setFailed(execution.error ?? `The execution ended ${execution.status}.`);
         onRan();
       }
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setRunning(false);
-    }
-  }
+    });
+  };
   return (
     <Stack gap="xs">
       <Group>
