@@ -16,7 +16,7 @@ export function ExecutionStatus({ execution }: { execution: Pick<Execution, 'sta
 export function ExecutionsTable({ queryUuid, executions }: { queryUuid: string; executions: Execution[] }) {
   if (executions.length === 0) return <Text>It has not run yet.</Text>;
   return (
-    <Table striped withTableBorder>
+    <Table striped withTableBorder captionSide="top">
       <caption>Executions, newest first</caption>
       <Table.Thead>
         <Table.Tr>

@@ -38,7 +38,7 @@ export function SavedQueriesPage() {
         (call.data.results.length === 0 && tokens.length === 1 ? (
           <Text>There are no saved queries in this account yet.</Text>
         ) : (
-          <Table striped withTableBorder>
+          <Table striped withTableBorder captionSide="top">
             <caption>Saved queries</caption>
             <Table.Thead>
               <Table.Tr>
