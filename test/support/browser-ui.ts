@@ -108,6 +108,13 @@ export async function signIn(ui: UiBrowser, credentials: Credentials = { usernam
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }
 
+/** A browser on the interface, signed in (as the administrator unless told otherwise). */
+export async function launchSignedIn(url: string, credentials?: Credentials): Promise<UiBrowser> {
+  const ui = await launchUi(url);
+  await signIn(ui, credentials);
+  return ui;
+}
+
 /** Runs axe-core on the current page; fails with every violation (rule, impact, the elements) listed. */
 export async function checkAccessibility(page: Page): Promise<void> {
   // Evaluated, not added as a script tag: the page's CSP (rightly) refuses inline scripts.
