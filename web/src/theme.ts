@@ -12,8 +12,9 @@ export const theme = createTheme({
 
 /** Text on the "light" variants (active links, alerts, badges): Mantine's shade is below 4.5:1 on their tint. */
 const LIGHT_VARIANT_TEXT: Record<string, string> = Object.fromEntries([
-  ...['blue', 'red', 'green', 'teal', 'grape', 'violet', 'indigo', 'cyan', 'pink'].map((c) => [`--mantine-color-${c}-light-color`, `var(--mantine-color-${c}-9)`]),
-  ...['yellow', 'orange', 'lime', 'gray'].map((c) => [`--mantine-color-${c}-light-color`, 'var(--mantine-color-dark-7)']),
+  ...['blue', 'red', 'teal', 'grape', 'violet', 'indigo', 'cyan', 'pink'].map((c) => [`--mantine-color-${c}-light-color`, `var(--mantine-color-${c}-9)`]),
+  // Green's darkest shade is still 3.9:1 on its tint.
+  ...['green', 'yellow', 'orange', 'lime', 'gray'].map((c) => [`--mantine-color-${c}-light-color`, 'var(--mantine-color-dark-7)']),
 ]);
 
 export const cssVariablesResolver: CSSVariablesResolver = () => ({
