@@ -3,14 +3,14 @@
  * account (the Roles column, read from users-with-roles; changed in UserRolesModal).
  */
 import { Alert, Anchor, Badge, Button, Group, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import type { components } from '../../../../generated/openapi-types';
 import { data } from '../../api/client';
 import { useApi } from '../../components/SessionProvider';
 import { usePermissions } from './permissions';
 import { SetPasswordModal } from './SetPasswordModal';
-import { type Column, ErrorAlert, formatTime, PagedTable, useAction, useLoad } from './shared';
+import { type Column, ErrorAlert, formatTime, InlineForm, PagedTable, useAction, useLoad } from './shared';
 import { UserRolesModal } from './UserRolesModal';
 
 type User = components['schemas']['User'];
@@ -21,8 +21,7 @@ function CreateUserForm({ account, onCreated }: { account: string; onCreated(): 
   const [password, setPassword] = useState('');
   const create = useAction();
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  async function submit() {
     const created = await create.run(() =>
       data(api.rest.POST('/accounts/{account_name}/users', { params: { path: { account_name: account } }, body: { username: username.trim(), password } })),
     );
@@ -34,19 +33,10 @@ function CreateUserForm({ account, onCreated }: { account: string; onCreated(): 
   }
 
   return (
-    <form onSubmit={submit} aria-label="Create a user">
-      <Stack gap="xs">
-        <Title order={3}>Create a user</Title>
-        <ErrorAlert title="Could not create the user" error={create.error} />
-        <Group align="end">
-          <TextInput label="Username" autoComplete="off" required value={username} onChange={(e) => setUsername(e.currentTarget.value)} />
-          <PasswordInput label="Password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} w={240} />
-          <Button type="submit" loading={create.busy}>
-            Create user
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <InlineForm title="Create a user" action={create} errorTitle="Could not create the user" submitLabel="Create user" onSubmit={submit}>
+      <TextInput label="Username" autoComplete="off" required value={username} onChange={(e) => setUsername(e.currentTarget.value)} />
+      <PasswordInput label="Password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} w={240} />
+    </InlineForm>
   );
 }
 

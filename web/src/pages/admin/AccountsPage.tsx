@@ -1,12 +1,12 @@
 /** Accounts (administrators only): the list with each account's state, creating one, enabling and disabling. */
-import { Anchor, Badge, Button, Group, Select, Stack, TextInput, Title } from '@mantine/core';
-import { type FormEvent, useState } from 'react';
+import { Anchor, Badge, Button, Select, Stack, TextInput, Title } from '@mantine/core';
+import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import type { components } from '../../../../generated/openapi-types';
 import { data } from '../../api/client';
 import { useApi } from '../../components/SessionProvider';
 import { usePermissions } from './permissions';
-import { type Column, ErrorAlert, formatTime, PagedTable, useAction, useLoad } from './shared';
+import { type Column, ErrorAlert, formatTime, InlineForm, PagedTable, useAction, useLoad } from './shared';
 
 type Account = components['schemas']['Account'];
 
@@ -17,8 +17,7 @@ function CreateAccountForm({ onCreated }: { onCreated(): void }) {
   const [type, setType] = useState<'user' | 'service'>('user');
   const create = useAction();
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  async function submit() {
     const body = { name: name.trim(), type, ...(email.trim() ? { email: email.trim() } : {}) };
     if (await create.run(() => data(api.rest.POST('/accounts', { body })))) {
       setName('');
@@ -28,20 +27,11 @@ function CreateAccountForm({ onCreated }: { onCreated(): void }) {
   }
 
   return (
-    <form onSubmit={submit} aria-label="Create an account">
-      <Stack gap="xs">
-        <Title order={3}>Create an account</Title>
-        <ErrorAlert title="Could not create the account" error={create.error} />
-        <Group align="end">
-          <TextInput label="Account name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
-          <TextInput label="E-mail (optional)" type="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
-          <Select label="Type" data={['user', 'service']} value={type} allowDeselect={false} onChange={(v) => v && setType(v as 'user' | 'service')} w={140} />
-          <Button type="submit" loading={create.busy}>
-            Create account
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <InlineForm title="Create an account" action={create} errorTitle="Could not create the account" submitLabel="Create account" onSubmit={submit}>
+      <TextInput label="Account name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+      <TextInput label="E-mail (optional)" type="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
+      <Select label="Type" data={['user', 'service']} value={type} allowDeselect={false} onChange={(v) => v && setType(v as 'user' | 'service')} w={140} />
+    </InlineForm>
   );
 }
 

@@ -1,11 +1,11 @@
 /** The signed-in user's API keys: list, create (the key is shown once, here), revoke. */
 import { Alert, Badge, Button, Code, CopyButton, Group, Stack, TextInput, Title } from '@mantine/core';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import type { components } from '../../../../generated/openapi-types';
 import { data } from '../../api/client';
 import { useApi } from '../../components/SessionProvider';
 import { usePermissions } from './permissions';
-import { type Column, ErrorAlert, formatTime, PagedTable, useAction, useLoad } from './shared';
+import { type Column, ErrorAlert, formatTime, InlineForm, PagedTable, useAction, useLoad } from './shared';
 
 type ApiKey = components['schemas']['UserApiKey'];
 
@@ -15,8 +15,7 @@ function CreateKeyForm({ onCreated }: { onCreated(key: ApiKey): void }) {
   const [description, setDescription] = useState('');
   const create = useAction();
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  async function submit() {
     const body = { name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) };
     let created: ApiKey | undefined;
     if (await create.run(async () => (created = await data(api.rest.POST('/user/api-keys', { body }))))) {
@@ -27,19 +26,10 @@ function CreateKeyForm({ onCreated }: { onCreated(key: ApiKey): void }) {
   }
 
   return (
-    <form onSubmit={submit} aria-label="Create an API key">
-      <Stack gap="xs">
-        <Title order={3}>Create an API key</Title>
-        <ErrorAlert title="Could not create the API key" error={create.error} />
-        <Group align="end">
-          <TextInput label="Key name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
-          <TextInput label="Description (optional)" value={description} onChange={(e) => setDescription(e.currentTarget.value)} w={320} />
-          <Button type="submit" loading={create.busy}>
-            Create key
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <InlineForm title="Create an API key" action={create} errorTitle="Could not create the API key" submitLabel="Create key" onSubmit={submit}>
+      <TextInput label="Key name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+      <TextInput label="Description (optional)" value={description} onChange={(e) => setDescription(e.currentTarget.value)} w={320} />
+    </InlineForm>
   );
 }
 

@@ -1,11 +1,11 @@
 /** Registry credentials of the account: list (passwords are never returned), add (optionally validated), delete. */
-import { Badge, Button, Checkbox, Group, PasswordInput, Select, Stack, TextInput, Title } from '@mantine/core';
-import { type FormEvent, useState } from 'react';
+import { Badge, Button, Checkbox, PasswordInput, Select, Stack, TextInput, Title } from '@mantine/core';
+import { useState } from 'react';
 import type { components } from '../../../../generated/openapi-types';
 import { data } from '../../api/client';
 import { useApi } from '../../components/SessionProvider';
 import { usePermissions } from './permissions';
-import { type Column, ErrorAlert, formatTime, PagedTable, useAction, useLoad } from './shared';
+import { type Column, ErrorAlert, formatTime, InlineForm, PagedTable, useAction, useLoad } from './shared';
 
 type Registry = components['schemas']['RegistryConfiguration'];
 type RegistryRequest = components['schemas']['RegistryConfigurationRequest'];
@@ -18,8 +18,7 @@ function AddRegistryForm({ onAdded }: { onAdded(): void }) {
   const add = useAction();
   const set = (patch: Partial<typeof form>) => setForm((f) => ({ ...f, ...patch }));
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  async function submit() {
     const body: RegistryRequest = { registry: form.registry.trim(), registry_type: form.type, registry_verify: form.verify };
     if (form.name.trim()) body.registry_name = form.name.trim();
     if (form.user) body.registry_user = form.user;
@@ -32,26 +31,25 @@ function AddRegistryForm({ onAdded }: { onAdded(): void }) {
   }
 
   return (
-    <form onSubmit={submit} aria-label="Add a registry">
-      <Stack gap="xs">
-        <Title order={3}>Add a registry</Title>
-        <ErrorAlert title="Could not add the registry" error={add.error} />
-        <Group align="end">
-          <TextInput label="Registry" description="host[:port], optionally /repository-prefix" required value={form.registry} onChange={(e) => set({ registry: e.currentTarget.value })} />
-          <TextInput label="Name (optional)" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} />
-          <TextInput label="Username" autoComplete="off" value={form.user} onChange={(e) => set({ user: e.currentTarget.value })} />
-          <PasswordInput label="Password" autoComplete="new-password" value={form.pass} onChange={(e) => set({ pass: e.currentTarget.value })} w={200} />
-          <Select label="Type" data={['docker_v2', 'awsecr']} value={form.type} allowDeselect={false} onChange={(v) => v && set({ type: v as 'docker_v2' | 'awsecr' })} w={130} />
-        </Group>
-        <Group>
+    <InlineForm
+      title="Add a registry"
+      action={add}
+      errorTitle="Could not add the registry"
+      submitLabel="Add registry"
+      onSubmit={submit}
+      options={
+        <>
           <Checkbox label="Verify TLS certificates" checked={form.verify} onChange={(e) => set({ verify: e.currentTarget.checked })} />
           <Checkbox label="Check the credentials against the registry first" checked={form.validate} onChange={(e) => set({ validate: e.currentTarget.checked })} />
-          <Button type="submit" loading={add.busy}>
-            Add registry
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+        </>
+      }
+    >
+      <TextInput label="Registry" description="host[:port], optionally /repository-prefix" required value={form.registry} onChange={(e) => set({ registry: e.currentTarget.value })} />
+      <TextInput label="Name (optional)" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} />
+      <TextInput label="Username" autoComplete="off" value={form.user} onChange={(e) => set({ user: e.currentTarget.value })} />
+      <PasswordInput label="Password" autoComplete="new-password" value={form.pass} onChange={(e) => set({ pass: e.currentTarget.value })} w={200} />
+      <Select label="Type" data={['docker_v2', 'awsecr']} value={form.type} allowDeselect={false} onChange={(v) => v && set({ type: v as 'docker_v2' | 'awsecr' })} w={130} />
+    </InlineForm>
   );
 }
 

@@ -2,8 +2,8 @@
  * Pieces every administration sub-page uses: loading with the error kept for display, running an action with its
  * error shown, a client-side paged table for lists that can grow long, and time formatting.
  */
-import { Alert, Group, Pagination, Table, Text } from '@mantine/core';
-import { type ReactNode, useCallback, useEffect, useState } from 'react';
+import { Alert, Button, Group, Pagination, Stack, Table, Text, Title } from '@mantine/core';
+import { type FormEvent, type ReactNode, useCallback, useEffect, useState } from 'react';
 import { describeError } from '../../api/errors';
 
 export function ErrorAlert({ title, error }: { title: string; error: unknown }) {
@@ -68,6 +68,50 @@ export function useAction(): Action {
     }
   }, []);
   return { busy, error, run, clear: () => setError(null) };
+}
+
+/**
+ * A creation form laid out in a row: its title (also the form's name), the action's error, the fields, and the
+ * submit button, which goes at the end of `options` (a second row) when there is one.
+ */
+export function InlineForm({ title, action, errorTitle, submitLabel, onSubmit, options, children }: {
+  title: string;
+  action: Action;
+  errorTitle: string;
+  submitLabel: string;
+  onSubmit(): unknown;
+  options?: ReactNode;
+  children: ReactNode;
+}) {
+  const submit = (
+    <Button type="submit" loading={action.busy}>
+      {submitLabel}
+    </Button>
+  );
+  return (
+    <form
+      aria-label={title}
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        void onSubmit();
+      }}
+    >
+      <Stack gap="xs">
+        <Title order={3}>{title}</Title>
+        <ErrorAlert title={errorTitle} error={action.error} />
+        <Group align="end">
+          {children}
+          {!options && submit}
+        </Group>
+        {options && (
+          <Group>
+            {options}
+            {submit}
+          </Group>
+        )}
+      </Stack>
+    </form>
+  );
 }
 
 export interface Column<T> {
