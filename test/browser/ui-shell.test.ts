@@ -72,7 +72,7 @@ describe.skipIf(missingTools('chromium'))('web interface shell', () => {
     const created = await client(server.url).POST('/accounts', { body: { name: 'ui-second' } });
     expect(created.response.status).toBe(200);
     await page.reload();
-    const switcher = page.getByRole('textbox', { name: 'Account' });
+    const switcher = page.getByRole('textbox', { name: 'Account', exact: true });
     await switcher.waitFor();
     expect(await switcher.inputValue()).toBe('admin');
     await switcher.click();
