@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeArchiveImage } from '../support/analysis.js';
-import { checkAccessibility, launchUi, screenshot, signIn, type UiBrowser } from '../support/browser-ui.js';
+import { checkAccessibility, screenshot } from '../support/browser-ui.js';
+import { signedInUi } from '../support/browser-signed-in.js';
 import { DEBIAN_OS_RELEASE } from '../support/ecosystem-fixtures.js';
 import { nextSettled } from '../support/notifications.js';
 import { startHttpReceiver, type HttpReceiver } from '../support/receivers.js';
@@ -27,16 +28,10 @@ afterAll(async () => {
 });
 
 describe.skipIf(missingTools('chromium'))('web interface: events and notifications', () => {
-  let ui: UiBrowser;
-  beforeAll(async () => {
-    ui = await launchUi(server.url);
-    await signIn(ui);
-  });
-  afterAll(async () => {
-    await ui?.close();
-  });
+  const browser = signedInUi(() => server.url);
 
   it('creates a webhook configuration, test-sends it, and shows a real delivery with its receipt and a replay', async () => {
+    const ui = browser();
     const { page } = ui;
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Events' }).click();
     await page.getByRole('navigation', { name: 'Events and notifications' }).getByRole('link', { name: 'Notifications' }).click();
@@ -79,6 +74,7 @@ describe.skipIf(missingTools('chromium'))('web interface: events and notificatio
   }, 60_000);
 
   it('lists the events and filters them by type and level', async () => {
+    const ui = browser();
     const { page } = ui;
     await page.getByRole('navigation', { name: 'Events and notifications' }).getByRole('link', { name: 'Event stream' }).click();
     await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeArchiveImage } from '../support/analysis.js';
 import { DEBIAN_OS_RELEASE } from '../support/ecosystem-fixtures.js';
-import { checkAccessibility, launchUi, screenshot, signIn, type UiBrowser } from '../support/browser-ui.js';
+import { checkAccessibility, screenshot } from '../support/browser-ui.js';
+import { signedInUi } from '../support/browser-signed-in.js';
 import { json, raw } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { missingTools } from '../support/tools.js';
@@ -43,16 +44,10 @@ afterAll(async () => {
 });
 
 describe.skipIf(missingTools('chromium'))('web interface: policies', () => {
-  let ui: UiBrowser;
-  beforeAll(async () => {
-    ui = await launchUi(server.url);
-    await signIn(ui);
-  });
-  afterAll(async () => {
-    await ui?.close();
-  });
+  const browser = signedInUi(() => server.url);
 
   it('lists the policies with the active one marked, and shows a policy as rules, allowlists and mappings', async () => {
+    const ui = browser();
     const { page } = ui;
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Policies' }).click();
     const table = page.getByRole('table', { name: 'Policies' });
@@ -74,6 +69,7 @@ describe.skipIf(missingTools('chromium'))('web interface: policies', () => {
   });
 
   it('edits a rule in the form, shows the server’s problem at the parameter, saves the fix, dry-runs and activates', async () => {
+    const ui = browser();
     const { page } = ui;
     await page.getByRole('link', { name: 'Edit' }).click();
     await page.getByRole('heading', { level: 1, name: 'Edit policy Layer limits' }).waitFor();
@@ -107,6 +103,29 @@ describe.skipIf(missingTools('chromium'))('web interface: policies', () => {
     await page.getByText('Active', { exact: true }).waitFor();
     const listed = await raw(server.url, 'GET', '/v2/policies');
     expect(listed.json.find((p: { active: boolean }) => p.active).policy_id).toBe('ui-layers');
+    await ui.expectNoProblems();
+  });
+  it('copies a policy and shows the server’s problems with their paths when edited as JSON', async () => {
+    const ui = browser();
+    const { page } = ui;
+    await page.getByRole('link', { name: 'All policies' }).click();
+    await page.getByRole('table', { name: 'Policies' }).getByRole('link', { name: 'Default policy' }).click();
+    await page.getByRole('textbox', { name: 'Id of the copy' }).fill('default-copy');
+    await page.getByRole('button', { name: 'Copy as a new policy' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Edit policy Copy of Default policy' }).waitFor();
+
+    await page.getByRole('tab', { name: 'JSON' }).click();
+    const document = page.getByRole('textbox', { name: 'Policy document (JSON)' });
+    const text = await document.inputValue();
+    await document.fill(text.replace('"action": "STOP"', '"action": "BLOCK"'));
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => page.getByRole('alert').first().innerText()).toMatch(/rule_sets\[0\]\.rules\[\d+\]\.action/);
+    await checkAccessibility(page);
+
+    await document.fill(text);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Copy of Default policy' }).waitFor();
+    expect((await raw(server.url, 'GET', '/v2/policies/default-copy')).json.active).toBe(false);
     await ui.expectNoProblems();
   });
 });

@@ -4,6 +4,7 @@ import { Fragment, useState } from 'react';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { useAsyncData } from '../../components/useAsyncData';
 import type { Delivery, notificationApi, Receipt } from './notificationApi';
+import { TableHead } from '../../components/TableHead';
 
 const PAGE_SIZE = 25;
 const STATE_COLOR: Record<Delivery['state'], string> = { pending: 'yellow', delivering: 'blue', delivered: 'green', failed: 'red' };
@@ -16,23 +17,14 @@ function Receipts({ calls, uuid, delivery }: { calls: Calls; uuid: string; deliv
   if (receipts.data.items.length === 0) return <Text size="sm">No delivery attempts yet.</Text>;
   return (
     <Table withTableBorder aria-label={`Receipts of ${delivery.notification_id}`}>
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Attempt</Table.Th>
-          <Table.Th>At</Table.Th>
-          <Table.Th>Result</Table.Th>
-          <Table.Th>Answer</Table.Th>
-          <Table.Th>Latency</Table.Th>
-          <Table.Th>Error</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
+      <TableHead columns={['Attempt', 'At', 'Result', 'Answer', 'Latency', 'Error']} />
       <Table.Tbody>
         {receipts.data.items.map((r: Receipt) => (
           <Table.Tr key={r.receipt_id}>
             <Table.Td>{r.attempt}</Table.Td>
             <Table.Td>{new Date(r.attempted_at).toLocaleString()}</Table.Td>
             <Table.Td>{r.success ? 'accepted' : 'failed'}</Table.Td>
-            <Table.Td>{r.http_status != null ? `HTTP ${r.http_status} ${r.response}` : (r.smtp_response ?? r.response)}</Table.Td>
+            <Table.Td>{r.response || r.smtp_response || (r.http_status != null ? `HTTP ${r.http_status}` : '—')}</Table.Td>
             <Table.Td>{r.latency_ms} ms</Table.Td>
             <Table.Td>{r.error ?? '—'}</Table.Td>
           </Table.Tr>
@@ -72,17 +64,7 @@ export function DeliveriesPanel({ calls, uuid }: { calls: Calls; uuid: string })
       {deliveries.data && deliveries.data.items.length === 0 && <Text size="sm">Nothing delivered yet (test sends are not queued deliveries).</Text>}
       {deliveries.data && deliveries.data.items.length > 0 && (
         <Table withTableBorder aria-label="Deliveries">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Queued</Table.Th>
-              <Table.Th>Notification</Table.Th>
-              <Table.Th>Event</Table.Th>
-              <Table.Th>State</Table.Th>
-              <Table.Th>Tries</Table.Th>
-              <Table.Th>Last error</Table.Th>
-              <Table.Th>Actions</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Queued', 'Notification', 'Event', 'State', 'Tries', 'Last error', 'Actions']} />
           <Table.Tbody>
             {deliveries.data.items.map((d) => (
               <Fragment key={d.notification_id}>

@@ -5,6 +5,7 @@ import { data } from '../../api/client';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { useApi } from '../../components/SessionProvider';
 import { useAsyncData } from '../../components/useAsyncData';
+import { TableHead } from '../../components/TableHead';
 
 const PAGE_SIZE = 50;
 
@@ -80,15 +81,7 @@ export function EventStreamPage() {
       {events.data && events.data.results.length === 0 && <Text role="status">No events match these filters.</Text>}
       {events.data && events.data.results.length > 0 && (
         <Table striped withTableBorder aria-label="Events">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Time</Table.Th>
-              <Table.Th>Level</Table.Th>
-              <Table.Th>Type</Table.Th>
-              <Table.Th>Resource</Table.Th>
-              <Table.Th>Message</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Time', 'Level', 'Type', 'Resource', 'Message']} />
           <Table.Tbody>
             {events.data.results.map(({ generated_uuid, event }) => (
               <Table.Tr key={generated_uuid}>

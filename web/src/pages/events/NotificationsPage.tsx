@@ -8,6 +8,7 @@ import { useApi } from '../../components/SessionProvider';
 import { useAsyncData } from '../../components/useAsyncData';
 import { NotificationConfigForm } from './NotificationConfigForm';
 import { isKind, KIND_LABEL, KINDS, notificationApi, type Configuration, type Kind } from './notificationApi';
+import { TableHead } from '../../components/TableHead';
 
 export function NotificationsPage() {
   const { api } = useApi();
@@ -42,14 +43,7 @@ export function NotificationsPage() {
       {configurations.data && rows.length === 0 && <Text>No notification configurations yet.</Text>}
       {rows.length > 0 && (
         <Table striped withTableBorder aria-label="Notification configurations">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Configuration</Table.Th>
-              <Table.Th>Kind</Table.Th>
-              <Table.Th>Target</Table.Th>
-              <Table.Th>Created</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Configuration', 'Kind', 'Target', 'Created']} />
           <Table.Tbody>
             {rows.map(({ kind: k, config }) => (
               <Table.Tr key={config.uuid}>

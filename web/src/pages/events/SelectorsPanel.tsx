@@ -2,6 +2,7 @@
 import { Button, Code, Group, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
+import { TableHead } from '../../components/TableHead';
 import { useAsyncData } from '../../components/useAsyncData';
 import type { notificationApi, Selector } from './notificationApi';
 
@@ -36,17 +37,7 @@ export function SelectorsPanel({ calls, uuid }: { calls: ReturnType<typeof notif
       {selectors.data && selectors.data.length === 0 && <Text size="sm">No selectors: this configuration is sent no events (test sends still work).</Text>}
       {selectors.data && selectors.data.length > 0 && (
         <Table withTableBorder aria-label="Selectors">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Event type</Table.Th>
-              <Table.Th>Level</Table.Th>
-              <Table.Th>Resource type</Table.Th>
-              <Table.Th>Scope</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Event type', 'Level', 'Resource type', 'Scope', <VisuallyHidden key="actions">Actions</VisuallyHidden>]} />
           <Table.Tbody>
             {selectors.data.map((s) => (
               <Table.Tr key={s.uuid}>

@@ -5,6 +5,7 @@ import { data } from '../../api/client';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { useApi } from '../../components/SessionProvider';
 import type { Policy, PolicyDryRun } from './policyTypes';
+import { TableHead } from '../../components/TableHead';
 
 const CHANGE_LABEL = { pass_to_fail: 'pass → fail', fail_to_pass: 'fail → pass', none: 'unchanged' } as const;
 
@@ -47,15 +48,7 @@ export function DryRunPanel({ policy, onProblems }: { policy: Policy; onProblems
           </Alert>
           {changed.length > 0 && (
             <Table striped mt="sm">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Tag</Table.Th>
-                  <Table.Th>Change</Table.Th>
-                  <Table.Th>Now</Table.Th>
-                  <Table.Th>With this policy</Table.Th>
-                  <Table.Th>Reasons</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Tag', 'Change', 'Now', 'With this policy', 'Reasons']} />
               <Table.Tbody>
                 {changed.map((tag) => (
                   <Table.Tr key={`${tag.tag}@${tag.image_digest}`}>

@@ -1,6 +1,7 @@
 /** A policy document read-only: each rule set's rules (gate, trigger, parameters, action), allowlists, mappings. */
 import { Badge, Code, Stack, Table, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
+import { TableHead } from '../../components/TableHead';
 import type { Policy } from './policyTypes';
 
 const ACTION_COLOR: Record<string, string> = { STOP: 'red', WARN: 'yellow', GO: 'green' };
@@ -9,13 +10,7 @@ function SimpleTable({ caption, head, rows }: { caption: string; head: string[];
   if (rows.length === 0) return <Text size="sm">None.</Text>;
   return (
     <Table striped withTableBorder aria-label={caption}>
-      <Table.Thead>
-        <Table.Tr>
-          {head.map((h) => (
-            <Table.Th key={h}>{h}</Table.Th>
-          ))}
-        </Table.Tr>
-      </Table.Thead>
+      <TableHead columns={head} />
       <Table.Tbody>
         {rows.map((cells, i) => (
           <Table.Tr key={i}>

@@ -5,6 +5,7 @@ import { data } from '../../api/client';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { useApi } from '../../components/SessionProvider';
 import { useAsyncData } from '../../components/useAsyncData';
+import { TableHead } from '../../components/TableHead';
 
 export function PolicyListPage() {
   const { api } = useApi();
@@ -17,15 +18,7 @@ export function PolicyListPage() {
       {policies.loading && !policies.data && <Loader aria-label="Loading the policies" />}
       {policies.data && (
         <Table striped highlightOnHover withTableBorder aria-label="Policies">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Id</Table.Th>
-              <Table.Th>State</Table.Th>
-              <Table.Th>Source</Table.Th>
-              <Table.Th>Last updated</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Name', 'Id', 'State', 'Source', 'Last updated']} />
           <Table.Tbody>
             {policies.data.map((policy) => (
               <Table.Tr key={policy.policy_id}>

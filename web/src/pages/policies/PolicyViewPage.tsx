@@ -6,6 +6,7 @@ import { data } from '../../api/client';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { useApi } from '../../components/SessionProvider';
 import { useAsyncData } from '../../components/useAsyncData';
+import { CopyPolicyForm } from './CopyPolicyForm';
 import { DryRunPanel } from './DryRunPanel';
 import { PolicyContents } from './PolicyContents';
 
@@ -77,6 +78,7 @@ export function PolicyViewPage() {
         )}
       </Group>
       {record.policy && <PolicyContents policy={record.policy} />}
+      {record.policy && <CopyPolicyForm policy={record.policy} />}
       {record.policy && !record.active && <DryRunPanel policy={record.policy} />}
     </Stack>
   );

@@ -17,9 +17,29 @@ export interface PolicyProblem {
   param?: string;
 }
 
-/** The problems an add/update/dry-run refusal lists in `detail.problems` (empty when the failure is another kind). */
+/**
+ * A request-schema violation's location (`body.policy.rule_sets.0.rules.1.action`; PUT wraps the document in a
+ * record's `policy`) as a document path like the policy checks give (`rule_sets[0].rules[1].action`).
+ */
+function documentPath(location: string): string {
+  return location
+    .replace(/^body\.(policy\.)?/, '')
+    .replace(/^body$/, '')
+    .replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+}
+
+/**
+ * The problems of a refused add/update/dry-run: the policy checks' `detail.problems`, or the request schema's
+ * `detail.errors` (what the schema refuses never reaches the checks). Empty when the failure is another kind.
+ */
 export function policyProblems(error: unknown): PolicyProblem[] {
-  if (!(error instanceof ApiError) || !Array.isArray(error.detail.problems)) return [];
+  if (!(error instanceof ApiError)) return [];
+  if (Array.isArray(error.detail.errors) && !Array.isArray(error.detail.problems)) {
+    return (error.detail.errors as { location?: unknown; message?: unknown }[])
+      .filter((e) => typeof e.location === 'string' && e.location.startsWith('body') && typeof e.message === 'string')
+      .map((e) => ({ path: documentPath(e.location as string), message: `${e.message as string}` }));
+  }
+  if (!Array.isArray(error.detail.problems)) return [];
   return (error.detail.problems as unknown[]).flatMap((p) => {
     if (!p || typeof p !== 'object') return [];
     const problem = p as Record<string, unknown>;
