@@ -86,7 +86,8 @@ export function EventStreamPage() {
             {events.data.results.map(({ generated_uuid, event }) => (
               <Table.Tr key={generated_uuid}>
                 <Table.Td>{new Date(event.timestamp).toLocaleString()}</Table.Td>
-                <Table.Td>
+                {/* Wide enough for the badge: a squeezed column would cut INFO to "I…". */}
+                <Table.Td style={{ minWidth: 80 }}>
                   <Badge color={event.level === 'ERROR' ? 'red' : 'blue'} variant="light">
                     {event.level}
                   </Badge>
