@@ -12,13 +12,21 @@ export const theme = createTheme({
 
 /** Text on the "light" variants (active links, alerts, badges): Mantine's shade is below 4.5:1 on their tint. */
 const LIGHT_VARIANT_TEXT: Record<string, string> = Object.fromEntries([
-  ...['blue', 'red', 'grape', 'violet', 'indigo', 'pink'].map((c) => [`--mantine-color-${c}-light-color`, `var(--mantine-color-${c}-9)`]),
-  // These hues' darkest shade is still too light on their tint: near-black text on the tinted background.
+  ...['blue', 'grape', 'violet', 'indigo', 'pink'].map((c) => [`--mantine-color-${c}-light-color`, `var(--mantine-color-${c}-9)`]),
+  // These hues' darkest shade is still below 4.5:1 on their own tint (3.7:1 for a green badge): near-black text.
   ...['green', 'teal', 'cyan', 'yellow', 'orange', 'lime', 'gray'].map((c) => [`--mantine-color-${c}-light-color`, 'var(--mantine-color-dark-7)']),
+  // Red's shade 9 is 4.48:1 on its tint: a shade darker than Mantine has.
+  ['--mantine-color-red-light-color', '#a61b1b'],
 ]);
 
 export const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
-  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)', '--mantine-color-placeholder': 'var(--mantine-color-gray-7)', ...LIGHT_VARIANT_TEXT },
+  light: {
+    '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
+    '--mantine-color-placeholder': 'var(--mantine-color-gray-7)',
+    // Field errors (red 6 by default, 3.3:1 on white).
+    '--mantine-color-error': 'var(--mantine-color-red-9)',
+    ...LIGHT_VARIANT_TEXT,
+  },
   dark: {},
 });

@@ -1,0 +1,19 @@
+/** For a describe block of browser tests: the interface in Chromium, signed in as admin before them, closed after. */
+import { afterAll, beforeAll } from 'vitest';
+import { launchUi, signIn, type UiBrowser } from './browser-ui.js';
+
+/** `serviceUrl` is read when the browser launches (the server starts in an outer beforeAll). */
+export function signedInUi(serviceUrl: () => string): () => UiBrowser {
+  let ui: UiBrowser | undefined;
+  beforeAll(async () => {
+    ui = await launchUi(serviceUrl());
+    await signIn(ui);
+  });
+  afterAll(async () => {
+    await ui?.close();
+  });
+  return () => {
+    if (!ui) throw new Error('the browser did not launch');
+    return ui;
+  };
+}
