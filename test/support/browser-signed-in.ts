@@ -1,13 +1,12 @@
 /** For a describe block of browser tests: the interface in Chromium, signed in as admin before them, closed after. */
 import { afterAll, beforeAll } from 'vitest';
-import { launchUi, signIn, type UiBrowser } from './browser-ui.js';
+import { launchSignedIn, type UiBrowser } from './browser-ui.js';
 
 /** `serviceUrl` is read when the browser launches (the server starts in an outer beforeAll). */
 export function signedInUi(serviceUrl: () => string): () => UiBrowser {
   let ui: UiBrowser | undefined;
   beforeAll(async () => {
-    ui = await launchUi(serviceUrl());
-    await signIn(ui);
+    ui = await launchSignedIn(serviceUrl());
   });
   afterAll(async () => {
     await ui?.close();
