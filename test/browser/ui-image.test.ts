@@ -8,11 +8,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForAnalysis } from '../support/analysis.js';
+import { analyzeArchiveImage } from '../support/analysis.js';
 import { checkAccessibility, launchUi, screenshot, signIn, type UiBrowser } from '../support/browser-ui.js';
 import { DEBIAN_OS_RELEASE } from '../support/ecosystem-fixtures.js';
 import { raw } from '../support/http.js';
-import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { missingTools } from '../support/tools.js';
 import { CRITICAL_V3, MEDIUM_V3, initialRecords, osvRecord, writeRecords } from '../vulns/fixture-feed.js';
@@ -39,10 +38,7 @@ beforeAll(async () => {
   });
   server = await startTestServer({ VIGIL_FEED_SOURCES: `osv=${join(work, 'osv')}` });
   expect((await raw(server.url, 'POST', '/v2/system/feeds?wait=true')).json.status).toBe('done');
-  const image = await buildImage({ layers: [[{ path: 'etc/os-release', content: DEBIAN_OS_RELEASE }, { path: 'var/lib/dpkg/status', content: DPKG_STATUS }]] });
-  const res = await raw(server.url, 'POST', '/v2/images/archives', { headers: { 'content-type': 'application/x-tar' }, body: await dockerArchiveTar(image, { repoTags: [TAG] }) });
-  digest = res.json.image_digest;
-  expect(await waitForAnalysis(server, 'admin', digest)).toBe('analyzed');
+  digest = await analyzeArchiveImage(server, [[{ path: 'etc/os-release', content: DEBIAN_OS_RELEASE }, { path: 'var/lib/dpkg/status', content: DPKG_STATUS }]], TAG);
 });
 afterAll(async () => {
   await server?.close();
@@ -132,6 +128,15 @@ describe.skipIf(missingTools('chromium'))('image page', () => {
     ]);
     expect(policy.json.policy.mappings[0].allowlist_ids).toEqual([policy.json.policy.allowlists[0].id]);
     await ui.expectNoProblems();
+  });
+
+  it("shows the server's refusal for an image it does not know", async () => {
+    const { page } = ui;
+    await page.goto(`${server.url}/ui/images/sha256:${'0'.repeat(64)}`);
+    await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/^Could not load the image\s+image 'sha256:0{64}'/);
+    await checkAccessibility(page);
+    await page.goto(`${server.url}/ui/images/${digest}?tab=policy`);
+    await page.getByTestId('policy-status').waitFor();
   });
 
   it('adds, changes and exports a VEX annotation, and downloads an SBOM', async () => {

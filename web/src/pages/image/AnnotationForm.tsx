@@ -5,16 +5,22 @@ import { describeError } from '../../api/errors';
 import { ErrorAlert } from './LoadState';
 import type { Annotation, AnnotationStatus, Justification, Vulnerability } from './types';
 
-export const STATUSES: AnnotationStatus[] = ['not_affected', 'affected', 'fixed', 'under_investigation'];
-const JUSTIFICATIONS: Justification[] = [
-  'component_not_present',
-  'vulnerable_code_not_present',
-  'vulnerable_code_not_in_execute_path',
-  'vulnerable_code_cannot_be_controlled_by_adversary',
-  'inline_mitigations_already_exist',
-  'fix_not_planned',
-];
-const label = (value: string) => value.replaceAll('_', ' ');
+/** Every status and justification the API takes, typed against the generated types so none is missed. */
+const STATUS_LABELS: Record<AnnotationStatus, string> = {
+  not_affected: 'not affected',
+  affected: 'affected',
+  fixed: 'fixed',
+  under_investigation: 'under investigation',
+};
+const JUSTIFICATION_LABELS: Record<Justification, string> = {
+  component_not_present: 'component not present',
+  vulnerable_code_not_present: 'vulnerable code not present',
+  vulnerable_code_not_in_execute_path: 'vulnerable code not in execute path',
+  vulnerable_code_cannot_be_controlled_by_adversary: 'vulnerable code cannot be controlled by adversary',
+  inline_mitigations_already_exist: 'inline mitigations already exist',
+  fix_not_planned: 'fix not planned',
+};
+const choices = (labels: Record<string, string>) => Object.entries(labels).map(([value, text]) => ({ value, label: text }));
 
 export interface AnnotationDraft {
   /** The finding annotated (a key of `findingKey`); fixed when changing an annotation. */
@@ -73,11 +79,11 @@ export function AnnotationForm({ findings, initial, submitLabel, onSubmit, onCan
     <Stack gap="sm">
       <Select label="Finding" placeholder="Pick a vulnerability of this image" data={options} value={draft.finding} onChange={(finding) => set({ finding })} searchable disabled={!!initial} />
       <Group grow align="flex-start">
-        <Select label="Status" data={STATUSES.map((s) => ({ value: s, label: label(s) }))} value={draft.status} onChange={(s) => s && changeStatus(s as AnnotationStatus)} allowDeselect={false} />
+        <Select label="Status" data={choices(STATUS_LABELS)} value={draft.status} onChange={(s) => s && changeStatus(s as AnnotationStatus)} allowDeselect={false} />
         <Select
           label="Justification"
           placeholder="None"
-          data={JUSTIFICATIONS.map((j) => ({ value: j, label: label(j) }))}
+          data={choices(JUSTIFICATION_LABELS)}
           value={draft.justification}
           onChange={(j) => set({ justification: j as Justification | null })}
           clearable

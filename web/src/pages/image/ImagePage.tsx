@@ -2,8 +2,8 @@
  * One image, reached from the images list by digest: its overview, packages, files, vulnerabilities, policy
  * evaluation and VEX annotations, one tab each (the tab is in the URL, so a tab can be linked to and reloaded).
  */
-import { Group, Stack, Tabs, Text, Title } from '@mantine/core';
-import { useParams, useSearchParams } from 'react-router-dom';
+import { Anchor, Group, Stack, Tabs, Text, Title } from '@mantine/core';
+import { Link, useParams, useSearchParams } from 'react-router-dom';
 import { data } from '../../api/client';
 import { useApi } from '../../components/SessionProvider';
 import { FilesTab } from './FilesTab';
@@ -45,6 +45,14 @@ export function ImagePage() {
 
   return (
     <Stack>
+      <Anchor component={Link} to="/images" size="sm">
+        Back to the images
+      </Anchor>
+      {image.error && (
+        <Title order={1} size="h2">
+          Image {digest}
+        </Title>
+      )}
       <LoadState loaded={image} what="the image">
         {(img) => {
           const analyzed = img.analysis_status === 'analyzed';

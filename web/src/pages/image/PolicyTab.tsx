@@ -17,6 +17,8 @@ import { useLoad } from './useLoad';
 import { VirtualTable } from './VirtualTable';
 
 const ACTION_COLOR = { stop: 'red', warn: 'yellow', go: 'green' } as const;
+/** Sorted most severe first. */
+const ACTION_ORDER: Finding['action'][] = ['stop', 'warn', 'go'];
 
 export function PolicyTab({ image }: { image: Image }) {
   const { api } = useApi();
@@ -52,6 +54,7 @@ function EvaluationView({ policyId, evaluation, onChanged }: { policyId: string;
     column.accessor('message', { header: 'Message', size: 420, enableSorting: false }),
     column.accessor('action', {
       header: 'Action',
+      sortingFn: (a, b) => ACTION_ORDER.indexOf(a.original.action) - ACTION_ORDER.indexOf(b.original.action),
       cell: (c) => (
         <Tone color={ACTION_COLOR[c.getValue()]}>
           {c.row.original.allowlisted ? `${c.getValue()} (allowlisted)` : c.getValue()}
@@ -91,7 +94,7 @@ function EvaluationView({ policyId, evaluation, onChanged }: { policyId: string;
           {JSON.stringify(p)}
         </Alert>
       ))}
-      <VirtualTable data={findings} columns={columns} label="Policy findings" initialSorting={[{ id: 'action', desc: true }]} getRowId={(f) => `${f.rule_id}:${f.trigger_id}`} />
+      <VirtualTable data={findings} columns={columns} label="Policy findings" initialSorting={[{ id: 'action', desc: false }]} getRowId={(f) => `${f.rule_id}:${f.trigger_id}`} />
       {chosen && <AllowlistDialog policyId={policyId} evaluation={evaluation} finding={chosen} onClose={() => setChosen(null)} onDone={() => (setChosen(null), onChanged())} api={api} />}
     </Stack>
   );

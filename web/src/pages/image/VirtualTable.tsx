@@ -1,6 +1,7 @@
 /**
  * A table whose rows are virtualised (only the visible ones are in the DOM, so thousands of packages or files stay
- * fast) with sortable columns. It stays a real <table>: spacer rows stand in for the rows scrolled out of view.
+ * fast) with sortable columns; rows are measured as they render, since long cells wrap. It stays a real <table>:
+ * spacer rows stand in for the rows scrolled out of view.
  */
 import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type SortingState } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -73,7 +74,7 @@ export function VirtualTable<T>({ data, columns, label, height = 520, initialSor
           {items.map((item) => {
             const row = rows[item.index];
             return (
-              <tr key={row.id} aria-rowindex={item.index + 2} data-index={item.index}>
+              <tr key={row.id} ref={virtualizer.measureElement} aria-rowindex={item.index + 2} data-index={item.index}>
                 {row.getVisibleCells().map((cell) => (
                   <td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</td>
                 ))}
