@@ -2,6 +2,7 @@
 import '@mantine/core/styles.css';
 import './global.css';
 import { MantineProvider } from '@mantine/core';
+import { setNonce } from 'get-nonce';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
@@ -10,6 +11,8 @@ import { cssVariablesResolver, theme } from './theme';
 
 /** The nonce the server put in the page for this response; Mantine's <style> tags must carry it. */
 const styleNonce = document.querySelector<HTMLMetaElement>('meta[name="vigil-style-nonce"]')?.content ?? '';
+// Modals lock the page's scrolling with react-remove-scroll, whose injected <style> takes its nonce from get-nonce.
+setNonce(styleNonce);
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
