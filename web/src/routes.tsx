@@ -2,15 +2,23 @@
  * The route table under /ui/ and the navigation built from it. Each area's page lives in pages/<area>/; areas with
  * sub-pages take `<area>/*` and route inside their page.
  */
+import { Center, Loader } from '@mantine/core';
+import { lazy, Suspense, type ComponentType } from 'react';
 import type { RouteObject } from 'react-router-dom';
 import { NotBuiltYet } from './components/NotBuiltYet';
-import { AdminPage } from './pages/admin/AdminPage';
-import { DashboardPage } from './pages/dashboard/DashboardPage';
-import { EventsPage } from './pages/events/EventsPage';
-import { ImagePage } from './pages/image/ImagePage';
-import { ImagesPage } from './pages/images/ImagesPage';
-import { PoliciesPage } from './pages/policies/PoliciesPage';
-import { ReportsPage } from './pages/reports/ReportsPage';
+
+/**
+ * Each area is its own chunk, loaded when first visited: the sign-in page and the image list don't wait for the
+ * chart library, the policy editor or the admin pages.
+ */
+function areaPage(load: () => Promise<ComponentType>) {
+  const Page = lazy(async () => ({ default: await load() }));
+  return (
+    <Suspense fallback={<Center py="xl"><Loader aria-label="Loading the page" /></Center>}>
+      <Page />
+    </Suspense>
+  );
+}
 
 /** The main navigation, in order. `path` is the link target; `end` marks links active only on an exact match. */
 export const NAVIGATION: { path: string; label: string; end?: boolean }[] = [
@@ -23,12 +31,12 @@ export const NAVIGATION: { path: string; label: string; end?: boolean }[] = [
 ];
 
 export const ROUTES: RouteObject[] = [
-  { index: true, element: <DashboardPage /> },
-  { path: 'images', element: <ImagesPage /> },
-  { path: 'images/:digest/*', element: <ImagePage /> },
-  { path: 'policies/*', element: <PoliciesPage /> },
-  { path: 'reports/*', element: <ReportsPage /> },
-  { path: 'events/*', element: <EventsPage /> },
-  { path: 'admin/*', element: <AdminPage /> },
+  { index: true, element: areaPage(async () => (await import('./pages/dashboard/DashboardPage')).DashboardPage) },
+  { path: 'images', element: areaPage(async () => (await import('./pages/images/ImagesPage')).ImagesPage) },
+  { path: 'images/:digest/*', element: areaPage(async () => (await import('./pages/image/ImagePage')).ImagePage) },
+  { path: 'policies/*', element: areaPage(async () => (await import('./pages/policies/PoliciesPage')).PoliciesPage) },
+  { path: 'reports/*', element: areaPage(async () => (await import('./pages/reports/ReportsPage')).ReportsPage) },
+  { path: 'events/*', element: areaPage(async () => (await import('./pages/events/EventsPage')).EventsPage) },
+  { path: 'admin/*', element: areaPage(async () => (await import('./pages/admin/AdminPage')).AdminPage) },
   { path: '*', element: <NotBuiltYet title="Page not found" /> },
 ];
