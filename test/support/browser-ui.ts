@@ -106,6 +106,12 @@ export async function signIn(ui: UiBrowser, credentials: Credentials = { usernam
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  await areaLoaded(page);
+}
+
+/** Resolves once the current area's code has loaded (each area is a chunk loaded on first visit, web/src/routes.tsx). */
+export async function areaLoaded(page: Page): Promise<void> {
+  await page.getByRole('status', { name: 'Loading the page' }).waitFor({ state: 'detached', ...PAGE_WAIT });
 }
 
 /** A browser on the interface, signed in (as the administrator unless told otherwise). */
@@ -117,6 +123,7 @@ export async function launchSignedIn(url: string, credentials?: Credentials): Pr
 
 /** Runs axe-core on the current page; fails with every violation (rule, impact, the elements) listed. */
 export async function checkAccessibility(page: Page): Promise<void> {
+  await areaLoaded(page);
   // Evaluated, not added as a script tag: the page's CSP (rightly) refuses inline scripts.
   if (!(await page.evaluate<boolean>('typeof window.axe === "object"'))) await page.evaluate(axe.source);
   const violations = await page.evaluate<{ id: string; impact: string; help: string; nodes: string[] }[]>(`

@@ -14,7 +14,7 @@ import { NotBuiltYet } from './components/NotBuiltYet';
 function areaPage(load: () => Promise<ComponentType>) {
   const Page = lazy(async () => ({ default: await load() }));
   return (
-    <Suspense fallback={<Center py="xl"><Loader aria-label="Loading the page" /></Center>}>
+    <Suspense fallback={<Center py="xl" role="status" aria-label="Loading the page"><Loader /></Center>}>
       <Page />
     </Suspense>
   );
