@@ -12,7 +12,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/index.js';
-import { InvalidError, UnauthorizedError } from '../../errors.js';
+import { AppError, InvalidError } from '../../errors.js';
 import { isoFromNow, nowIso } from '../../util/time.js';
 import type { IssuedTokens, TokenService } from '../tokens.js';
 
@@ -134,7 +134,8 @@ export async function issueCode(db: Db, login: BrowserLogin, user: SignedInUser)
 
 /** The token for a one-time code; the code is used up by this attempt, whether it succeeds or not. */
 export async function exchangeCode(db: Db, tokens: TokenService, code: string, cookieHeader: string | null): Promise<{ user: SignedInUser; tokens: IssuedTokens }> {
-  const refuse = (reason: string) => new UnauthorizedError(`single sign-on code refused: ${reason}`, { reason });
+  // 401 without WWW-Authenticate: the page's fetch sends a cookie, and Basic there would make the browser prompt.
+  const refuse = (reason: string) => new AppError(401, 'unauthorized', `single sign-on code refused: ${reason}`, { reason });
   const key = { code_hash: hash(code) };
   const row = await db('sso_codes').where(key).first();
   // Whoever deletes the row takes the code: of two exchanges of one code, only one gets past here.
