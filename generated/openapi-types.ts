@@ -2867,8 +2867,9 @@ export interface paths {
          *     with the reason, and changes nothing.
          *
          *     A login the web interface started (`return_to`; Vigil extension) is completed only in the browser that
-         *     started it (its `vigil_sso_browser` cookie must match; otherwise 401), and is answered 303 to `return_to`
-         *     with a one-time code in the fragment instead of the token.
+         *     started it (its `vigil_sso_browser` cookie must match), and is answered 303 to `return_to` with a one-time
+         *     code in the fragment instead of the token; a refusal of such a login (another browser, a bad ID token) is
+         *     303 to `return_to` with the reason in the fragment.
          */
         get: operations["oidc_callback"];
         put?: never;
@@ -3259,7 +3260,8 @@ export interface paths {
          *     A response whose `RelayState` is that of a login the web interface started (`return_to` at
          *     `/v2/rbac-manager/saml/login/{idp_name}`; Vigil extension) is answered 303 to that `return_to` with a
          *     one-time code in the fragment instead of the token; the code is exchanged for the token, by the browser
-         *     that started the login only, at `POST /v2/rbac-manager/sso/code`.
+         *     that started the login only, at `POST /v2/rbac-manager/sso/code`; a refusal of such a response is 303 there
+         *     with the reason in the fragment (`#sso_error=...`), as is a `RelayState` of that form that Vigil does not know.
          */
         post: operations["saml_sso"];
         delete?: never;
@@ -6633,8 +6635,10 @@ export interface components {
             };
         };
         /**
-         * @description Vigil extension: a login the web interface started, signed in. Redirect to its `return_to` with a one-time
-         *     code in the fragment (`#sso_code=...`), to exchange at `POST /v2/rbac-manager/sso/code`.
+         * @description Vigil extension: a login the web interface started. Signed in: redirect to its `return_to` with a one-time
+         *     code in the fragment (`#sso_code=...`), to exchange at `POST /v2/rbac-manager/sso/code`. Refused: redirect to
+         *     it with the reason instead (`#sso_error=<percent-encoded message>`), for the interface to show; a 401 would
+         *     only make the browser prompt for Basic credentials.
          */
         SsoBrowserRedirect: {
             headers: {

@@ -1626,7 +1626,8 @@ export const samlLogin = <ThrowOnError extends boolean = false>(options: Options
  * A response whose `RelayState` is that of a login the web interface started (`return_to` at
  * `/v2/rbac-manager/saml/login/{idp_name}`; Vigil extension) is answered 303 to that `return_to` with a
  * one-time code in the fragment instead of the token; the code is exchanged for the token, by the browser
- * that started the login only, at `POST /v2/rbac-manager/sso/code`.
+ * that started the login only, at `POST /v2/rbac-manager/sso/code`; a refusal of such a response is 303 there
+ * with the reason in the fragment (`#sso_error=...`), as is a `RelayState` of that form that Vigil does not know.
  *
  */
 export const samlSso = <ThrowOnError extends boolean = false>(options: Options<SamlSsoData, ThrowOnError>) => (options.client ?? client).post<SamlSsoResponses, SamlSsoErrors, ThrowOnError>({
@@ -1842,8 +1843,9 @@ export const oidcLogin = <ThrowOnError extends boolean = false>(options: Options
  * with the reason, and changes nothing.
  *
  * A login the web interface started (`return_to`; Vigil extension) is completed only in the browser that
- * started it (its `vigil_sso_browser` cookie must match; otherwise 401), and is answered 303 to `return_to`
- * with a one-time code in the fragment instead of the token.
+ * started it (its `vigil_sso_browser` cookie must match), and is answered 303 to `return_to` with a one-time
+ * code in the fragment instead of the token; a refusal of such a login (another browser, a bad ID token) is
+ * 303 to `return_to` with the reason in the fragment.
  *
  */
 export const oidcCallback = <ThrowOnError extends boolean = false>(options: Options<OidcCallbackData, ThrowOnError>) => (options.client ?? client).get<OidcCallbackResponses, OidcCallbackErrors, ThrowOnError>({

@@ -4,7 +4,7 @@ import { pollDeviceGrant, startDeviceGrant } from '../auth/oidc/device-grant.js'
 import * as providers from '../auth/oidc/providers.js';
 import { OidcRefusedError, type OidcContext, type OidcSignIn } from '../auth/oidc/sign-in.js';
 import type { RequestContext } from '../server/context.js';
-import { bindBrowser, checkedReturnTo, fromSameBrowser, issueCode, rememberBrowserLogin, takeBrowserLogin } from '../auth/sso/browser-login.js';
+import { bindBrowser, checkedReturnTo, fromSameBrowser, issueCode, refusedLocation, rememberBrowserLogin, takeBrowserLogin } from '../auth/sso/browser-login.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 import { groupMappingOperations } from './sso-group-mappings.js';
 import type { components } from '../../generated/openapi-types.js';
@@ -40,12 +40,16 @@ function providerShape(r: providers.OidcProviderRecord): components['schemas']['
   return shape as components['schemas']['OidcProvider'];
 }
 
+function logRefusal(ctx: RequestContext, flow: string, err: unknown): void {
+  if (err instanceof OidcRefusedError) ctx.log.warn({ provider: err.providerName, flow, reason: err.reason }, 'OpenID Connect sign-in refused');
+}
+
 /** The attempt's result; a refusal is logged with its reason on its way to the error answer. */
 async function loggingRefusals<T>(ctx: RequestContext, flow: string, attempt: Promise<T>): Promise<T> {
   try {
     return await attempt;
   } catch (err) {
-    if (err instanceof OidcRefusedError) ctx.log.warn({ provider: err.providerName, flow, reason: err.reason }, 'OpenID Connect sign-in refused');
+    logRefusal(ctx, flow, err);
     throw err;
   }
 }
@@ -110,13 +114,23 @@ export const oidcHandlers: HandlerGroup<OidcOps> = {
     const name = params.provider_name;
     const browser = query.state ? await takeBrowserLogin(ctx.db, query.state, 'oidc', name) : null;
     if (!browser) return signedIn(ctx, name, 'authorization_code', completeLogin(oidc(ctx), name, query));
-    // Login CSRF: a login the web interface started completes only in the browser that started it.
-    if (!fromSameBrowser(browser, ctx.cookieHeader)) {
-      await abandonLogin(oidc(ctx), name, query.state!);
-      await loggingRefusals(ctx, 'authorization_code', Promise.reject(new OidcRefusedError(name, 'the login was started in another browser')));
+    let location: string;
+    try {
+      // Login CSRF: a login the web interface started completes only in the browser that started it.
+      if (!fromSameBrowser(browser, ctx.cookieHeader)) {
+        await abandonLogin(oidc(ctx), name, query.state!);
+        const refused = new OidcRefusedError(name, 'the login was started in another browser');
+        logRefusal(ctx, 'authorization_code', refused);
+        throw refused;
+      }
+      const result = await loggedSignIn(ctx, name, 'authorization_code', completeLogin(oidc(ctx), name, query));
+      location = await issueCode(ctx.db, browser, result);
+    } catch (err) {
+      // Logged where it was refused; the interface shows the reason.
+      if (!(err instanceof OidcRefusedError)) throw err;
+      location = refusedLocation(browser.returnTo, err.message);
     }
-    const result = await loggedSignIn(ctx, name, 'authorization_code', completeLogin(oidc(ctx), name, query));
-    return { status: 303, headers: { Location: await issueCode(ctx.db, browser, result), 'Cache-Control': 'no-store' } };
+    return { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } };
   },
   async oidc_device_start(ctx, { params }) {
     const started = await loggingRefusals(ctx, 'device_code', startDeviceGrant(oidc(ctx), params.provider_name));

@@ -5,9 +5,11 @@ import { SamlRefusedError, loginRedirectUrl, signIn, type SpKeys } from '../auth
 import {
   BROWSER_RELAY_STATE_PREFIX,
   bindBrowser,
+  type BrowserLogin,
   checkedReturnTo,
   issueCode,
   newBrowserRelayState,
+  refusedLocation,
   rememberBrowserLogin,
   takeBrowserLogin,
 } from '../auth/sso/browser-login.js';
@@ -92,18 +94,23 @@ export const samlHandlers: HandlerGroup<SamlOps> = {
     return { status: 302, headers: { Location: location, 'Cache-Control': 'no-store' } };
   },
   async saml_sso(ctx, { params, body }) {
+    let browser: BrowserLogin | null = null;
     try {
       // A login the web interface started: its browser binding is checked where the code is exchanged, since the
       // identity provider's cross-site POST carries no SameSite=Lax cookie.
       const ui = body.RelayState?.startsWith(BROWSER_RELAY_STATE_PREFIX) ?? false;
-      const browser = ui ? await takeBrowserLogin(ctx.db, body.RelayState!, 'saml', params.idp_name) : null;
+      browser = ui ? await takeBrowserLogin(ctx.db, body.RelayState!, 'saml', params.idp_name) : null;
       if (ui && !browser) throw new SamlRefusedError(params.idp_name, 'the login of the web interface is unknown, expired or already used');
       const result = await signIn(ctx.db, ctx.services.tokens, params.idp_name, body.SAMLResponse);
       ctx.log.info({ idp_name: params.idp_name, username: result.username, account: result.accountName, created: result.created }, 'SAML sign-in');
       if (browser) return { status: 303, headers: { Location: await issueCode(ctx.db, browser, result), 'Cache-Control': 'no-store' } };
       return { status: 200, body: { token: result.tokens.access_token, ...result.tokens }, headers: NO_STORE };
     } catch (err) {
-      if (err instanceof SamlRefusedError) ctx.log.warn({ idp_name: err.idpName, reason: err.reason }, 'SAML sign-in refused');
+      if (!(err instanceof SamlRefusedError)) throw err;
+      ctx.log.warn({ idp_name: err.idpName, reason: err.reason }, 'SAML sign-in refused');
+      // A login of the interface goes back to it with the reason (a 401 would only make the browser prompt for Basic).
+      if (body.RelayState?.startsWith(BROWSER_RELAY_STATE_PREFIX))
+        return { status: 303, headers: { Location: refusedLocation(browser?.returnTo ?? '/ui/', err.message), 'Cache-Control': 'no-store' } };
       throw err;
     }
   },

@@ -2,8 +2,8 @@
  * Single sign-on from the web interface in headless Chromium: the sign-in page lists the providers, a click on
  * one goes through the provider (OpenID Connect: oidc-provider on loopback; SAML: the samlify test identity
  * provider behind a small loopback page that posts its response) and lands signed in on the interface, the
- * one-time code gone from the URL and the session in sessionStorage. A code that is not valid is shown as a
- * failed sign-in. axe-core checks the sign-in page with its providers and the signed-in shell.
+ * one-time code gone from the URL and the session in sessionStorage. A code that is not valid, and a login another
+ * browser started (login CSRF), are shown as a failed sign-in. axe-core checks the sign-in page with its providers and the signed-in shell.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -115,6 +115,20 @@ describe.skipIf(missingTools('chromium'))('web interface single sign-on', () => 
     expect(new URL(page.url()).hash).toBe('');
     expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
     await checkAccessibility(page);
+    await ui.expectNoProblems();
+  });
+
+  it('sends a login that another browser started back to the sign-in page with the reason (login CSRF)', async () => {
+    const { page } = ui;
+    // An attacker's login, started outside this browser and handed to it at the callback.
+    const attacker = uniqueName('attacker');
+    oidc.users.set(attacker, {});
+    const start = await fetch(`${server.url}/v2/rbac-manager/oidc/login/${OIDC}?return_to=/ui/`, { redirect: 'manual' });
+    const callback = await oidc.browseToCallback(start.headers.get('location')!, server.url, attacker);
+    await page.goto(`${server.url}${callback}`);
+    await expect.poll(() => page.getByRole('alert').first().innerText()).toMatch(/Sign-in failed[\s\S]*started in another browser/);
+    expect(new URL(page.url()).hash).toBe('');
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
     await ui.expectNoProblems();
   });
 

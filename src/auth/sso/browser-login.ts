@@ -132,6 +132,14 @@ export async function issueCode(db: Db, login: BrowserLogin, user: SignedInUser)
   return `${login.returnTo}#sso_code=${code}`;
 }
 
+/**
+ * Where to send a browser whose login of the interface was refused: the interface, with the reason in the fragment
+ * to show (a 401 to a top-level navigation would only make the browser prompt for Basic credentials).
+ */
+export function refusedLocation(returnTo: string, reason: string): string {
+  return `${returnTo}#sso_error=${encodeURIComponent(reason.slice(0, 500))}`;
+}
+
 /** The token for a one-time code; the code is used up by this attempt, whether it succeeds or not. */
 export async function exchangeCode(db: Db, tokens: TokenService, code: string, cookieHeader: string | null): Promise<{ user: SignedInUser; tokens: IssuedTokens }> {
   // 401 without WWW-Authenticate: the page's fetch sends a cookie, and Basic there would make the browser prompt.

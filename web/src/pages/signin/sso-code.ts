@@ -9,7 +9,10 @@ import { describeError } from '../../api/errors';
 import type { Session } from '../../session';
 
 const FRAGMENT = /^#sso_code=([A-Za-z0-9_-]{1,128})$/;
+/** A login the server refused comes back with the reason instead of a code. */
+const REFUSED = /^#sso_error=([^#]{1,2000})$/;
 let taken: string | null | undefined;
+let refusedBecause: string | null = null;
 /** The one exchange of this page load's code (an effect may run twice; the server answers a code once). */
 let exchange: Promise<Session> | null = null;
 
@@ -17,8 +20,16 @@ let exchange: Promise<Session> | null = null;
 function takeCodeFromUrl(): string | null {
   if (taken !== undefined) return taken;
   const match = FRAGMENT.exec(window.location.hash);
+  const refused = REFUSED.exec(window.location.hash);
   taken = match ? match[1] : null;
-  if (match) window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
+  if (refused) {
+    try {
+      refusedBecause = decodeURIComponent(refused[1]);
+    } catch {
+      refusedBecause = 'The single sign-on login was refused.';
+    }
+  }
+  if (match || refused) window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
   return taken;
 }
 
@@ -32,7 +43,7 @@ export interface SsoCodeSignIn {
 /** Exchanges the code the page was opened with, if any, and signs the session in. */
 export function useSsoCodeSignIn(signIn: (session: Session) => void): SsoCodeSignIn {
   const [code] = useState(takeCodeFromUrl);
-  const [state, setState] = useState<SsoCodeSignIn>({ busy: code !== null, error: null });
+  const [state, setState] = useState<SsoCodeSignIn>(() => ({ busy: code !== null, error: refusedBecause }));
   const signInRef = useRef(signIn);
   signInRef.current = signIn;
   useEffect(() => {
