@@ -9,10 +9,10 @@ import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, raw, type RawResponse } from '../support/http.js';
 import { createAccount, expectError, uniqueName } from '../support/fixtures.js';
-import { CLIENT_ID, CLIENT_SECRET, TestOidcProvider } from '../support/oidc-provider.js';
+import { TestOidcProvider } from '../support/oidc-provider.js';
 import { TestIdp } from '../support/saml-idp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { capturedLogs, userExists as existsAt } from '../support/sso.js';
+import { capturedLogs, configureTestOidcProvider, userExists as existsAt } from '../support/sso.js';
 import { missingTools } from '../support/tools.js';
 
 const OIDC = 'corp-ui';
@@ -29,20 +29,8 @@ let logLines: Record<string, unknown>[] = [];
 
 const callbackPath = (name: string) => `/v2/rbac-manager/oidc/callback/${name}`;
 
-async function configureOidc(name: string, extra: Record<string, unknown> = {}): Promise<void> {
-  const res = await json(url, 'POST', '/v2/rbac-manager/oidc/providers', {
-    name,
-    issuer: idp.issuer,
-    client_id: CLIENT_ID,
-    client_secret: CLIENT_SECRET,
-    redirect_uri: `${url}${callbackPath(name)}`,
-    scopes: ['openid', 'profile', 'vigil'],
-    default_account: account,
-    default_role: 'read-only',
-    ...extra,
-  });
-  expect(res.status, res.text).toBe(200);
-}
+const configureOidc = (name: string, extra: Record<string, unknown> = {}) =>
+  configureTestOidcProvider(url, idp, name, { default_account: account, default_role: 'read-only', ...extra });
 
 /** The `name=value` pair of the binding cookie a login start set. */
 function bindingCookie(res: RawResponse): string {

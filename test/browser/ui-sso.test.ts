@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAccessibility, launchUi, screenshot, type UiBrowser } from '../support/browser-ui.js';
 import { createAccount, uniqueName } from '../support/fixtures.js';
 import { json } from '../support/http.js';
-import { CLIENT_ID, CLIENT_SECRET, TestOidcProvider } from '../support/oidc-provider.js';
+import { TestOidcProvider } from '../support/oidc-provider.js';
 import { TestIdp } from '../support/saml-idp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { configureTestOidcProvider } from '../support/sso.js';
 import { missingTools } from '../support/tools.js';
 
 const OIDC = 'corp';
@@ -29,17 +30,7 @@ beforeAll(async () => {
   server = await startTestServer();
   oidc = await TestOidcProvider.start([`${server.url}/v2/rbac-manager/oidc/callback/${OIDC}`]);
   account = (await createAccount(server.url)).name;
-  const res = await json(server.url, 'POST', '/v2/rbac-manager/oidc/providers', {
-    name: OIDC,
-    issuer: oidc.issuer,
-    client_id: CLIENT_ID,
-    client_secret: CLIENT_SECRET,
-    redirect_uri: `${server.url}/v2/rbac-manager/oidc/callback/${OIDC}`,
-    scopes: ['openid', 'profile', 'vigil'],
-    default_account: account,
-    default_role: 'read-only',
-  });
-  expect(res.status, res.text).toBe(200);
+  await configureTestOidcProvider(server.url, oidc, OIDC, { default_account: account, default_role: 'read-only' });
 });
 afterAll(async () => {
   await server?.close();
