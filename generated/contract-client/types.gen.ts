@@ -8485,6 +8485,10 @@ export type ExchangeSsoCodeErrors = {
      */
     401: ApiErrorResponse;
     /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
      * The request body's content type is not accepted by this operation.
      */
     415: ApiErrorResponse;
