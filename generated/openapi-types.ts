@@ -2865,6 +2865,11 @@ export interface paths {
          *     configuration's defaults, unless `require_existing_users` is set; a known user's account and role follow
          *     the claims at every login. Answers a Vigil bearer token, the same as the password grant. Any refusal is 401
          *     with the reason, and changes nothing.
+         *
+         *     A login the web interface started (`return_to`; Vigil extension) is completed only in the browser that
+         *     started it (its `vigil_sso_browser` cookie must match), and is answered 303 to `return_to` with a one-time
+         *     code in the fragment instead of the token; a refusal of such a login (another browser, a bad ID token) is
+         *     303 to `return_to` with the reason in the fragment.
          */
         get: operations["oidc_callback"];
         put?: never;
@@ -2939,6 +2944,12 @@ export interface paths {
          * @description Vigil extension (not in the upstream API). Answers 302 to the provider's authorization endpoint
          *     (authorization-code flow with PKCE S256, a fresh `state` and `nonce`). The state, nonce and code verifier
          *     are kept by Vigil for 10 minutes and serve one callback only.
+         *
+         *     With `return_to` (a login started by the web interface) the login is bound to this browser: Vigil sets the
+         *     HttpOnly cookie `vigil_sso_browser` (SameSite=Lax, path `/v2/rbac-manager/`, 10 minutes) and keeps the
+         *     cookie value's hash with the state. The callback then refuses a browser without that cookie, and answers
+         *     303 to `return_to` with a one-time code in the fragment (`#sso_code=...`) instead of the token; only this
+         *     browser can exchange the code (`POST /v2/rbac-manager/sso/code`).
          */
         get: operations["oidc_login"];
         put?: never;
@@ -3207,6 +3218,12 @@ export interface paths {
          *     Its id is remembered for a limited time, so the response the identity provider posts to
          *     `/v2/rbac-manager/saml/sso/{idp_name}` must answer this request (`InResponseTo`) or carry none
          *     (identity-provider-initiated login). `RelayState` is passed through to the identity provider.
+         *
+         *     With `return_to` (Vigil extension: a login started by the web interface) Vigil makes the `RelayState`
+         *     itself and binds the login to this browser: it sets the HttpOnly cookie `vigil_sso_browser` (SameSite=Lax,
+         *     path `/v2/rbac-manager/`, 10 minutes) and keeps the cookie value's hash with the login. The assertion
+         *     consumer then answers 303 to `return_to` with a one-time code in the fragment (`#sso_code=...`), which only
+         *     this browser can exchange (`POST /v2/rbac-manager/sso/code`). `return_to` and `RelayState` exclude each other.
          */
         get: operations["saml_login"];
         put?: never;
@@ -3239,8 +3256,62 @@ export interface paths {
          *     the assertion at every login, and so do its memberships in the user groups mapped to the identity provider
          *     (`idp_groups_attribute`). A login that takes a role away ends the user's earlier sessions. Answers a Vigil bearer token, the same as the password grant of
          *     `POST /v2/oauth/token`. Any refusal is 401 with the reason, and changes nothing.
+         *
+         *     A response whose `RelayState` is that of a login the web interface started (`return_to` at
+         *     `/v2/rbac-manager/saml/login/{idp_name}`; Vigil extension) is answered 303 to that `return_to` with a
+         *     one-time code in the fragment instead of the token; the code is exchanged for the token, by the browser
+         *     that started the login only, at `POST /v2/rbac-manager/sso/code`; a refusal of such a response is 303 there
+         *     with the reason in the fragment (`#sso_error=...`), as is a `RelayState` of that form that Vigil does not know.
          */
         post: operations["saml_sso"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rbac-manager/sso/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a single sign-on code for a bearer token (Vigil extension)
+         * @description Vigil extension (not in the upstream API). A single sign-on login the web interface started (`return_to`)
+         *     ends with a redirect to the interface carrying a one-time code in the URL fragment, never the token. The
+         *     interface sends the code here, with the `vigil_sso_browser` cookie the login start set (a same-origin
+         *     request sends it), and gets the token the callback would have answered. A code is valid for 60 seconds and
+         *     once: it is used up by the first exchange, also when that exchange is refused. A code that is unknown,
+         *     expired or used, or a cookie that is not the one of the browser that started the login, is 401.
+         */
+        post: operations["exchange_sso_code"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rbac-manager/sso/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the single sign-on providers a user can sign in with (Vigil extension)
+         * @description Vigil extension (not in the upstream API), for the web interface's sign-in page, so needs no
+         *     authentication. Answers the enabled SAML identity providers that have a single sign-on URL and the enabled
+         *     OpenID Connect providers, by name, with the path that starts a login through each; nothing else of their
+         *     configuration. (The names are not secret: they appear in every login URL.)
+         */
+        get: operations["list_sso_sign_in_options"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6060,6 +6131,18 @@ export interface components {
                 version: string;
             };
         };
+        /** @description Vigil extension. The one-time code a single sign-on login of the web interface ended with. */
+        SsoCodeExchange: {
+            code: string;
+        };
+        /** @description Vigil extension. A single sign-on provider on the sign-in page. */
+        SsoSignInOption: {
+            /** @description The path (under /v2) that starts a login through the provider; add `return_to` for a login of the web interface. */
+            login_path: string;
+            name: string;
+            /** @enum {string} */
+            protocol: "saml" | "oidc";
+        };
         StandaloneVulnerability: {
             affected_packages: components["schemas"]["VulnPackageReference"][];
             aliases?: string[];
@@ -6551,6 +6634,20 @@ export interface components {
                 "application/json": components["schemas"]["ApiErrorResponse"];
             };
         };
+        /**
+         * @description Vigil extension: a login the web interface started. Signed in: redirect to its `return_to` with a one-time
+         *     code in the fragment (`#sso_code=...`), to exchange at `POST /v2/rbac-manager/sso/code`. Refused: redirect to
+         *     it with the reason instead (`#sso_error=<percent-encoded message>`), for the interface to show; a 401 would
+         *     only make the browser prompt for Basic credentials.
+         */
+        SsoBrowserRedirect: {
+            headers: {
+                "Cache-Control"?: string;
+                Location?: string;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Too many failed authentication attempts; retry after the number of seconds in `Retry-After`. */
         TooManyRequests: {
             headers: {
@@ -6616,6 +6713,12 @@ export interface components {
         ScheduledQueryResultUuid: string;
         /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
         ServiceAccount: string;
+        /**
+         * @description Vigil extension: where the web interface wants the browser back after the login, a path under `/ui/` of
+         *     this service (no scheme, host, `..`, query or fragment; anything else is 400). Binds the login to this
+         *     browser and ends it with a one-time code instead of the token.
+         */
+        SsoReturnTo: string;
         Username: string;
         VulnAnnotationUuid: string;
         VulnType: "os" | "non-os" | "all";
@@ -13261,6 +13364,7 @@ export interface operations {
                     "application/json": components["schemas"]["RbacManagerTokenResponse"];
                 };
             };
+            303: components["responses"]["SsoBrowserRedirect"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -13357,7 +13461,14 @@ export interface operations {
     };
     oidc_login: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Vigil extension: where the web interface wants the browser back after the login, a path under `/ui/` of
+                 *     this service (no scheme, host, `..`, query or fragment; anything else is 400). Binds the login to this
+                 *     browser and ends it with a one-time code instead of the token.
+                 */
+                return_to?: components["parameters"]["SsoReturnTo"];
+            };
             header?: never;
             path: {
                 provider_name: components["parameters"]["OidcProviderRef"];
@@ -13371,6 +13482,8 @@ export interface operations {
                 headers: {
                     "Cache-Control"?: string;
                     Location?: string;
+                    /** @description The browser binding cookie, with `return_to` only. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14019,6 +14132,12 @@ export interface operations {
         parameters: {
             query?: {
                 RelayState?: string;
+                /**
+                 * @description Vigil extension: where the web interface wants the browser back after the login, a path under `/ui/` of
+                 *     this service (no scheme, host, `..`, query or fragment; anything else is 400). Binds the login to this
+                 *     browser and ends it with a one-time code instead of the token.
+                 */
+                return_to?: components["parameters"]["SsoReturnTo"];
             };
             header?: never;
             path: {
@@ -14033,6 +14152,8 @@ export interface operations {
                 headers: {
                     "Cache-Control"?: string;
                     Location?: string;
+                    /** @description The browser binding cookie, with `return_to` only. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14073,11 +14194,66 @@ export interface operations {
                     "application/json": components["schemas"]["RbacManagerTokenResponse"];
                 };
             };
+            303: components["responses"]["SsoBrowserRedirect"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exchange_sso_code: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoCodeExchange"];
+            };
+        };
+        responses: {
+            /** @description A signed bearer token, as the callback answers to API clients. */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    Pragma?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RbacManagerTokenResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_sso_sign_in_options: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers, sorted by name. */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoSignInOption"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -91,6 +91,7 @@ export const operationTable = {
   describe_error_codes: {"operationId":"describe_error_codes","method":"get","path":"/system/error-codes","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   describe_policy: {"operationId":"describe_policy","method":"get","path":"/system/policy-spec","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   dry_run_policy: {"operationId":"dry_run_policy","method":"post","path":"/policy-dry-run","tag":"Policies","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  exchange_sso_code: {"operationId":"exchange_sso_code","method":"post","path":"/rbac-manager/sso/code","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   get_account: {"operationId":"get_account","method":"get","path":"/accounts/{account_name}","tag":"User Management","authzAction":"getAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_account_user: {"operationId":"get_account_user","method":"get","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_api_key: {"operationId":"get_api_key","method":"get","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfGetApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -223,6 +224,7 @@ export const operationTable = {
   list_smtp_deliveries: {"operationId":"list_smtp_deliveries","method":"get","path":"/notifications/endpoints/smtp/configurations/{uuid}/deliveries","tag":"Notifications","authzAction":"listNotificationDeliveries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_smtp_delivery_receipts: {"operationId":"list_smtp_delivery_receipts","method":"get","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_smtp_selectors: {"operationId":"list_smtp_selectors","method":"get","path":"/notifications/endpoints/smtp/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_sso_sign_in_options: {"operationId":"list_sso_sign_in_options","method":"get","path":"/rbac-manager/sso/providers","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_subscriptions: {"operationId":"list_subscriptions","method":"get","path":"/subscriptions","tag":"Subscriptions","authzAction":"listSubscriptions","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_teams_configurations: {"operationId":"list_teams_configurations","method":"get","path":"/notifications/endpoints/teams/configurations","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_teams_deliveries: {"operationId":"list_teams_deliveries","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}/deliveries","tag":"Notifications","authzAction":"listNotificationDeliveries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -241,7 +243,7 @@ export const operationTable = {
   list_webhook_delivery_receipts: {"operationId":"list_webhook_delivery_receipts","method":"get","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_webhook_selectors: {"operationId":"list_webhook_selectors","method":"get","path":"/notifications/endpoints/webhook/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   my_roles: {"operationId":"my_roles","method":"get","path":"/rbac-manager/my-roles","tag":"RBAC","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
-  oidc_callback: {"operationId":"oidc_callback","method":"get","path":"/rbac-manager/oidc/callback/{provider_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  oidc_callback: {"operationId":"oidc_callback","method":"get","path":"/rbac-manager/oidc/callback/{provider_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200,303]},
   oidc_device_start: {"operationId":"oidc_device_start","method":"post","path":"/rbac-manager/oidc/device/{provider_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   oidc_device_token: {"operationId":"oidc_device_token","method":"post","path":"/rbac-manager/oidc/device/{provider_name}/token","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   oidc_login: {"operationId":"oidc_login","method":"get","path":"/rbac-manager/oidc/login/{provider_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[302]},
@@ -259,7 +261,7 @@ export const operationTable = {
   replay_webhook_delivery: {"operationId":"replay_webhook_delivery","method":"post","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   revoke_oauth_token: {"operationId":"revoke_oauth_token","method":"post","path":"/oauth/revoke","tag":"User Management","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
   saml_login: {"operationId":"saml_login","method":"get","path":"/rbac-manager/saml/login/{idp_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[302]},
-  saml_sso: {"operationId":"saml_sso","method":"post","path":"/rbac-manager/saml/sso/{idp_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200]},
+  saml_sso: {"operationId":"saml_sso","method":"post","path":"/rbac-manager/saml/sso/{idp_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/x-www-form-urlencoded"],"produces":["application/json"],"successStatuses":[200,303]},
   set_new_log_level: {"operationId":"set_new_log_level","method":"post","path":"/system/logging","tag":"System","authzAction":"updateLoggingLevel","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   stateless_scan: {"operationId":"stateless_scan","method":"post","path":"/scan","tag":"Onetime","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   summary_image_counts: {"operationId":"summary_image_counts","method":"get","path":"/summaries/image-counts","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -812,6 +814,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['dry_run_policy']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['dry_run_policy']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['dry_run_policy']['responses'][200]['content']['application/json'] };
+  };
+  exchange_sso_code: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['exchange_sso_code']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['exchange_sso_code']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['exchange_sso_code']['responses'][200]['content']['application/json'] };
   };
   get_account: {
     path: operations['get_account']['parameters']['path'];
@@ -1605,6 +1613,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_smtp_selectors']['responses'][200]['content']['application/json'] };
   };
+  list_sso_sign_in_options: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_sso_sign_in_options']['responses'][200]['content']['application/json'] };
+  };
   list_subscriptions: {
     path: Record<string, never>;
     query: NonNullable<operations['list_subscriptions']['parameters']['query']>;
@@ -1717,7 +1731,7 @@ export interface OperationIO {
     path: operations['oidc_callback']['parameters']['path'];
     query: NonNullable<operations['oidc_callback']['parameters']['query']>;
     body: undefined;
-    responses: { 200: operations['oidc_callback']['responses'][200]['content']['application/json'] };
+    responses: { 200: operations['oidc_callback']['responses'][200]['content']['application/json']; 303: undefined };
   };
   oidc_device_start: {
     path: operations['oidc_device_start']['parameters']['path'];
@@ -1733,7 +1747,7 @@ export interface OperationIO {
   };
   oidc_login: {
     path: operations['oidc_login']['parameters']['path'];
-    query: Record<string, never>;
+    query: NonNullable<operations['oidc_login']['parameters']['query']>;
     body: undefined;
     responses: { 302: undefined };
   };
@@ -1825,7 +1839,7 @@ export interface OperationIO {
     path: operations['saml_sso']['parameters']['path'];
     query: Record<string, never>;
     body: NonNullable<operations['saml_sso']['requestBody']>['content']['application/x-www-form-urlencoded'];
-    responses: { 200: operations['saml_sso']['responses'][200]['content']['application/json'] };
+    responses: { 200: operations['saml_sso']['responses'][200]['content']['application/json']; 303: undefined };
   };
   set_new_log_level: {
     path: Record<string, never>;

@@ -206,6 +206,25 @@ export type RbacManagerTokenResponse = {
     refresh_token?: string;
 };
 
+/**
+ * Vigil extension. A single sign-on provider on the sign-in page.
+ */
+export type SsoSignInOption = {
+    name: string;
+    protocol: 'saml' | 'oidc';
+    /**
+     * The path (under /v2) that starts a login through the provider; add `return_to` for a login of the web interface.
+     */
+    login_path: string;
+};
+
+/**
+ * Vigil extension. The one-time code a single sign-on login of the web interface ended with.
+ */
+export type SsoCodeExchange = {
+    code: string;
+};
+
 export type RbacManagerSamlConfiguration = {
     name: string;
     enabled?: boolean;
@@ -7819,6 +7838,13 @@ export type SamlLoginData = {
     };
     query?: {
         RelayState?: string;
+        /**
+         * Vigil extension: where the web interface wants the browser back after the login, a path under `/ui/` of
+         * this service (no scheme, host, `..`, query or fragment; anything else is 400). Binds the login to this
+         * browser and ends it with a one-time code instead of the token.
+         *
+         */
+        return_to?: string;
     };
     url: '/rbac-manager/saml/login/{idp_name}';
 };
@@ -8311,7 +8337,15 @@ export type OidcLoginData = {
     path: {
         provider_name: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Vigil extension: where the web interface wants the browser back after the login, a path under `/ui/` of
+         * this service (no scheme, host, `..`, query or fragment; anything else is 400). Binds the login to this
+         * browser and ends it with a one-time code instead of the token.
+         *
+         */
+        return_to?: string;
+    };
     url: '/rbac-manager/oidc/login/{provider_name}';
 };
 
@@ -8404,6 +8438,76 @@ export type OidcCallbackResponses = {
 };
 
 export type OidcCallbackResponse = OidcCallbackResponses[keyof OidcCallbackResponses];
+
+export type ListSsoSignInOptionsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/rbac-manager/sso/providers';
+};
+
+export type ListSsoSignInOptionsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListSsoSignInOptionsError = ListSsoSignInOptionsErrors[keyof ListSsoSignInOptionsErrors];
+
+export type ListSsoSignInOptionsResponses = {
+    /**
+     * The providers, sorted by name.
+     */
+    200: Array<SsoSignInOption>;
+};
+
+export type ListSsoSignInOptionsResponse = ListSsoSignInOptionsResponses[keyof ListSsoSignInOptionsResponses];
+
+export type ExchangeSsoCodeData = {
+    body: SsoCodeExchange;
+    path?: never;
+    query?: never;
+    url: '/rbac-manager/sso/code';
+};
+
+export type ExchangeSsoCodeErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ExchangeSsoCodeError = ExchangeSsoCodeErrors[keyof ExchangeSsoCodeErrors];
+
+export type ExchangeSsoCodeResponses = {
+    /**
+     * A signed bearer token, as the callback answers to API clients.
+     */
+    200: RbacManagerTokenResponse;
+};
+
+export type ExchangeSsoCodeResponse = ExchangeSsoCodeResponses[keyof ExchangeSsoCodeResponses];
 
 export type OidcDeviceStartData = {
     body?: never;

@@ -179,6 +179,22 @@ export const zRbacManagerTokenResponse = z.object({
 });
 
 /**
+ * Vigil extension. A single sign-on provider on the sign-in page.
+ */
+export const zSsoSignInOption = z.object({
+    name: z.string(),
+    protocol: z.enum(['saml', 'oidc']),
+    login_path: z.string()
+});
+
+/**
+ * Vigil extension. The one-time code a single sign-on login of the web interface ended with.
+ */
+export const zSsoCodeExchange = z.object({
+    code: z.string().min(1).max(128)
+});
+
+/**
  * Vigil extension (not in the upstream API). An OpenID Connect provider users sign in through.
  */
 export const zOidcProvider = z.object({
@@ -3379,7 +3395,8 @@ export const zSamlLoginPath = z.object({
 });
 
 export const zSamlLoginQuery = z.object({
-    RelayState: z.string().max(1024).optional()
+    RelayState: z.string().max(1024).optional(),
+    return_to: z.string().max(512).regex(/^\/ui\/[A-Za-z0-9._~!$&'()*+,;=:@%\/-]*$/).optional()
 });
 
 export const zSamlSsoBody = z.object({
@@ -3464,6 +3481,10 @@ export const zOidcLoginPath = z.object({
     provider_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
 });
 
+export const zOidcLoginQuery = z.object({
+    return_to: z.string().max(512).regex(/^\/ui\/[A-Za-z0-9._~!$&'()*+,;=:@%\/-]*$/).optional()
+});
+
 export const zOidcCallbackPath = z.object({
     provider_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
 });
@@ -3486,6 +3507,18 @@ export const zOidcCallbackQuery = z.object({
  * A signed bearer token.
  */
 export const zOidcCallbackResponse = zRbacManagerTokenResponse;
+
+/**
+ * The providers, sorted by name.
+ */
+export const zListSsoSignInOptionsResponse = z.array(zSsoSignInOption);
+
+export const zExchangeSsoCodeBody = zSsoCodeExchange;
+
+/**
+ * A signed bearer token, as the callback answers to API clients.
+ */
+export const zExchangeSsoCodeResponse = zRbacManagerTokenResponse;
 
 export const zOidcDeviceStartPath = z.object({
     provider_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)

@@ -15,6 +15,7 @@ import { registryHandlers } from './registries.js';
 import { reportHandlers } from './reports.js';
 import { oidcHandlers } from './oidc.js';
 import { samlHandlers } from './saml.js';
+import { ssoHandlers } from './sso.js';
 import { subscriptionHandlers } from './subscriptions.js';
 import { summaryHandlers } from './summaries.js';
 import { systemHandlers } from './system.js';
@@ -30,6 +31,7 @@ export const handlers: Handlers = {
   ...rbacHandlers,
   ...samlHandlers,
   ...oidcHandlers,
+  ...ssoHandlers,
   ...imageHandlers,
   ...imageContentHandlers,
   ...registryHandlers,

@@ -1,9 +1,10 @@
 /** Handlers of OpenID Connect single sign-on (RBAC tag, Vigil extension): provider configurations, browser login, device grant. */
-import { completeLogin, loginRedirectUrl } from '../auth/oidc/browser-login.js';
+import { abandonLogin, completeLogin, loginRedirectUrl, newState } from '../auth/oidc/browser-login.js';
 import { pollDeviceGrant, startDeviceGrant } from '../auth/oidc/device-grant.js';
 import * as providers from '../auth/oidc/providers.js';
 import { OidcRefusedError, type OidcContext, type OidcSignIn } from '../auth/oidc/sign-in.js';
 import type { RequestContext } from '../server/context.js';
+import { bindBrowser, checkedReturnTo, fromSameBrowser, issueCode, refusedLocation, rememberBrowserLogin, takeBrowserLogin } from '../auth/sso/browser-login.js';
 import type { HandlerGroup } from '../server/handler-types.js';
 import { groupMappingOperations } from './sso-group-mappings.js';
 import type { components } from '../../generated/openapi-types.js';
@@ -39,21 +40,42 @@ function providerShape(r: providers.OidcProviderRecord): components['schemas']['
   return shape as components['schemas']['OidcProvider'];
 }
 
+function logRefusal(ctx: RequestContext, flow: string, err: unknown): void {
+  if (err instanceof OidcRefusedError) ctx.log.warn({ provider: err.providerName, flow, reason: err.reason }, 'OpenID Connect sign-in refused');
+}
+
 /** The attempt's result; a refusal is logged with its reason on its way to the error answer. */
 async function loggingRefusals<T>(ctx: RequestContext, flow: string, attempt: Promise<T>): Promise<T> {
   try {
     return await attempt;
   } catch (err) {
-    if (err instanceof OidcRefusedError) ctx.log.warn({ provider: err.providerName, flow, reason: err.reason }, 'OpenID Connect sign-in refused');
+    logRefusal(ctx, flow, err);
     throw err;
   }
 }
 
-/** Logs a sign-in and answers the Vigil token. */
-async function signedIn(ctx: RequestContext, provider: string, flow: string, attempt: Promise<OidcSignIn>) {
+/** The sign-in, logged. */
+async function loggedSignIn(ctx: RequestContext, provider: string, flow: string, attempt: Promise<OidcSignIn>): Promise<OidcSignIn> {
   const result = await loggingRefusals(ctx, flow, attempt);
   ctx.log.info({ provider, flow, username: result.username, account: result.accountName, created: result.created }, 'OpenID Connect sign-in');
+  return result;
+}
+
+/** Logs a sign-in and answers the Vigil token. */
+async function signedIn(ctx: RequestContext, provider: string, flow: string, attempt: Promise<OidcSignIn>) {
+  const result = await loggedSignIn(ctx, provider, flow, attempt);
   return { status: 200 as const, body: { token: result.tokens.access_token, ...result.tokens }, headers: NO_STORE };
+}
+
+/** A login of the web interface: bound to this browser by a cookie, remembered beside the state. */
+async function startBrowserLogin(ctx: RequestContext, name: string, returnTo: string) {
+  const checked = checkedReturnTo(returnTo);
+  const state = newState();
+  const location = await loggingRefusals(ctx, 'authorization_code', loginRedirectUrl(oidc(ctx), name, state));
+  const { redirect_uri } = await providers.getProvider(ctx.db, name);
+  const binding = bindBrowser(ctx.cookieHeader, redirect_uri.startsWith('https:'));
+  await rememberBrowserLogin(ctx.db, { key: state, protocol: 'oidc', provider: name, browserHash: binding.browserHash, returnTo: checked });
+  return { status: 302 as const, headers: { Location: location, 'Cache-Control': 'no-store', 'Set-Cookie': binding.setCookie } };
 }
 
 export const oidcHandlers: HandlerGroup<OidcOps> = {
@@ -83,12 +105,32 @@ export const oidcHandlers: HandlerGroup<OidcOps> = {
     await providerGroupMappings.remove(ctx.db, params.name, query.user_group);
     return { status: 204 };
   },
-  async oidc_login(ctx, { params }) {
+  async oidc_login(ctx, { params, query }) {
+    if (query.return_to !== undefined) return startBrowserLogin(ctx, params.provider_name, query.return_to);
     const location = await loggingRefusals(ctx, 'authorization_code', loginRedirectUrl(oidc(ctx), params.provider_name));
     return { status: 302, headers: { Location: location, 'Cache-Control': 'no-store' } };
   },
   async oidc_callback(ctx, { params, query }) {
-    return signedIn(ctx, params.provider_name, 'authorization_code', completeLogin(oidc(ctx), params.provider_name, query));
+    const name = params.provider_name;
+    const browser = query.state ? await takeBrowserLogin(ctx.db, query.state, 'oidc', name) : null;
+    if (!browser) return signedIn(ctx, name, 'authorization_code', completeLogin(oidc(ctx), name, query));
+    let location: string;
+    try {
+      // Login CSRF: a login the web interface started completes only in the browser that started it.
+      if (!fromSameBrowser(browser, ctx.cookieHeader)) {
+        await abandonLogin(oidc(ctx), name, query.state!);
+        const refused = new OidcRefusedError(name, 'the login was started in another browser');
+        logRefusal(ctx, 'authorization_code', refused);
+        throw refused;
+      }
+      const result = await loggedSignIn(ctx, name, 'authorization_code', completeLogin(oidc(ctx), name, query));
+      location = await issueCode(ctx.db, browser, result);
+    } catch (err) {
+      // Logged where it was refused; the interface shows the reason.
+      if (!(err instanceof OidcRefusedError)) throw err;
+      location = refusedLocation(browser.returnTo, err.message);
+    }
+    return { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } };
   },
   async oidc_device_start(ctx, { params }) {
     const started = await loggingRefusals(ctx, 'device_code', startDeviceGrant(oidc(ctx), params.provider_name));

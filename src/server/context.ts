@@ -17,6 +17,8 @@ export class RequestContext {
     private readonly targetAccount: AccountRecord | null,
     /** The raw request body, for operations that take a streamed upload; null otherwise. */
     readonly bodyStream: Readable | null = null,
+    /** The request's Cookie header: only the single sign-on browser binding (src/auth/sso/browser-login.ts) reads it. */
+    readonly cookieHeader: string | null = null,
   ) {}
 
   get db(): Db {

@@ -339,7 +339,7 @@ export async function createPipeline(services: Services, handlers: Handlers, bod
       }
 
       const log = res.log ?? services.log;
-      const ctx = new RequestContext(services, log, requestId, req.ip ?? 'unknown', principal, account, streamed ? req : null);
+      const ctx = new RequestContext(services, log, requestId, req.ip ?? 'unknown', principal, account, streamed ? req : null, req.headers.cookie ?? null);
       const handler = handlers[operationId] as (ctx: RequestContext, input: unknown) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>;
       const reply = await handler(ctx, input);
 

@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import { uniqueName } from './fixtures.js';
 import { json, raw, type Auth } from './http.js';
+import { CLIENT_ID, CLIENT_SECRET, type TestOidcProvider } from './oidc-provider.js';
 
 /** A log destination for startTestServer that keeps each JSON line, to check what a refusal logged. */
 export function capturedLogs(): { stream: Writable; lines: Record<string, unknown>[] } {
@@ -38,4 +39,18 @@ export async function groupWithRole(url: string, account: string, role: string):
   const granted = await json(url, 'POST', `/v2/system/user-groups/${uuid}/roles`, { domain_name: account, roles: [{ role }] });
   expect(granted.status, granted.text).toBe(201);
   return { uuid, name };
+}
+
+/** Configures `name` at Vigil (as the administrator) for the test OpenID Connect provider, its callback on `url`. */
+export async function configureTestOidcProvider(url: string, idp: TestOidcProvider, name: string, extra: Record<string, unknown> = {}): Promise<void> {
+  const res = await json(url, 'POST', '/v2/rbac-manager/oidc/providers', {
+    name,
+    issuer: idp.issuer,
+    client_id: CLIENT_ID,
+    client_secret: CLIENT_SECRET,
+    redirect_uri: `${url}/v2/rbac-manager/oidc/callback/${name}`,
+    scopes: ['openid', 'profile', 'vigil'],
+    ...extra,
+  });
+  expect(res.status, res.text).toBe(200);
 }

@@ -6,9 +6,9 @@
 export interface Session {
   /** The Authorization header value: `Bearer <token>` (password sign-in) or `Basic <_api_key:key>`. */
   authorization: string;
-  /** How the session was opened: a token from the password grant, or an API key. */
-  method: 'password' | 'api_key';
-  /** The refresh token of the password grant, revoked on sign-out. */
+  /** How the session was opened: a token from the password grant, an API key, or a token from single sign-on. */
+  method: 'password' | 'api_key' | 'sso';
+  /** The refresh token of the password grant or single sign-on, revoked on sign-out. */
   refreshToken?: string;
   /** The signed-in user and their own account. */
   username: string;
@@ -24,7 +24,7 @@ function isSession(value: unknown): value is Session {
   const s = value as Record<string, unknown>;
   return (
     typeof s.authorization === 'string' &&
-    (s.method === 'password' || s.method === 'api_key') &&
+    (s.method === 'password' || s.method === 'api_key' || s.method === 'sso') &&
     typeof s.username === 'string' &&
     typeof s.userAccount === 'string' &&
     typeof s.account === 'string'

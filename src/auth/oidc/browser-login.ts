@@ -22,10 +22,9 @@ export interface CallbackParameters {
 
 const hash = (value: string) => createHash('sha256').update(value).digest('hex');
 
-/** The provider's authorization URL that starts a login. */
-export async function loginRedirectUrl(ctx: OidcContext, name: string): Promise<string> {
+/** The provider's authorization URL that starts a login (with `state`, a fresh one unless given). */
+export async function loginRedirectUrl(ctx: OidcContext, name: string, state: string = client.randomState()): Promise<string> {
   const provider = await activeProvider(ctx, name);
-  const state = client.randomState();
   const nonce = client.randomNonce();
   const codeVerifier = client.randomPKCECodeVerifier();
   // Logins never completed would pile up: drop the expired ones whenever a new one starts.
@@ -47,6 +46,14 @@ export async function loginRedirectUrl(ctx: OidcContext, name: string): Promise<
       code_challenge_method: 'S256',
     })
     .toString();
+}
+
+/** A fresh state, for a caller that keeps it beside the login (the web interface's browser binding). */
+export const newState = (): string => client.randomState();
+
+/** Ends a login without completing it (a callback refused before the code exchange), so its state serves no other callback. */
+export async function abandonLogin(ctx: OidcContext, name: string, state: string): Promise<void> {
+  await ctx.db('oidc_logins').where({ state_hash: hash(state), provider_name: name }).delete();
 }
 
 /** Exchanges the code of a callback for tokens, verifies the ID token and signs its user in. */

@@ -35,6 +35,8 @@ export interface OidcContext {
 export interface OidcSignIn {
   username: string;
   accountName: string;
+  /** The user's token generation, to issue a token later (a login of the web interface ends with a code). */
+  generation: number;
   created: boolean;
   tokens: IssuedTokens;
 }
@@ -114,5 +116,5 @@ export async function signInWithClaims(ctx: OidcContext, provider: ActiveProvide
   const result = await ctx.db.transaction((trx) =>
     provisionSsoUser(trx, { ...record, source: 'oidc' }, who, (reason) => new OidcRefusedError(record.name, reason)),
   );
-  return { username: who.username, accountName: result.accountName, created: result.created, tokens: await ctx.tokens.issue(who.username, result.accountName, result.generation) };
+  return { username: who.username, accountName: result.accountName, generation: result.generation, created: result.created, tokens: await ctx.tokens.issue(who.username, result.accountName, result.generation) };
 }

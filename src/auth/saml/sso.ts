@@ -34,6 +34,8 @@ export class SamlRefusedError extends UnauthorizedError {
 export interface SamlSignIn {
   username: string;
   accountName: string;
+  /** The user's token generation, to issue a token later (a login of the web interface ends with a code). */
+  generation: number;
   created: boolean;
   tokens: IssuedTokens;
 }
@@ -171,5 +173,5 @@ export async function signIn(db: Db, tokens: TokenService, idpName: string, saml
     if (used.length === 0) throw new SamlRefusedError(idpName, `assertion '${facts.id}' has already been used`);
     return provisionSsoUser(trx, { ...record, source: 'saml' }, who, (reason) => new SamlRefusedError(idpName, reason));
   });
-  return { username: who.username, accountName: result.accountName, created: result.created, tokens: await tokens.issue(who.username, result.accountName, result.generation) };
+  return { username: who.username, accountName: result.accountName, generation: result.generation, created: result.created, tokens: await tokens.issue(who.username, result.accountName, result.generation) };
 }

@@ -1,7 +1,7 @@
 /**
  * OpenID Connect single sign-on (a Vigil extension): a provider (oidc-provider on loopback) is configured, read,
- * replaced; a user signs in through the browser flow and another through the device grant; a user group is mapped
- * and unmapped; the provider is deleted.
+ * replaced; a user signs in through the browser flow, another through the web interface's flow (its code exchanged)
+ * and another through the device grant; a user group is mapped and unmapped; the provider is deleted.
  */
 import * as sdk from '../../../generated/contract-client/sdk.gen.js';
 import { uniqueName } from '../../support/fixtures.js';
@@ -77,6 +77,22 @@ export const oidcArea = defineArea<State>({
       await ok(sdk.getUser({ client: as({ bearer: token.token }) }));
       // The state was used: a second answer with it is refused.
       await expectAnswer(401, sdk.oidcCallback({ path: { provider_name: s.name }, query }));
+    },
+    list_sso_sign_in_options: async (s) => {
+      const options = await ok(sdk.listSsoSignInOptions());
+      if (!options.some((o) => o.name === s.name && o.protocol === 'oidc')) throw new Error('the provider is not offered for sign-in');
+    },
+    exchange_sso_code: async (s) => {
+      // A login of the web interface: the browser's binding cookie from the start, the code from the callback's redirect.
+      const start = await fetch(`${s.url}/v2/rbac-manager/oidc/login/${s.name}?return_to=/ui/`, { redirect: 'manual' });
+      const cookie = start.headers.getSetCookie()[0].split(';')[0];
+      const back = await s.idp.browseToCallback(start.headers.get('location')!, s.url, uniqueName('ct-oidc-ui'));
+      const redirected = await fetch(`${s.url}${back}`, { redirect: 'manual', headers: { cookie } });
+      const code = redirected.headers.get('location')?.split('#sso_code=')[1] ?? '';
+      const token = await ok(sdk.exchangeSsoCode({ body: { code }, headers: { cookie } }));
+      await ok(sdk.getUser({ client: as({ bearer: token.token }) }));
+      // A code is exchanged once.
+      await expectAnswer(401, sdk.exchangeSsoCode({ body: { code }, headers: { cookie } }));
     },
     oidc_device_start: async (s) => {
       const started = await ok(sdk.oidcDeviceStart({ path: { provider_name: s.name } }));

@@ -1,7 +1,9 @@
-/** Sign-in (password grant or API key), the accounts a user may switch to, and sign-out. */
+/** Sign-in (password grant, API key or single sign-on), the accounts a user may switch to, and sign-out. */
+import createClient from 'openapi-fetch';
+import type { paths } from '../../../generated/openapi-types';
 import { type Session, apiKeyAuthorization } from '../session';
-import { type Api, createApi, data } from './client';
-import { ApiError } from './errors';
+import { type Api, API_BASE, createApi, data } from './client';
+import { ApiError, apiErrorFrom, networkError } from './errors';
 
 /** A client for one set of credentials, outside the app's session (used while signing in and out). */
 function apiFor(session: Session | null): Api {
@@ -30,12 +32,35 @@ export function signInWithApiKey(key: string): Promise<Session> {
   return sessionFor(apiKeyAuthorization(key.trim()), 'api_key');
 }
 
+/** The single sign-on providers the sign-in page offers (a public call). */
+export function ssoSignInOptions() {
+  return data(apiFor(null).rest.GET('/rbac-manager/sso/providers'));
+}
+
 /**
- * Revokes a password session's tokens (an API key stays valid: it is revoked under Administration). Resolves to
+ * Exchanges the one-time code a single sign-on login ended with for a session. The one request of the interface
+ * that sends a cookie: the HttpOnly browser binding the login start set, which proves this is the browser that
+ * started the login (the page itself never reads it).
+ */
+export async function signInWithSsoCode(code: string): Promise<Session> {
+  const rest = createClient<paths>({ baseUrl: API_BASE, credentials: 'same-origin' });
+  let answer;
+  try {
+    answer = await rest.POST('/rbac-manager/sso/code', { body: { code } });
+  } catch (cause) {
+    throw networkError(cause);
+  }
+  const { data: token, error, response } = answer;
+  if (!token) throw apiErrorFrom(response.status, error, response.statusText);
+  return sessionFor(`Bearer ${token.token}`, 'sso', token.refresh_token);
+}
+
+/**
+ * Revokes a token session's tokens (an API key stays valid: it is revoked under Administration). Resolves to
  * a message when the server could not revoke them, for the sign-in page to show.
  */
 export async function revokeSession(session: Session): Promise<string | null> {
-  if (session.method !== 'password') return null;
+  if (session.method === 'api_key') return null;
   const api = apiFor(null);
   const tokens: [string, 'access_token' | 'refresh_token'][] = [[session.authorization.replace(/^Bearer /, ''), 'access_token']];
   if (session.refreshToken) tokens.push([session.refreshToken, 'refresh_token']);

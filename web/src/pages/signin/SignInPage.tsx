@@ -1,17 +1,19 @@
-/** Sign-in with a username and password (OAuth password grant) or with an API key. */
+/** Sign-in with a username and password (OAuth password grant), with an API key, or through single sign-on. */
 import { Alert, Button, Center, Paper, PasswordInput, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { signInWithApiKey, signInWithPassword } from '../../api/auth';
 import { describeError } from '../../api/errors';
 import { useSession } from '../../components/SessionProvider';
 import type { Session } from '../../session';
+import { SsoSignIn } from './SsoSignIn';
 
-export function SignInPage() {
+/** `ssoError`: why the single sign-on login the page was opened with failed. */
+export function SignInPage({ ssoError = null }: { ssoError?: string | null }) {
   const { signIn, endedBecause } = useSession();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [apiKey, setApiKey] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(ssoError);
   const [busy, setBusy] = useState(false);
 
   async function attempt(event: FormEvent, open: () => Promise<Session>) {
@@ -71,6 +73,7 @@ export function SignInPage() {
               </form>
             </Tabs.Panel>
           </Tabs>
+          <SsoSignIn />
         </Stack>
       </Paper>
     </Center>
