@@ -130,6 +130,11 @@ export class JobWorker extends EventEmitter {
     return [...this.registrations.keys()];
   }
 
+  /** The periodic kinds among them: each keeps its next slot queued, so their records come and go with time. */
+  get periodicKinds(): string[] {
+    return [...this.registrations.values()].filter((r) => r.schedule).map((r) => r.definition.kind);
+  }
+
   private kindsOf(lane: JobLane): string[] {
     return [...this.registrations.values()].filter((r) => r.definition.lane === lane).map((r) => r.definition.kind);
   }
