@@ -3,6 +3,8 @@
  *
  * 1. The web interface is built when stale (npm run build:web); its bundle (every .js and .css under
  *    dist/web/assets, gzipped at level 9 as the server sends them) is measured. **Budget: --budget-kib (350 KiB).**
+ *    The share a first visit loads (sign-in page, the dashboard it lands on, the image list; other areas load when
+ *    opened) is reported.
  * 2. A real server (`startServer`, in process, on 127.0.0.1) on a throwaway database: SQLite in a temp dir, or a
  *    scratch PostgreSQL database when VIGIL_TEST_DATABASE_URL is set (scripts/with-postgres.sh). --images images
  *    (10,000) are written straight into the admin account's tables, one current tag each in repositories of 20 over
@@ -44,10 +46,12 @@ const RUNS = Number(args.runs);
 const TARGET_MS = Number(args['target-ms']);
 const BUDGET_KIB = Number(args['budget-kib']);
 
-function bundleGzipKib(): { kib: number; files: number } {
-  const dir = join(ROOT, 'dist', 'web', 'assets');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.js') || f.endsWith('.css'));
-  const bytes = files.reduce((n, f) => n + gzipSync(readFileSync(join(dir, f)), { level: 9 }).length, 0);
+const ASSETS = join(ROOT, 'dist', 'web', 'assets');
+
+/** The gzipped size (level 9, as the server sends them) of these asset files, or of all of them. */
+function bundleGzipKib(names?: Iterable<string>): { kib: number; files: number } {
+  const files = names ? [...names] : readdirSync(ASSETS).filter((f) => f.endsWith('.js') || f.endsWith('.css'));
+  const bytes = files.reduce((n, f) => n + gzipSync(readFileSync(join(ASSETS, f)), { level: 9 }).length, 0);
   return { kib: bytes / 1024, files: files.length };
 }
 
@@ -116,6 +120,13 @@ async function main(): Promise<number> {
     console.log(`generated ${IMAGES} images (${failed} failed) in ${((Date.now() - started) / 1000).toFixed(1)} s on ${scratch.url ? 'PostgreSQL' : 'SQLite'}`);
 
     const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    // What a first visit loads: the sign-in page, the dashboard it lands on, then the image list.
+    const firstVisit = new Set<string>();
+    const recordAsset = (request: { url(): string }) => {
+      const asset = /\/ui\/assets\/([^/?#]+)$/.exec(request.url())?.[1];
+      if (asset) firstVisit.add(asset);
+    };
+    page.on('request', recordAsset);
     await page.goto(`${running.url}/ui/`);
     await page.getByRole('tabpanel', { name: 'Username and password' }).getByLabel(/^Username/).fill('admin');
     await page.getByRole('tabpanel', { name: 'Username and password' }).getByLabel(/^Password/).fill(password);
@@ -137,6 +148,7 @@ async function main(): Promise<number> {
       await page.goto(`${running.url}/ui/images`);
       await list.getByRole('row').nth(1).waitFor();
       const load = performance.now() - t0;
+      if (run === 0) page.off('request', recordAsset);
       await page.getByRole('textbox', { name: 'Analysis status' }).click();
       const option = page.getByRole('option', { name: 'Failed' });
       await option.waitFor();
@@ -159,10 +171,12 @@ async function main(): Promise<number> {
     console.log(`filter change: median ${fc.toFixed(0)} ms, max ${Math.max(...filterChange).toFixed(0)} ms (target < ${TARGET_MS} ms)`);
     console.log(`of which the image list request (GET /v2/summaries/image-tags): median ${median(apiMs).toFixed(0)} ms over ${apiMs.length} requests`);
     console.log(`bundle: ${bundle.kib.toFixed(1)} KiB gzipped in ${bundle.files} files (budget ${BUDGET_KIB} KiB)`);
+    const visit = bundleGzipKib(firstVisit);
+    console.log(`of which a first visit (sign-in, dashboard, image list) loads ${visit.kib.toFixed(1)} KiB in ${visit.files} files`);
     console.log(`machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memGiB} GiB, Node ${m.node}, ${m.os}; load average ${loadAverage()}`);
     console.log('\nmarkdown:');
     console.log(
-      `| ${scratch.url ? 'PostgreSQL' : 'SQLite'} | ${IMAGES} | ${fp.toFixed(0)} ms (max ${Math.max(...firstPage).toFixed(0)}) | ${fc.toFixed(0)} ms (max ${Math.max(...filterChange).toFixed(0)}) | ${bundle.kib.toFixed(1)} KiB |`,
+      `| ${scratch.url ? 'PostgreSQL' : 'SQLite'} | ${IMAGES} | ${fp.toFixed(0)} ms (max ${Math.max(...firstPage).toFixed(0)}) | ${fc.toFixed(0)} ms (max ${Math.max(...filterChange).toFixed(0)}) | ${bundle.kib.toFixed(1)} KiB (first visit ${visit.kib.toFixed(1)}) |`,
     );
     const missed: string[] = [];
     if (fp >= TARGET_MS) missed.push(`first page ${fp.toFixed(0)} ms`);

@@ -76,7 +76,7 @@ describe.skipIf(missingTools('chromium'))('web interface: dashboard', () => {
 
     // The chart draws one line per severity with findings; its figures are in a table for screen readers.
     const trend = panel('Trend');
-    await expect.poll(() => trend.locator('.recharts-line').count()).toBe(2);
+    await expect.poll(() => trend.locator('.u-legend .u-label').allInnerTexts()).toEqual(['Collected (UTC)', 'Critical', 'Medium']);
     const trendRows = await trend.getByRole('table').locator('tbody tr').allInnerTexts();
     expect(trendRows).toHaveLength(1);
     expect(trendRows[0].split('\t').map((c) => c.trim()).slice(1)).toEqual(['3', '0', '2', '0', '0', '0']);

@@ -1,5 +1,5 @@
 /** Entry point: Mantine (with the per-response style nonce the CSP allows), the router under /ui, the app. */
-import '@mantine/core/styles.css';
+import './mantine.css';
 import './global.css';
 import { MantineProvider } from '@mantine/core';
 import { setNonce } from 'get-nonce';

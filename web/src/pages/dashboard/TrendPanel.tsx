@@ -1,9 +1,10 @@
 /** Vulnerabilities of current tags by severity over time, from the reporting metrics, as a line chart. */
 import { SegmentedControl, Table, VisuallyHidden } from '@mantine/core';
-import { useState } from 'react';
-import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { useMemo, useState } from 'react';
+import uPlot from 'uplot';
 import { useApiCall } from '../../api/use-api-call';
-import { SEVERITIES, severityTrend, type TrendRow } from './metrics';
+import { Chart, type ChartOptions } from '../../components/Chart';
+import { SEVERITIES, severityTrend, type SeverityName, type TrendRow } from './metrics';
 import { Panel } from './Panel';
 
 /** Line colours, dark enough against white (3:1 for graphics). */
@@ -22,23 +23,35 @@ const PERIODS = [
   { value: '30', label: '30 days' },
 ];
 
-function TrendChart({ rows }: { rows: TrendRow[] }) {
-  const shown = SEVERITIES.filter((s) => rows.some((r) => (r[s] ?? 0) > 0));
+/** Times on the axis and in the legend in UTC, as the table gives them. */
+const utc = (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC');
+
+/** The period's whole width on the time axis (a single collection would otherwise be stretched over years). */
+function trendOptions(shown: SeverityName[], withPoints: boolean, days: number): ChartOptions {
+  const end = Date.now() / 1000;
+  return {
+    tzDate: utc,
+    scales: { x: { range: () => [end - days * 86_400, end] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+    axes: [{}, { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : '')) }],
+    series: [{ label: 'Collected (UTC)' }, ...shown.map((s) => ({ label: s, stroke: LINE_COLORS[s], width: 2, points: { show: withPoints } }))],
+  };
+}
+
+function TrendChart({ rows, days }: { rows: TrendRow[]; days: number }) {
+  const shown = useMemo(() => {
+    const withFindings = SEVERITIES.filter((s) => rows.some((r) => (r[s] ?? 0) > 0));
+    return withFindings.length ? withFindings : SEVERITIES.slice(0, 2);
+  }, [rows]);
+  const withPoints = rows.length < 30;
+  const options = useMemo(() => trendOptions(shown, withPoints, days), [shown, withPoints, days]);
+  const data = useMemo<uPlot.AlignedData>(
+    () => [rows.map((r) => Date.parse(`${r.collectedAt}Z`) / 1000), ...shown.map((s) => rows.map((r) => r[s] ?? null))],
+    [rows, shown],
+  );
   return (
     <>
-      <div role="img" aria-label={`Line chart of vulnerabilities by severity over ${rows.length} collections; the same figures are in the table that follows.`} style={{ width: '100%', height: 260 }}>
-        <ResponsiveContainer width="100%" height="100%">
-          <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }} accessibilityLayer={false}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="collectedAt" tickFormatter={(t: string) => t.slice(5, 16).replace('T', ' ')} minTickGap={24} />
-            <YAxis allowDecimals={false} />
-            <Tooltip />
-            <Legend />
-            {(shown.length ? shown : SEVERITIES.slice(0, 2)).map((s) => (
-              <Line key={s} type="monotone" dataKey={s} stroke={LINE_COLORS[s]} strokeWidth={2} dot={rows.length < 30} isAnimationActive={false} />
-            ))}
-          </LineChart>
-        </ResponsiveContainer>
+      <div role="img" aria-label={`Line chart of vulnerabilities by severity over ${rows.length} collections; the same figures are in the table that follows.`}>
+        <Chart options={options} data={data} height={260} />
       </div>
       {/* The chart's figures for screen readers (the newest ten collections). */}
       <VisuallyHidden>
@@ -78,7 +91,7 @@ export function TrendPanel() {
       {(rows) => (
         <>
           <SegmentedControl aria-label="Period" data={PERIODS} value={days} onChange={setDays} size="xs" w="fit-content" />
-          {rows.length === 0 ? 'No metrics collected in this period.' : <TrendChart rows={rows} />}
+          {rows.length === 0 ? 'No metrics collected in this period.' : <TrendChart rows={rows} days={Number(days)} />}
         </>
       )}
     </Panel>

@@ -33,7 +33,7 @@ export async function latestSeverities(api: Api): Promise<LatestSeverities> {
   return { collectedAt: times.sort().at(-1) ?? null, counts };
 }
 
-/** One row per collection time, oldest first, with each severity's count (for recharts). */
+/** One row per collection time, oldest first, with each severity's count (for the trend chart). */
 export type TrendRow = { collectedAt: string } & Partial<Record<SeverityName, number>>;
 
 /** A UTC timestamp in the schema's form (no zone suffix). */
