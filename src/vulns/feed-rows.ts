@@ -59,17 +59,36 @@ export function serialiseRecord(r: OsvRecord): SerialisedRecord {
     JSON.stringify(r.severity),
     JSON.stringify(r.aliases),
   ];
+  // Each affected entry is serialised once: for its index entry and, spliced in, for the record's JSON.
+  const entries = r.affected.map((a) => JSON.stringify(a));
   // A withdrawn record gets no index entries, so the matcher never needs to look at the record.
   const affected: (string | null)[][] = [];
   if (r.withdrawn === undefined) {
-    for (const a of r.affected) {
-      if (!a.package) continue;
+    r.affected.forEach((a, i) => {
+      if (!a.package) return;
       const ecosystem = a.package.ecosystem.ecosystem.toLowerCase();
       const release = a.package.ecosystem.release ?? null;
-      affected.push([r.id, feedGroupName(ecosystem, release), ecosystem, release, normalizePackageName(ecosystem, a.package.name), JSON.stringify(a)]);
-    }
+      affected.push([r.id, feedGroupName(ecosystem, release), ecosystem, release, normalizePackageName(ecosystem, a.package.name), entries[i]!]);
+    });
   }
-  return { id: r.id, modified: r.modified, json: JSON.stringify(r), contentJson: contentJsonUnlessCanonical(r) ?? null, columns, affected };
+  return { id: r.id, modified: r.modified, json: recordJson(r, entries), contentJson: contentJsonUnlessCanonical(r) ?? null, columns, affected };
+}
+
+/** Stands in for `affected` while the rest of a record is serialised; it cannot occur in a feed's JSON unescaped. */
+const AFFECTED_SLOT = '\u0000affected\u0000';
+const AFFECTED_MEMBER = `"affected":${JSON.stringify(AFFECTED_SLOT)}`;
+
+/**
+ * JSON.stringify(r), byte for byte, with the affected entries' JSON (most of a record) spliced in rather than
+ * serialised a second time. The slot keeps `affected` at its key's place; should a record carry the slot's text
+ * as a member of its own (two matches), it is serialised whole.
+ */
+export function recordJson(r: OsvRecord, entries: string[]): string {
+  const shell = JSON.stringify({ ...r, affected: AFFECTED_SLOT });
+  const at = shell.indexOf(AFFECTED_MEMBER);
+  if (at < 0 || shell.indexOf(AFFECTED_MEMBER, at + 1) >= 0) return JSON.stringify(r);
+  const start = at + '"affected":'.length;
+  return `${shell.slice(0, start)}[${entries.join(',')}]${shell.slice(start + JSON.stringify(AFFECTED_SLOT).length)}`;
 }
 
 /** The content digest of a serialised record (records.ts): equal digests mean the stored record would not change. */
