@@ -20,11 +20,14 @@ function subscriptionShape(s: subs.SubscriptionRecord) {
   };
 }
 
-/** Tag keys are stored normalised (docker.io/library/nginx:latest), so `nginx` and the full name are one key. */
+/**
+ * Tag keys are stored normalised (docker.io/library/nginx:latest), so `nginx` and the full name are one key. An
+ * alerts key without a tag names a repository (upstream: alerts on each of its tags).
+ */
 function normaliseKey(type: subs.SubscriptionType, key: string): string {
   const ref = parseImageReference(key);
   if (ref.digest) throw new InvalidError('subscription_key must name a tag or repository, not a digest', { errors: [{ location: 'body.subscription_key', message: 'names a digest' }] });
-  return type === 'repo_update' ? fullName(ref) : fullTag(ref);
+  return type === 'repo_update' || (type === 'alerts' && ref.tag === undefined) ? fullName(ref) : fullTag(ref);
 }
 
 export const subscriptionHandlers: HandlerGroup<SubscriptionOps> = {
