@@ -27,7 +27,9 @@ function subscriptionShape(s: subs.SubscriptionRecord) {
 function normaliseKey(type: subs.SubscriptionType, key: string): string {
   const ref = parseImageReference(key);
   if (ref.digest) throw new InvalidError('subscription_key must name a tag or repository, not a digest', { errors: [{ location: 'body.subscription_key', message: 'names a digest' }] });
-  return type === 'repo_update' || (type === 'alerts' && ref.tag === undefined) ? fullName(ref) : fullTag(ref);
+  // The parser defaults a missing tag to `latest`; a tag is named when the last component has a ':' (its rule too).
+  const namesTag = (key.trim().split('/').pop() ?? '').includes(':');
+  return type === 'repo_update' || (type === 'alerts' && !namesTag) ? fullName(ref) : fullTag(ref);
 }
 
 export const subscriptionHandlers: HandlerGroup<SubscriptionOps> = {

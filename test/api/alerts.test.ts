@@ -1,8 +1,8 @@
 /**
  * Compliance-violation alerts end to end: a tag with an `alerts` subscription whose policy result flips to STOP
  * gets an alert (with the triggers that stopped it), delivered to a loopback webhook as an event; the next pass
- * closes it; PATCH closes and reopens by hand; lists and summaries filter by state, time and resource; bad input
- * is a 400 or 404.
+ * closes it; PATCH closes and reopens by hand; lists and summaries filter by state, time and resource; a
+ * repository key watches its tags; bad input is a 400 or 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForAnalysis } from '../support/analysis.js';
@@ -172,6 +172,21 @@ describe('compliance-violation alerts', () => {
     expect(await list('?state=all&limit=1&page=3')).toEqual([]);
     expect((await list(`?state=all&created_after=${encodeURIComponent(oldest.created_at)}`)).map((a) => a.uuid)).toEqual([newest.uuid]);
     expect((await list(`?state=all&created_before=${encodeURIComponent(newest.created_at)}`)).map((a) => a.uuid)).toEqual([oldest.uuid]);
+  });
+
+  it('watches every tag of a repository through an alerts subscription keyed by the repository', async () => {
+    const c = client(server.url);
+    const [tagSub] = (await c.GET('/subscriptions', { params: { query: { subscription_type: 'alerts' } } })).data!;
+    expect((await c.DELETE('/subscriptions/{subscription_id}', { params: { path: { subscription_id: tagSub!.subscription_id } } })).response.status).toBe(204);
+    const repoSub = await c.POST('/subscriptions', { body: { subscription_key: 'registry.example.com/team/alerted', subscription_type: 'alerts' } });
+    expect(repoSub.data![0]).toMatchObject({ subscription_key: 'registry.example.com/team/alerted', subscription_type: 'alerts' });
+    const [open] = await list();
+    await activate('passer');
+    expect(await list()).toEqual([]);
+    expect((await raw(server.url, 'GET', `${ALERTS}/${open.uuid}`)).json).toMatchObject({ state: 'closed', closed_by: 'system' });
+    await activate('stopper');
+    const [reopened] = await list();
+    expect(reopened.uuid).not.toBe(open.uuid);
   });
 
   it('answers 404 for an unknown alert and 400 for bad input', async () => {
