@@ -1,7 +1,7 @@
 /**
  * Alerts raised by stored policy evaluations. A tag is watched when the account has an active `alerts`
  * subscription whose key is the tag or its repository (registry/repository). Only evaluations of the active policy
- * count. The rule, per tag:
+ * for the image the tag currently points at count. The rule, per tag:
  * - STOP and the tag's newest alert is open: the alert follows it (digest, evaluation, triggers); no new event.
  * - STOP and no alert, or the newest one was cleared by a pass: a new alert opens (event `…opened`).
  * - STOP and the newest alert was closed by a user but not cleared: the user dismissed this failing episode; nothing.
@@ -31,11 +31,17 @@ async function watched(trx: Db, accountName: string, tag: string, repository: st
   return !!row;
 }
 
+/** A check may evaluate a tag the image had; only the image the tag points at now speaks for the tag. */
+async function currentImageOf(trx: Db, e: StoredEvaluation): Promise<boolean> {
+  const row = await trx('image_tags').where({ account_name: e.accountName, image_digest: e.imageDigest, full_tag: e.tag, current: true }).first('full_tag');
+  return !!row;
+}
+
 export async function alertsForEvaluation(trx: Db, e: StoredEvaluation): Promise<void> {
   if (!e.policyActive) return;
   const ref = parseImageReference(e.tag);
   const repository = fullName(ref);
-  if (!(await watched(trx, e.accountName, e.tag, repository))) return;
+  if (!(await watched(trx, e.accountName, e.tag, repository)) || !(await currentImageOf(trx, e))) return;
   const now = nowIso();
   const scope = { account_name: e.accountName, image_tag: e.tag };
   const newestRow = await trx('compliance_alerts').where(scope).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'uuid', order: 'desc' }]).first();
@@ -66,6 +72,8 @@ export async function alertsForEvaluation(trx: Db, e: StoredEvaluation): Promise
     return;
   }
   if (newest && !newest.cleared) return;
+  // Strictly after the tag's newest alert, so "newest" (by created_at) never ties within a millisecond.
+  const createdAt = newest && newest.created_at >= now ? new Date(Date.parse(newest.created_at) + 1).toISOString() : now;
   const alert: ComplianceAlert = {
     uuid: randomUUID(),
     ...scope,
@@ -76,8 +84,8 @@ export async function alertsForEvaluation(trx: Db, e: StoredEvaluation): Promise
     closed_by: null,
     closed_reason: null,
     cleared: false,
-    created_at: now,
-    last_updated: now,
+    created_at: createdAt,
+    last_updated: createdAt,
   };
   await trx('compliance_alerts').insert({ ...alert, triggers: JSON.stringify(alert.triggers) });
   await recordAlertEvent(trx, alert);
