@@ -279,6 +279,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alerts/compliance-violations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's compliance violation alerts, newest first
+         * @description An alert opens when a tag with an active `alerts` subscription (keyed by the tag or its repository) gets an
+         *     evaluation of the active policy whose final action is STOP, and closes when a later evaluation passes or
+         *     by `PATCH`. Open alerts only unless `state` says otherwise.
+         */
+        get: operations["get_compliance_violation_alerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/compliance-violations/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifier of the alert. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a compliance violation alert */
+        get: operations["get_compliance_violation_alert"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Open or close a compliance violation alert
+         * @description Idempotent; a change of state records an event (`user.alerts.compliance_violation.opened` or `.closed`).
+         */
+        patch: operations["update_compliance_violation_alert_state"];
+        trace?: never;
+    };
+    "/alerts/summaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List summaries of the account's alerts, newest first
+         * @description Open alerts only unless `state` says otherwise. Compliance violations are the only type of alert.
+         */
+        get: operations["get_alert_summaries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ecs-containers": {
         parameters: {
             query?: never;
@@ -4183,6 +4249,29 @@ export interface components {
             /** @enum {string} */
             state: "enabled" | "disabled";
         };
+        /** @description A summary of an alert. */
+        AlertSummary: {
+            closed_by?: string | null;
+            closed_reason?: string | null;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            last_updated?: string;
+            resource_labels?: components["schemas"]["ResourceLabel"][];
+            /** @enum {string} */
+            state?: "open" | "closed";
+            /** @enum {string} */
+            type?: "compliance_violation";
+            uuid?: string;
+        };
+        AlertSummaryList: components["schemas"]["AlertSummary"][];
+        /** @description Vigil extension - a policy finding with action STOP that the alert's evaluation reported. */
+        AlertTrigger: {
+            gate?: string;
+            rule_id?: string;
+            trigger?: string;
+            trigger_id?: string;
+        };
         Allowlist: {
             description?: string;
             id: string;
@@ -4303,6 +4392,48 @@ export interface components {
             items: components["schemas"]["UserApiKey"][];
         };
         AwsArn: string;
+        /** @description What an alert was raised for - the tag, the image it pointed at, the policy and its evaluation. */
+        ComplianceResource: {
+            /** Format: date-time */
+            evaluated_at?: string;
+            /** @description The evaluation the alert last followed (the newest STOP one while it is open). */
+            evaluation_id?: string;
+            image_digest?: string;
+            image_tag?: string;
+            policy_id?: string;
+            registry?: string;
+            repository?: string;
+        };
+        /** @description Alert raised on a compliance check failure. */
+        ComplianceViolationAlert: {
+            /** @description `system` when a passing evaluation closed it, else the user who closed it; null while open. */
+            closed_by?: string | null;
+            closed_reason?: string | null;
+            /** @description Why the check failed - `policy_evaluation` (STOP results) or `denylisted`. */
+            compliance_status_reason?: string;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            last_updated?: string;
+            resource?: components["schemas"]["ComplianceResource"];
+            /** @enum {string} */
+            state?: "open" | "closed";
+            /** @description Vigil extension - the STOP results (at most 100) of the evaluation the alert last followed. */
+            triggers?: components["schemas"]["AlertTrigger"][];
+            /** @enum {string} */
+            type?: "compliance_violation";
+            uuid?: string;
+            /** @description Number of STOP results in the evaluation. */
+            violations_count?: number;
+        };
+        ComplianceViolationAlertList: components["schemas"]["ComplianceViolationAlert"][];
+        ComplianceViolationAlertState: {
+            /**
+             * @description The new state of the alert.
+             * @enum {string}
+             */
+            state: "open" | "closed";
+        };
         ContentFilesResponse: {
             content: components["schemas"]["FilesContent"][];
             content_type: string;
@@ -6010,6 +6141,10 @@ export interface components {
         ReportResults: {
             results: Record<string, never>[];
         };
+        ResourceLabel: {
+            key?: string;
+            value?: string;
+        };
         RetrievedFile: {
             /**
              * Format: byte
@@ -6190,10 +6325,10 @@ export interface components {
         /** @description Subscriptions, as a bare array (one element when a single subscription is read or written). */
         SubscriptionList: components["schemas"]["Subscription"][];
         SubscriptionRequest: {
-            /** @description A full tag (registry/repository:tag), or registry/repository for repo_update. */
+            /** @description A full tag (registry/repository:tag), or registry/repository for repo_update; alerts takes either (a repository key alerts on each of its tags). */
             subscription_key: string;
             /** @enum {string} */
-            subscription_type: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "repo_update";
+            subscription_type: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "repo_update" | "alerts";
             /** @description A value for the subscription, or null (the same as leaving it out). */
             subscription_value?: string | null;
         };
@@ -7490,6 +7625,174 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_compliance_violation_alerts: {
+        parameters: {
+            query?: {
+                /** @description Only alerts opened after this time. */
+                created_after?: string;
+                /** @description Only alerts opened before this time. */
+                created_before?: string;
+                limit?: number;
+                /** @description The page to return, from 1. */
+                page?: number;
+                /** @description Only alerts raised for this image digest. */
+                resource_image_digest?: string;
+                /** @description Only alerts of this full tag (registry/repository:tag). */
+                resource_image_tag?: string;
+                /** @description Only alerts of tags in this registry (e.g. docker.io). */
+                resource_registry?: string;
+                /** @description Only alerts of tags in this repository, without the registry (e.g. library/alpine). */
+                resource_repository?: string;
+                /** @description Alerts in this state; open by default. */
+                state?: "all" | "open" | "closed";
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of alerts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComplianceViolationAlertList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_compliance_violation_alert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description Identifier of the alert. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alert. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComplianceViolationAlert"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_compliance_violation_alert_state: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description Identifier of the alert. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComplianceViolationAlertState"];
+            };
+        };
+        responses: {
+            /** @description The alert in its new state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComplianceViolationAlert"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_alert_summaries: {
+        parameters: {
+            query?: {
+                /** @description Only alerts opened after this time. */
+                created_after?: string;
+                /** @description Only alerts opened before this time. */
+                created_before?: string;
+                limit?: number;
+                /** @description The page to return, from 1. */
+                page?: number;
+                /** @description `key=value` labels every listed alert has: `tag`, `registry`, `repository` or `image_digest` (e.g. tag=docker.io/library/alpine:latest, repository=library/alpine). */
+                resource_label?: string[];
+                /** @description Alerts in this state; open by default. */
+                state?: "all" | "open" | "closed";
+                type?: "all" | "compliance_violation";
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of alert summaries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSummaryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -14666,7 +14969,7 @@ export interface operations {
             query?: {
                 subscription_key?: string;
                 /** @description In any case (upstream declares a free string). */
-                subscription_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "repo_update";
+                subscription_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval" | "repo_update" | "alerts";
             };
             header?: {
                 /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */

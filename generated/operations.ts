@@ -94,7 +94,10 @@ export const operationTable = {
   exchange_sso_code: {"operationId":"exchange_sso_code","method":"post","path":"/rbac-manager/sso/code","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   get_account: {"operationId":"get_account","method":"get","path":"/accounts/{account_name}","tag":"User Management","authzAction":"getAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_account_user: {"operationId":"get_account_user","method":"get","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_alert_summaries: {"operationId":"get_alert_summaries","method":"get","path":"/alerts/summaries","tag":"Alerts","authzAction":"listAlerts","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_api_key: {"operationId":"get_api_key","method":"get","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfGetApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_compliance_violation_alert: {"operationId":"get_compliance_violation_alert","method":"get","path":"/alerts/compliance-violations/{uuid}","tag":"Alerts","authzAction":"getAlert","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_compliance_violation_alerts: {"operationId":"get_compliance_violation_alerts","method":"get","path":"/alerts/compliance-violations","tag":"Alerts","authzAction":"listAlerts","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_credentials: {"operationId":"get_credentials","method":"get","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_deployment_history: {"operationId":"get_deployment_history","method":"get","path":"/system/deployment-history","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_ecs_containers: {"operationId":"get_ecs_containers","method":"get","path":"/ecs-containers","tag":"Inventories","authzAction":"getECSContainers","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -279,6 +282,7 @@ export const operationTable = {
   toggle_group_enabled: {"operationId":"toggle_group_enabled","method":"put","path":"/system/feeds/{feed}/{group}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   update_account: {"operationId":"update_account","method":"put","path":"/accounts/{account_name}","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_account_state: {"operationId":"update_account_state","method":"put","path":"/accounts/{account_name}/state","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_compliance_violation_alert_state: {"operationId":"update_compliance_violation_alert_state","method":"patch","path":"/alerts/compliance-violations/{uuid}","tag":"Alerts","authzAction":"updateAlert","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_endpoint_status: {"operationId":"update_endpoint_status","method":"put","path":"/notifications/endpoints/{name}","tag":"Notifications","authzAction":"updateNotificationEndpoint","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_idp: {"operationId":"update_idp","method":"put","path":"/rbac-manager/saml/idps/{name}","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_image_vuln_annotation: {"operationId":"update_image_vuln_annotation","method":"put","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"updateVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -337,6 +341,7 @@ export const authzActions = [
   "deleteUserGroupUser",
   "deleteVulnAnnotation",
   "getAccount",
+  "getAlert",
   "getApiKey",
   "getECSContainers",
   "getECSServices",
@@ -365,6 +370,7 @@ export const authzActions = [
   "importImage",
   "listAccountUsersWithRoles",
   "listAccounts",
+  "listAlerts",
   "listAllUsers",
   "listApiKeys",
   "listEvents",
@@ -395,6 +401,7 @@ export const authzActions = [
   "selfUpdateApiKey",
   "syncInventory",
   "updateAccount",
+  "updateAlert",
   "updateApiKey",
   "updateFeeds",
   "updateLoggingLevel",
@@ -833,11 +840,29 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_account_user']['responses'][200]['content']['application/json'] };
   };
+  get_alert_summaries: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_alert_summaries']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_alert_summaries']['responses'][200]['content']['application/json'] };
+  };
   get_api_key: {
     path: operations['get_api_key']['parameters']['path'];
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_api_key']['responses'][200]['content']['application/json'] };
+  };
+  get_compliance_violation_alert: {
+    path: operations['get_compliance_violation_alert']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_compliance_violation_alert']['responses'][200]['content']['application/json'] };
+  };
+  get_compliance_violation_alerts: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_compliance_violation_alerts']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_compliance_violation_alerts']['responses'][200]['content']['application/json'] };
   };
   get_credentials: {
     path: Record<string, never>;
@@ -1942,6 +1967,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['update_account_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_account_state']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_account_state']['responses'][200]['content']['application/json'] };
+  };
+  update_compliance_violation_alert_state: {
+    path: operations['update_compliance_violation_alert_state']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_compliance_violation_alert_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_compliance_violation_alert_state']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['update_compliance_violation_alert_state']['responses'][200]['content']['application/json'] };
   };
   update_endpoint_status: {
     path: operations['update_endpoint_status']['parameters']['path'];

@@ -28,6 +28,7 @@ import { executeStoredQuery } from './reports/scheduled/execute.js';
 import { ScheduledQueryScheduler } from './reports/scheduled/scheduler.js';
 import { NotificationDispatcher } from './notifications/dispatcher.js';
 import { queueNotificationsForEvents } from './notifications/outbox.js';
+import { raiseAlertsOnEvaluations } from './alerts/evaluation-alerts.js';
 import { OutboundPolicy } from './outbound/policy.js';
 import type { DeliveryOptions } from './notifications/types.js';
 import { migrateAndRecord } from './system/deployments.js';
@@ -107,6 +108,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     const secretBox = await openSecretBox(db, config);
     // Composition: every event recorded in this process queues the notifications its selectors match.
     queueNotificationsForEvents();
+    // Composition: every policy evaluation stored in this process may open or close a compliance-violation alert.
+    raiseAlertsOnEvaluations();
     const jobs = new JobQueue(db);
     const worker = new JobWorker(jobs, log.child({ component: 'worker' }), { ...config.worker, nodeId: config.hostId });
     const outboundLog = log.child({ component: 'outbound' });

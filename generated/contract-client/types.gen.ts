@@ -1249,10 +1249,10 @@ export type PaginatedImageList = {
 
 export type SubscriptionRequest = {
     /**
-     * A full tag (registry/repository:tag), or registry/repository for repo_update.
+     * A full tag (registry/repository:tag), or registry/repository for repo_update; alerts takes either (a repository key alerts on each of its tags).
      */
     subscription_key: string;
-    subscription_type: 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval' | 'repo_update';
+    subscription_type: 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval' | 'repo_update' | 'alerts';
     /**
      * A value for the subscription, or null (the same as leaving it out).
      */
@@ -2533,6 +2533,91 @@ export type EcsServices = InventoryPage & {
 export type EcsTasks = InventoryPage & {
     items: Array<EcsTask>;
 };
+
+/**
+ * What an alert was raised for - the tag, the image it pointed at, the policy and its evaluation.
+ */
+export type ComplianceResource = {
+    image_digest?: string;
+    policy_id?: string;
+    image_tag?: string;
+    registry?: string;
+    repository?: string;
+    /**
+     * The evaluation the alert last followed (the newest STOP one while it is open).
+     */
+    evaluation_id?: string;
+    evaluated_at?: string;
+};
+
+/**
+ * Vigil extension - a policy finding with action STOP that the alert's evaluation reported.
+ */
+export type AlertTrigger = {
+    gate?: string;
+    trigger?: string;
+    trigger_id?: string;
+    rule_id?: string;
+};
+
+/**
+ * Alert raised on a compliance check failure.
+ */
+export type ComplianceViolationAlert = {
+    uuid?: string;
+    type?: 'compliance_violation';
+    state?: 'open' | 'closed';
+    resource?: ComplianceResource;
+    /**
+     * `system` when a passing evaluation closed it, else the user who closed it; null while open.
+     */
+    closed_by?: string | null;
+    closed_reason?: string | null;
+    created_at?: string;
+    last_updated?: string;
+    /**
+     * Why the check failed - `policy_evaluation` (STOP results) or `denylisted`.
+     */
+    compliance_status_reason?: string;
+    /**
+     * Number of STOP results in the evaluation.
+     */
+    violations_count?: number;
+    /**
+     * Vigil extension - the STOP results (at most 100) of the evaluation the alert last followed.
+     */
+    triggers?: Array<AlertTrigger>;
+};
+
+export type ComplianceViolationAlertList = Array<ComplianceViolationAlert>;
+
+export type ComplianceViolationAlertState = {
+    /**
+     * The new state of the alert.
+     */
+    state: 'open' | 'closed';
+};
+
+export type ResourceLabel = {
+    key?: string;
+    value?: string;
+};
+
+/**
+ * A summary of an alert.
+ */
+export type AlertSummary = {
+    uuid?: string;
+    type?: 'compliance_violation';
+    state?: 'open' | 'closed';
+    resource_labels?: Array<ResourceLabel>;
+    closed_by?: string | null;
+    closed_reason?: string | null;
+    created_at?: string;
+    last_updated?: string;
+};
+
+export type AlertSummaryList = Array<AlertSummary>;
 
 /**
  * One page of the stored result of a scheduled query execution. The result is keyed by its report kind —
@@ -11761,6 +11846,305 @@ export type DryRunPolicyResponses = {
 
 export type DryRunPolicyResponse = DryRunPolicyResponses[keyof DryRunPolicyResponses];
 
+export type GetComplianceViolationAlertsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: {
+        /**
+         * The page to return, from 1.
+         */
+        page?: number;
+        limit?: number;
+        /**
+         * Alerts in this state; open by default.
+         */
+        state?: 'all' | 'open' | 'closed';
+        /**
+         * Only alerts opened after this time.
+         */
+        created_after?: string;
+        /**
+         * Only alerts opened before this time.
+         */
+        created_before?: string;
+        /**
+         * Only alerts raised for this image digest.
+         */
+        resource_image_digest?: string;
+        /**
+         * Only alerts of this full tag (registry/repository:tag).
+         */
+        resource_image_tag?: string;
+        /**
+         * Only alerts of tags in this registry (e.g. docker.io).
+         */
+        resource_registry?: string;
+        /**
+         * Only alerts of tags in this repository, without the registry (e.g. library/alpine).
+         */
+        resource_repository?: string;
+    };
+    url: '/alerts/compliance-violations';
+};
+
+export type GetComplianceViolationAlertsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetComplianceViolationAlertsError = GetComplianceViolationAlertsErrors[keyof GetComplianceViolationAlertsErrors];
+
+export type GetComplianceViolationAlertsResponses = {
+    /**
+     * A page of alerts.
+     */
+    200: ComplianceViolationAlertList;
+};
+
+export type GetComplianceViolationAlertsResponse = GetComplianceViolationAlertsResponses[keyof GetComplianceViolationAlertsResponses];
+
+export type GetComplianceViolationAlertData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * Identifier of the alert.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/alerts/compliance-violations/{uuid}';
+};
+
+export type GetComplianceViolationAlertErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetComplianceViolationAlertError = GetComplianceViolationAlertErrors[keyof GetComplianceViolationAlertErrors];
+
+export type GetComplianceViolationAlertResponses = {
+    /**
+     * The alert.
+     */
+    200: ComplianceViolationAlert;
+};
+
+export type GetComplianceViolationAlertResponse = GetComplianceViolationAlertResponses[keyof GetComplianceViolationAlertResponses];
+
+export type UpdateComplianceViolationAlertStateData = {
+    body: ComplianceViolationAlertState;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * Identifier of the alert.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/alerts/compliance-violations/{uuid}';
+};
+
+export type UpdateComplianceViolationAlertStateErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UpdateComplianceViolationAlertStateError = UpdateComplianceViolationAlertStateErrors[keyof UpdateComplianceViolationAlertStateErrors];
+
+export type UpdateComplianceViolationAlertStateResponses = {
+    /**
+     * The alert in its new state.
+     */
+    200: ComplianceViolationAlert;
+};
+
+export type UpdateComplianceViolationAlertStateResponse = UpdateComplianceViolationAlertStateResponses[keyof UpdateComplianceViolationAlertStateResponses];
+
+export type GetAlertSummariesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: {
+        /**
+         * The page to return, from 1.
+         */
+        page?: number;
+        limit?: number;
+        type?: 'all' | 'compliance_violation';
+        /**
+         * Alerts in this state; open by default.
+         */
+        state?: 'all' | 'open' | 'closed';
+        /**
+         * Only alerts opened after this time.
+         */
+        created_after?: string;
+        /**
+         * Only alerts opened before this time.
+         */
+        created_before?: string;
+        /**
+         * `key=value` labels every listed alert has: `tag`, `registry`, `repository` or `image_digest` (e.g. tag=docker.io/library/alpine:latest, repository=library/alpine).
+         */
+        resource_label?: Array<string>;
+    };
+    url: '/alerts/summaries';
+};
+
+export type GetAlertSummariesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetAlertSummariesError = GetAlertSummariesErrors[keyof GetAlertSummariesErrors];
+
+export type GetAlertSummariesResponses = {
+    /**
+     * A page of alert summaries.
+     */
+    200: AlertSummaryList;
+};
+
+export type GetAlertSummariesResponse = GetAlertSummariesResponses[keyof GetAlertSummariesResponses];
+
 export type ListSubscriptionsData = {
     body?: never;
     headers?: {
@@ -11779,7 +12163,7 @@ export type ListSubscriptionsData = {
         /**
          * In any case (upstream declares a free string).
          */
-        subscription_type?: 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval' | 'repo_update';
+        subscription_type?: 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval' | 'repo_update' | 'alerts';
     };
     url: '/subscriptions';
 };

@@ -941,7 +941,8 @@ export const zSubscriptionRequest = z.object({
         'analysis_update',
         'vuln_update',
         'policy_eval',
-        'repo_update'
+        'repo_update',
+        'alerts'
     ]),
     subscription_value: z.string().max(4096).nullish()
 });
@@ -2030,6 +2031,73 @@ export const zEcsServices = zInventoryPage.and(z.object({
 export const zEcsTasks = zInventoryPage.and(z.object({
     items: z.array(zEcsTask)
 }));
+
+/**
+ * What an alert was raised for - the tag, the image it pointed at, the policy and its evaluation.
+ */
+export const zComplianceResource = z.object({
+    image_digest: z.string().optional(),
+    policy_id: z.string().optional(),
+    image_tag: z.string().optional(),
+    registry: z.string().optional(),
+    repository: z.string().optional(),
+    evaluation_id: z.string().optional(),
+    evaluated_at: z.iso.datetime().optional()
+});
+
+/**
+ * Vigil extension - a policy finding with action STOP that the alert's evaluation reported.
+ */
+export const zAlertTrigger = z.object({
+    gate: z.string().optional(),
+    trigger: z.string().optional(),
+    trigger_id: z.string().optional(),
+    rule_id: z.string().optional()
+});
+
+/**
+ * Alert raised on a compliance check failure.
+ */
+export const zComplianceViolationAlert = z.object({
+    uuid: z.string().optional(),
+    type: z.enum(['compliance_violation']).optional(),
+    state: z.enum(['open', 'closed']).optional(),
+    resource: zComplianceResource.optional(),
+    closed_by: z.string().nullish(),
+    closed_reason: z.string().nullish(),
+    created_at: z.iso.datetime().optional(),
+    last_updated: z.iso.datetime().optional(),
+    compliance_status_reason: z.string().optional(),
+    violations_count: z.int().optional(),
+    triggers: z.array(zAlertTrigger).optional()
+});
+
+export const zComplianceViolationAlertList = z.array(zComplianceViolationAlert);
+
+export const zComplianceViolationAlertState = z.object({
+    state: z.enum(['open', 'closed'])
+});
+
+export const zResourceLabel = z.object({
+    key: z.string().optional(),
+    value: z.string().optional()
+});
+
+/**
+ * A summary of an alert.
+ */
+export const zAlertSummary = z.object({
+    uuid: z.string().optional(),
+    type: z.enum(['compliance_violation']).optional(),
+    state: z.enum(['open', 'closed']).optional(),
+    resource_labels: z.array(zResourceLabel).optional(),
+    closed_by: z.string().nullish(),
+    closed_reason: z.string().nullish(),
+    created_at: z.iso.datetime().optional(),
+    last_updated: z.iso.datetime().optional()
+});
+
+export const zAlertSummaryList = z.array(zAlertSummary);
 
 /**
  * The execution the result belongs to.
@@ -4395,6 +4463,86 @@ export const zDryRunPolicyHeaders = z.object({
  */
 export const zDryRunPolicyResponse = zPolicyDryRun;
 
+export const zGetComplianceViolationAlertsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetComplianceViolationAlertsQuery = z.object({
+    page: z.int().gte(1).lte(2147483647).optional().default(1),
+    limit: z.int().gte(1).lte(100).optional().default(100),
+    state: z.enum([
+        'all',
+        'open',
+        'closed'
+    ]).optional(),
+    created_after: z.iso.datetime().optional(),
+    created_before: z.iso.datetime().optional(),
+    resource_image_digest: z.string().regex(/^sha256:[a-fA-F0-9]{64}$/).optional(),
+    resource_image_tag: z.string().min(1).max(1100).optional(),
+    resource_registry: z.string().min(1).max(255).optional(),
+    resource_repository: z.string().min(1).max(512).optional()
+});
+
+/**
+ * A page of alerts.
+ */
+export const zGetComplianceViolationAlertsResponse = zComplianceViolationAlertList;
+
+export const zGetComplianceViolationAlertHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetComplianceViolationAlertPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The alert.
+ */
+export const zGetComplianceViolationAlertResponse = zComplianceViolationAlert;
+
+export const zUpdateComplianceViolationAlertStateBody = zComplianceViolationAlertState;
+
+export const zUpdateComplianceViolationAlertStateHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zUpdateComplianceViolationAlertStatePath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The alert in its new state.
+ */
+export const zUpdateComplianceViolationAlertStateResponse = zComplianceViolationAlert;
+
+export const zGetAlertSummariesHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetAlertSummariesQuery = z.object({
+    page: z.int().gte(1).lte(2147483647).optional().default(1),
+    limit: z.int().gte(1).lte(100).optional().default(100),
+    type: z.enum(['all', 'compliance_violation']).optional(),
+    state: z.enum([
+        'all',
+        'open',
+        'closed'
+    ]).optional(),
+    created_after: z.iso.datetime().optional(),
+    created_before: z.iso.datetime().optional(),
+    resource_label: z.array(z.string().max(1200).regex(/^\S+=\S+$/)).max(4).optional()
+});
+
+/**
+ * A page of alert summaries.
+ */
+export const zGetAlertSummariesResponse = zAlertSummaryList;
+
 export const zListSubscriptionsHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
     'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
@@ -4407,7 +4555,8 @@ export const zListSubscriptionsQuery = z.object({
         'analysis_update',
         'vuln_update',
         'policy_eval',
-        'repo_update'
+        'repo_update',
+        'alerts'
     ]).optional()
 });
 

@@ -1,5 +1,6 @@
 /** Every operation's handler; the Handlers type makes a missing one a compile error. */
 import type { BodyChecks, Handlers } from '../server/handler-types.js';
+import { alertHandlers } from './alerts.js';
 import { eventHandlers } from './events.js';
 import { feedHandlers } from './feeds.js';
 import { identityHandlers } from './identity.js';
@@ -39,6 +40,7 @@ export const handlers: Handlers = {
   ...summaryHandlers,
   ...importHandlers,
   ...subscriptionHandlers,
+  ...alertHandlers,
   ...feedHandlers,
   ...vulnerabilityHandlers,
   ...onetimeHandlers,

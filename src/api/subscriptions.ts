@@ -20,11 +20,16 @@ function subscriptionShape(s: subs.SubscriptionRecord) {
   };
 }
 
-/** Tag keys are stored normalised (docker.io/library/nginx:latest), so `nginx` and the full name are one key. */
+/**
+ * Tag keys are stored normalised (docker.io/library/nginx:latest), so `nginx` and the full name are one key. An
+ * alerts key without a tag names a repository (upstream: alerts on each of its tags).
+ */
 function normaliseKey(type: subs.SubscriptionType, key: string): string {
   const ref = parseImageReference(key);
   if (ref.digest) throw new InvalidError('subscription_key must name a tag or repository, not a digest', { errors: [{ location: 'body.subscription_key', message: 'names a digest' }] });
-  return type === 'repo_update' ? fullName(ref) : fullTag(ref);
+  // The parser defaults a missing tag to `latest`; a tag is named when the last component has a ':' (its rule too).
+  const namesTag = (key.trim().split('/').pop() ?? '').includes(':');
+  return type === 'repo_update' || (type === 'alerts' && !namesTag) ? fullName(ref) : fullTag(ref);
 }
 
 export const subscriptionHandlers: HandlerGroup<SubscriptionOps> = {

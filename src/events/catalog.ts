@@ -27,6 +27,14 @@ export const EVENT_CATEGORIES: { name: string; description: string; types: Event
     ],
   },
   {
+    name: 'user.alerts.compliance_violation',
+    description: 'Compliance-violation alerts of tags with an alerts subscription',
+    types: [
+      { type: 'user.alerts.compliance_violation.opened', level: 'INFO', message: 'A subscribed tag failed its policy evaluation: a compliance-violation alert opened' },
+      { type: 'user.alerts.compliance_violation.closed', level: 'INFO', message: 'A compliance-violation alert closed' },
+    ],
+  },
+  {
     name: 'system.image_analysis',
     description: 'Failures talking to registries or reading images',
     types: [

@@ -5,7 +5,7 @@ import { toBool } from '../db/index.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
 
-export type SubscriptionType = 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval' | 'repo_update';
+export type SubscriptionType = 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval' | 'repo_update' | 'alerts';
 
 export interface SubscriptionRecord {
   id: string;

@@ -8,6 +8,7 @@ import { toBool } from '../db/index.js';
 import { evaluatePolicy, type PolicyEvaluationResult } from './evaluate-policy.js';
 import { imageEvaluationContext } from './image-context.js';
 import { activePolicy, getPolicy } from './store.js';
+import { evaluationStored, stopTriggersOf } from './evaluation-observers.js';
 import type { PolicyDocument } from './document.js';
 
 export interface CheckOptions {
@@ -39,15 +40,30 @@ export async function checkImage(db: Db, accountName: string, digest: string, o:
   if (!o.interactive)
     await db.transaction(async (trx) => {
       await trx('policy_evaluations').where(scope).update({ latest: false });
-      await trx('policy_evaluations').insert({
-        ...scope,
-        policy_digest: policyDigest,
+      const [row] = await trx('policy_evaluations')
+        .insert({
+          ...scope,
+          policy_digest: policyDigest,
+          status: result.status,
+          final_action: result.final_action,
+          final_action_reason: result.final_action_reason,
+          latest: true,
+          result: JSON.stringify(current),
+          evaluation_time: result.evaluation_time,
+        })
+        .returning('id');
+      await evaluationStored(trx, {
+        accountName,
+        imageDigest: digest,
+        tag: o.tag,
+        policyId: doc.id,
+        policyActive: record.active,
+        evaluationId: String((row as { id: number }).id),
         status: result.status,
-        final_action: result.final_action,
-        final_action_reason: result.final_action_reason,
-        latest: true,
-        result: JSON.stringify(current),
-        evaluation_time: result.evaluation_time,
+        finalAction: result.final_action,
+        finalActionReason: result.final_action_reason,
+        evaluationTime: result.evaluation_time,
+        stopTriggers: stopTriggersOf(result),
       });
     });
   const evaluations = [shown(current, o.detail)];

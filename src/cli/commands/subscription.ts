@@ -9,8 +9,8 @@ import type { Api, Session } from '../session.js';
 type Subscription = components['schemas']['Subscription'];
 type SubscriptionType = components['schemas']['SubscriptionRequest']['subscription_type'];
 
-/** Upstream's subscription types: four per tag, and repo_update for a watched repository. */
-const SUBSCRIPTION_TYPES: readonly SubscriptionType[] = ['tag_update', 'vuln_update', 'policy_eval', 'analysis_update', 'repo_update'];
+/** Upstream's subscription types: four per tag, repo_update for a watched repository, and alerts (a tag or a repository). */
+const SUBSCRIPTION_TYPES: readonly SubscriptionType[] = ['tag_update', 'vuln_update', 'policy_eval', 'analysis_update', 'repo_update', 'alerts'];
 
 const SUBSCRIPTION_COLUMNS: Column<Subscription>[] = [
   { header: 'key', value: (s) => s.subscription_key },

@@ -13,6 +13,7 @@
  * file areas/<name>.ts with `defineArea`, and <name>.contract.test.ts with `runArea`) is listed here.
  */
 import type { Area } from '../harness.js';
+import { alertsArea } from './alerts.js';
 import { identityArea } from './identity.js';
 import { imagesArea } from './images.js';
 import { importsArea } from './imports.js';
@@ -22,4 +23,4 @@ import { runtimeArea } from './runtime.js';
 import { ssoArea } from './sso.js';
 import { systemArea } from './system.js';
 
-export const areas: Area<any>[] = [systemArea, identityArea, imagesArea, importsArea, runtimeArea, notificationsArea, ssoArea, oidcArea];
+export const areas: Area<any>[] = [systemArea, identityArea, imagesArea, importsArea, runtimeArea, notificationsArea, ssoArea, oidcArea, alertsArea];

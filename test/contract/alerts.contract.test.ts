@@ -1,0 +1,4 @@
+import { runArea } from './harness.js';
+import { alertsArea } from './areas/alerts.js';
+
+runArea(alertsArea);
