@@ -79,3 +79,12 @@ export function dueAtOrWithin(next: string | null, after: Date, maxWaitMs: numbe
 export async function runPeriodicSoon(queue: { enqueue: JobQueue['enqueue'] }, definition: PeriodicJobDefinition): Promise<void> {
   await queue.enqueue(definition, { slot: new Date().toISOString() }, { onDuplicate: 'earliest' });
 }
+
+/**
+ * Moves a periodic kind's waiting run to the first slot of its (changed) schedule after now, earlier or later,
+ * from any node; a run in progress queues its successor by the new schedule when it ends.
+ */
+export async function reschedulePeriodic(queue: { enqueue: JobQueue['enqueue'] }, definition: PeriodicJobDefinition, schedule: PeriodicSchedule): Promise<void> {
+  const slot = await nextSlot(schedule, new Date());
+  if (slot) await queue.enqueue(definition, { slot: slot.toISOString() }, { runAt: slot, onDuplicate: 'replace' });
+}
