@@ -6379,7 +6379,7 @@ export interface components {
             is_array?: boolean | null;
             le?: number | null;
         };
-        /** @description A setting's value; its type is the setting's `data_type`. */
+        /** @description A setting's value (any JSON value, null included); its type is the setting's `data_type`. */
         SystemConfigurationValue: unknown;
         SystemResourceLimit: {
             /** @description The current value of the resource. */

@@ -480,7 +480,7 @@ export type ActionPlan = {
 export type ActionPlans = Array<ActionPlan>;
 
 /**
- * A setting's value; its type is the setting's `data_type`.
+ * A setting's value (any JSON value, null included); its type is the setting's `data_type`.
  */
 export type SystemConfigurationValue = unknown;
 

@@ -337,7 +337,7 @@ export const zActionPlan = z.object({
 export const zActionPlans = z.array(zActionPlan);
 
 /**
- * A setting's value; its type is the setting's `data_type`.
+ * A setting's value (any JSON value, null included); its type is the setting's `data_type`.
  */
 export const zSystemConfigurationValue = z.unknown();
 

@@ -54,7 +54,7 @@ export const systemConfigurationHandlers: HandlerGroup<SystemConfigurationOps> =
     return { status: 200, body: { items: (await ctx.services.settings.states()).map(configurationShape) } };
   },
   async patch_configuration(ctx, { body }) {
-    return { status: 200, body: { items: await setAll(ctx, body, (i) => `body[${i}]`) } };
+    return { status: 200, body: { items: await setAll(ctx, body, (i) => `body.${i}`) } };
   },
   async get_configuration_schema(ctx) {
     const states = await ctx.services.settings.states();

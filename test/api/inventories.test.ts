@@ -754,8 +754,8 @@ describe.skipIf(missingTools('docker-registry'))('expiry after VIGIL_INVENTORY_T
     // The sweep's work: with a one-minute TTL the ten-minute-old report has expired; its log line counts the rows.
     let deleted = 0;
     const log = { info: (o: { deleted: number }) => (deleted = o.deleted) };
-    const config = { ...services.config, inventory: { ...services.config.inventory, ttlSeconds: 60 } };
-    await expireAllInventory({ ...services, config, log } as unknown as Services);
+    const settings = { get: async (key: string) => (key === 'inventory.ttl_seconds' ? 60 : services.settings.get(key as never)) };
+    await expireAllInventory({ ...services, settings, log } as unknown as Services);
     expect(deleted).toBeGreaterThan(0);
     expect(await storedRows()).toEqual(none);
   });
