@@ -3687,7 +3687,7 @@ export interface paths {
         };
         /**
          * Describe each runtime setting
-         * @description An object keyed by setting, each with its type (`data_type`, `enum`), default and bounds (`ge`, `le`). Administrators only.
+         * @description An object keyed by setting, each with its type (`data_type`, `enum`), default and bounds (`ge`, `le`, `max_length`). Administrators only.
          */
         get: operations["get_configuration_schema"];
         put?: never;
@@ -6378,6 +6378,7 @@ export interface components {
             ge?: number | null;
             is_array?: boolean | null;
             le?: number | null;
+            max_length?: number | null;
         };
         /** @description A setting's value (any JSON value, null included); its type is the setting's `data_type`. */
         SystemConfigurationValue: unknown;

@@ -936,7 +936,7 @@ export const patchConfiguration = <ThrowOnError extends boolean = false>(options
 /**
  * Describe each runtime setting
  *
- * An object keyed by setting, each with its type (`data_type`, `enum`), default and bounds (`ge`, `le`). Administrators only.
+ * An object keyed by setting, each with its type (`data_type`, `enum`), default and bounds (`ge`, `le`, `max_length`). Administrators only.
  */
 export const getConfigurationSchema = <ThrowOnError extends boolean = false>(options?: Options<GetConfigurationSchemaData, ThrowOnError>) => (options?.client ?? client).get<GetConfigurationSchemaResponses, GetConfigurationSchemaErrors, ThrowOnError>({
     requestValidator: async (data) => await z.object({

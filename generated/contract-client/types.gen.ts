@@ -490,6 +490,7 @@ export type SystemConfigurationSchema = {
     enum?: Array<string> | null;
     ge?: number | null;
     le?: number | null;
+    max_length?: number | null;
     is_array?: boolean | null;
 };
 

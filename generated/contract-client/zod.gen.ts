@@ -354,6 +354,7 @@ export const zSystemConfigurationSchema = z.object({
     enum: z.array(z.string()).nullish(),
     ge: z.number().nullish(),
     le: z.number().nullish(),
+    max_length: z.int().nullish(),
     is_array: z.boolean().nullish()
 });
 

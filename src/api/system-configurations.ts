@@ -16,9 +16,9 @@ type SystemConfigurationOps =
 
 function schemaShape(d: SettingDefinition, defaultValue: unknown) {
   const s = d.schema;
-  return s.data_type === 'integer'
-    ? { data_type: s.data_type, default_value: defaultValue, ge: s.ge, le: s.le, is_array: false }
-    : { data_type: s.data_type, default_value: defaultValue, enum: [...s.enum], is_array: false };
+  if (s.data_type === 'integer') return { data_type: s.data_type, default_value: defaultValue, ge: s.ge, le: s.le, is_array: false };
+  if (s.data_type === 'string') return { data_type: s.data_type, default_value: defaultValue, max_length: s.max_length, is_array: false };
+  return { data_type: s.data_type, default_value: defaultValue, enum: [...s.enum], is_array: false };
 }
 
 function configurationShape({ definition, value, defaultValue, stored }: SettingState) {

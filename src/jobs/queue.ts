@@ -109,6 +109,11 @@ export class JobQueue {
     return Number(rows[0]!.id);
   }
 
+  /** Deletes the waiting (queued) job with this de-duplication key, if any: a periodic run whose schedule was turned off. */
+  async dropWaiting(dedupKey: string): Promise<void> {
+    await this.db('jobs').where({ dedup_key: dedupKey, status: 'queued' }).delete();
+  }
+
   /** Claims the next due job (or one whose lease lapsed) for `workerId`, or answers null. */
   async claim(workerId: string, leaseMs: number, kinds: readonly string[]): Promise<Job | null> {
     if (kinds.length === 0) return null;

@@ -15,7 +15,7 @@ import { REPORTS_REFRESH_JOB } from '../reports/refresher.js';
 import { failInterruptedRun, SCHEDULED_QUERY_JOB, scheduledQueryJob } from '../reports/scheduled/job.js';
 import { SCHEDULED_QUERIES_DUE_JOB } from '../reports/scheduled/scheduler.js';
 import type { Services } from '../service.js';
-import { inventoryExpirySchedule, reportsRefreshSchedule } from '../settings/effects.js';
+import { feedSyncSchedule, inventoryExpirySchedule, reportsRefreshSchedule } from '../settings/effects.js';
 import { VULN_REMATCH_JOB, vulnRematchJob } from '../vulns/feed-admin.js';
 import { FEED_SYNC_JOB, FEED_SYNC_SCHEDULE_JOB, feedSyncJob, requestFeedSync, type FeedSyncHooks } from '../vulns/feeds.js';
 import type { JobDefinition } from './definition.js';
@@ -70,8 +70,9 @@ export function registerJobs(services: Services): void {
     const { dispatcher } = services.notifications;
     worker.registerPeriodic(NOTIFICATIONS_DELIVER_JOB, dispatcher.schedule, (_payload, _job, context) => dispatcher.deliverDue(context.signal));
   }
-  if (held(FEED_SYNC_SCHEDULE_JOB) && config.feeds.syncSchedule && config.feeds.sources.length > 0)
-    worker.registerPeriodic(FEED_SYNC_SCHEDULE_JOB, { cron: config.feeds.syncSchedule }, async () => {
+  // Registered even while the schedule is off (the feeds.sync_schedule setting may turn it on): no run is queued then.
+  if (held(FEED_SYNC_SCHEDULE_JOB) && config.feeds.sources.length > 0)
+    worker.registerPeriodic(FEED_SYNC_SCHEDULE_JOB, feedSyncSchedule(services.settings), async () => {
       await requestFeedSync(services, { trigger: 'schedule' });
     });
   if (held(METRICS_COLLECT_JOB) && config.reports.metricsSchedule)

@@ -4,12 +4,15 @@
  * on every node without a restart; the environment variable named gives the default. Only settings whose every
  * reader goes through RuntimeSettings belong here.
  */
+import { validateCronExpression } from 'cron';
 import type { Config } from '../config.js';
 import { InvalidError } from '../errors.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export interface SettingValues {
+  /** A cron expression (UTC), or `off`. */
+  'feeds.sync_schedule': string;
   'reports.refresh_interval_seconds': number;
   'inventory.ttl_seconds': number;
   log_level: (typeof LOG_LEVELS)[number];
@@ -26,18 +29,37 @@ interface EnumSchema {
   data_type: 'string_enum';
   enum: readonly string[];
 }
+interface StringSchema {
+  data_type: 'string';
+  max_length: number;
+  /** Why a string is not a valid value, or null. */
+  check(value: string): string | null;
+}
 
 export interface SettingDefinition {
   key: SettingKey;
   title: string;
   description: string;
   category: string;
-  schema: IntegerSchema | EnumSchema;
+  schema: IntegerSchema | EnumSchema | StringSchema;
   /** The value when none is stored: from the node's configuration (its environment). */
   defaultOf(config: Config): SettingValues[SettingKey];
 }
 
 export const SETTINGS: readonly SettingDefinition[] = [
+  {
+    key: 'feeds.sync_schedule',
+    title: 'Feed sync schedule',
+    description:
+      'When every vulnerability feed source is synced: a cron expression (five fields, or six with seconds first; UTC), or off. Default: VIGIL_FEED_SYNC_SCHEDULE. A change moves (or, with off, removes) the next scheduled sync at once.',
+    category: 'feeds',
+    schema: {
+      data_type: 'string',
+      max_length: 128,
+      check: (value) => (value === 'off' || validateCronExpression(value).valid ? null : `must be a cron expression such as "0 */6 * * *" or "off", got ${JSON.stringify(value)}`),
+    },
+    defaultOf: (config) => config.feeds.syncSchedule ?? 'off',
+  },
   {
     key: 'reports.refresh_interval_seconds',
     title: 'Reporting refresh interval',
@@ -85,6 +107,11 @@ export function valueProblem(definition: SettingDefinition, value: unknown): str
     if (typeof value !== 'number' || !Number.isInteger(value)) return `must be a whole number, got ${JSON.stringify(value)}`;
     if (value < schema.ge || value > schema.le) return `must be from ${schema.ge} to ${schema.le}, got ${value}`;
     return null;
+  }
+  if (schema.data_type === 'string') {
+    if (typeof value !== 'string') return `must be a string, got ${JSON.stringify(value)}`;
+    if (value.length > schema.max_length) return `must be at most ${schema.max_length} characters`;
+    return schema.check(value);
   }
   if (typeof value !== 'string' || !schema.enum.includes(value)) return `must be one of ${schema.enum.join(', ')}, got ${JSON.stringify(value)}`;
   return null;

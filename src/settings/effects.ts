@@ -7,10 +7,21 @@ import { INVENTORY_EXPIRY_JOB, inventoryExpiryEveryMs } from '../inventory/expir
 import { nextSlot, reschedulePeriodic, type PeriodicSchedule } from '../jobs/periodic.js';
 import { REPORTS_REFRESH_JOB } from '../reports/refresher.js';
 import type { Services } from '../service.js';
+import { FEED_SYNC_SCHEDULE_JOB } from '../vulns/feeds.js';
 import type { RuntimeSettings } from './runtime.js';
 
 function everyMsOf(everyMs: () => Promise<number>): PeriodicSchedule {
   return { nextAt: async (after) => (await nextSlot({ everyMs: await everyMs() }, after))! };
+}
+
+/** The firings of feeds.sync_schedule; none while it is off. */
+export function feedSyncSchedule(settings: RuntimeSettings): PeriodicSchedule {
+  return {
+    nextAt: async (after) => {
+      const cron = await settings.get('feeds.sync_schedule');
+      return cron === 'off' ? null : nextSlot({ cron }, after);
+    },
+  };
 }
 
 /** Every reports.refresh_interval_seconds. */
@@ -25,6 +36,8 @@ export function inventoryExpirySchedule(settings: RuntimeSettings): PeriodicSche
 
 /** Makes changed settings take effect now where they are not simply read on their next use. */
 export async function applySettingChanges(services: Services, keys: readonly string[]): Promise<void> {
+  // As src/jobs/registry.ts: without feed sources there is nothing to sync, and no node runs the schedule.
+  if (keys.includes('feeds.sync_schedule') && services.config.feeds.sources.length > 0) await reschedulePeriodic(services.jobs, FEED_SYNC_SCHEDULE_JOB, feedSyncSchedule(services.settings));
   if (keys.includes('reports.refresh_interval_seconds')) await reschedulePeriodic(services.jobs, REPORTS_REFRESH_JOB, reportsRefreshSchedule(services.settings));
   if (keys.includes('inventory.ttl_seconds')) await reschedulePeriodic(services.jobs, INVENTORY_EXPIRY_JOB, inventoryExpirySchedule(services.settings));
   if (keys.includes('log_level')) await services.nodeLogLevel.sync();

@@ -5,6 +5,7 @@
  * reports, the node's logger level follows), and stored values survive a restart: a second server started on the
  * same database answers them and runs by them. Administrators only.
  */
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReusableStore } from '../support/auth-fixtures.js';
 import { expectValidationError, ISO_UTC } from '../support/fixtures.js';
@@ -13,6 +14,7 @@ import { createAccount, createUser, expectForbidden, expectNotFound } from '../s
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const BASE = '/v2/system/configurations';
+const FEEDS = 'feeds.sync_schedule';
 const REFRESH = 'reports.refresh_interval_seconds';
 const TTL = 'inventory.ttl_seconds';
 const ARN = 'arn:aws:ecs:eu-west-1:123456789012';
@@ -20,11 +22,12 @@ const ARN = 'arn:aws:ecs:eu-west-1:123456789012';
 let store: { env: Record<string, string>; cleanup(): Promise<void> };
 let server: TestServer;
 
-/** The due times of the waiting reports refresh runs (one, unless a run is in progress). */
-async function refreshSlots(s: TestServer): Promise<number[]> {
-  const rows = await s.running.services.db('jobs').where({ kind: 'reports_refresh', status: 'queued' }).select('run_at');
+/** The due times of the waiting runs of a periodic kind (one, unless a run is in progress; none when off). */
+async function waitingSlots(s: TestServer, kind: string): Promise<number[]> {
+  const rows = await s.running.services.db('jobs').where({ kind, status: 'queued' }).select('run_at');
   return rows.map((r: { run_at: string }) => Date.parse(r.run_at));
 }
+const refreshSlots = (s: TestServer) => waitingSlots(s, 'reports_refresh');
 
 function ecsReport(name: string, minutesAgo: number) {
   return {
@@ -35,9 +38,12 @@ function ecsReport(name: string, minutesAgo: number) {
   };
 }
 
+/** A feed source (never synced here: no sync at start, scheduled ones in the future), so the feed schedule runs. */
+const env = () => ({ ...store.env, VIGIL_FEED_SOURCES: `osv=${join(store.env.VIGIL_DATA_DIR!, 'no-feed')}`, VIGIL_FEED_SYNC_ON_START: 'false' });
+
 beforeAll(async () => {
   store = await createReusableStore();
-  server = await startTestServer(store.env);
+  server = await startTestServer(env());
 });
 afterAll(async () => {
   await server?.close();
@@ -49,11 +55,13 @@ describe('runtime settings', () => {
     const listed = await client(server.url).GET('/system/configurations');
     expect(listed.response.status).toBe(200);
     expect(listed.data!.items.map((i) => [i.key, i.value, i.source])).toEqual([
+      // The test servers turn scheduled feed syncs off (VIGIL_FEED_SYNC_SCHEDULE=off).
+      [FEEDS, 'off', 'default'],
       [REFRESH, 2, 'default'],
       [TTL, 86400, 'default'],
       ['log_level', 'silent', 'default'],
     ]);
-    expect(listed.data!.items[0]).toMatchObject({
+    expect(listed.data!.items[1]).toMatchObject({
       requires_system_restart: false,
       is_editable: true,
       default_value: 2,
@@ -62,10 +70,11 @@ describe('runtime settings', () => {
       title: expect.any(String),
       description: expect.stringContaining('VIGIL_REPORTS_REFRESH_SECONDS'),
     });
-    expect(listed.data!.items[0].uuid).toBeUndefined();
+    expect(listed.data!.items[1].uuid).toBeUndefined();
 
     const schema = await client(server.url).GET('/system/configurations/schema');
     expect(schema.data).toEqual({
+      [FEEDS]: { data_type: 'string', default_value: 'off', max_length: 128, is_array: false },
       [REFRESH]: { data_type: 'integer', default_value: 2, ge: 1, le: 3600, is_array: false },
       [TTL]: { data_type: 'integer', default_value: 86400, ge: 1, le: 365 * 86400, is_array: false },
       log_level: { data_type: 'string_enum', default_value: 'silent', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], is_array: false },
@@ -94,6 +103,21 @@ describe('runtime settings', () => {
     }
     // Deleting a setting that is not stored is fine: the default applies.
     expect((await raw(server.url, 'DELETE', `${BASE}/${REFRESH}`)).status).toBe(204);
+  });
+
+  it('schedules feed syncs by a cron expression set at run time, and none again once it is back to off', async () => {
+    expect(await waitingSlots(server, 'feed_sync_schedule')).toEqual([]);
+    const put = await json(server.url, 'PUT', `${BASE}/${FEEDS}`, { key: FEEDS, value: '17 3 * * *' });
+    expect(put.status, put.text).toBe(200);
+    const [slot, ...more] = await waitingSlots(server, 'feed_sync_schedule');
+    expect(more).toEqual([]);
+    const at = new Date(slot!);
+    expect([at.getUTCHours(), at.getUTCMinutes(), at.getUTCSeconds()]).toEqual([3, 17, 0]);
+    expect(slot! - Date.now()).toBeGreaterThan(0);
+    expect(slot! - Date.now()).toBeLessThanOrEqual(86400_000);
+    expectValidationError(await json(server.url, 'PUT', `${BASE}/${FEEDS}`, { key: FEEDS, value: 'every day' }), ['body.value']);
+    expect((await raw(server.url, 'DELETE', `${BASE}/${FEEDS}`)).status).toBe(204);
+    expect(await waitingSlots(server, 'feed_sync_schedule')).toEqual([]);
   });
 
   it('refuses inventory reports older than a shortened lifetime, and takes them again once it is back to the default', async () => {
@@ -167,27 +191,34 @@ describe('runtime settings', () => {
 
   it('keeps stored values across a restart: the next server on the same database answers and runs by them', async () => {
     const stored = await json(server.url, 'PATCH', BASE, [
+      { key: FEEDS, value: '0 0 1 1 *' },
       { key: REFRESH, value: 3600 },
       { key: TTL, value: 120 },
       { key: 'log_level', value: 'fatal' },
     ]);
     expect(stored.status, stored.text).toBe(200);
+    // The next node must queue the periodic runs from the stored settings itself.
+    for (const kind of ['feed_sync_schedule', 'reports_refresh']) await server.running.services.jobs.dropWaiting(`periodic:${kind}`);
     await server.close();
-    server = await startTestServer(store.env);
+    server = await startTestServer(env());
 
     const listed = await client(server.url).GET('/system/configurations');
     expect(listed.data!.items.map((i) => [i.key, i.value, i.source])).toEqual([
+      [FEEDS, '0 0 1 1 *', 'api'],
       [REFRESH, 3600, 'api'],
       [TTL, 120, 'api'],
       ['log_level', 'fatal', 'api'],
     ]);
     expect(server.running.services.log.level).toBe('fatal');
     for (const slot of await refreshSlots(server)) expect(slot % 3600_000).toBe(0);
+    // The new node queued the scheduled feed sync by the stored schedule: New Year, 00:00 UTC.
+    const [newYear] = await waitingSlots(server, 'feed_sync_schedule');
+    expect(new Date(newYear!).toISOString()).toMatch(/^\d{4}-01-01T00:00:00\.000Z$/);
     const old = await json(server.url, 'POST', '/v2/ecs-inventory', ecsReport('restart', 5));
     expect(old.status, old.text).toBe(400);
     expect(old.json.message).toContain('inventory.ttl_seconds=120');
 
-    for (const key of [REFRESH, TTL, 'log_level']) expect((await raw(server.url, 'DELETE', `${BASE}/${key}`)).status).toBe(204);
+    for (const key of [FEEDS, REFRESH, TTL, 'log_level']) expect((await raw(server.url, 'DELETE', `${BASE}/${key}`)).status).toBe(204);
     expect(server.running.services.log.level).toBe('silent');
   });
 });
@@ -196,7 +227,7 @@ describe('runtime settings', () => {
 describe.runIf(process.env.VIGIL_TEST_DATABASE_URL)('runtime settings on two nodes of one database', () => {
   let other: TestServer;
   beforeAll(async () => {
-    other = await startTestServer({ VIGIL_HOST_ID: 'settings-other', VIGIL_DATABASE_URL: server.running.services.config.databaseUrl! });
+    other = await startTestServer({ ...env(), VIGIL_HOST_ID: 'settings-other', VIGIL_DATABASE_URL: server.running.services.config.databaseUrl! });
   }, 60_000);
   afterAll(async () => {
     await other?.close();
