@@ -279,6 +279,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's action (remediation) plans
+         * @description The plans submitted for the account's images, newest first, optionally for one tag, one digest or those
+         *     created after a time. Upstream does not page this list; Vigil answers at most the 1000 newest plans that
+         *     match (narrow by `image_digest`, `image_tag` or `created_after` to see older ones).
+         */
+        get: operations["get_action_plans"];
+        put?: never;
+        /**
+         * Record an action (remediation) plan for an image
+         * @description Records what is to be done about an image's policy findings: the image (`image_digest`, or `image_tag`
+         *     resolved to the digest it maps to now; both given must belong together), the policy it was evaluated
+         *     with, and resolutions naming the triggers each resolves. The image (and a given policy) must exist in the
+         *     account (404 otherwise). `endpoint` with `configuration_id` names the account's notification endpoint
+         *     configuration the plan is meant for (`endpoint` one of the notification endpoint types); it must exist.
+         *     Vigil records the plan; it does not send it (docs/compatibility.md).
+         */
+        post: operations["add_action_plan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/alerts/compliance-violations": {
         parameters: {
             query?: never;
@@ -3652,6 +3683,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the settings that can be changed at run time, with their values
+         * @description Each runtime setting with its value in force: the one stored through this API (`source: api`), else the
+         *     default the node's environment gives (`source: default`, the VIGIL_ variable named in its description, or
+         *     its built-in default). Stored values are shared by every node of the database and survive restarts.
+         *     Administrators only.
+         */
+        get: operations["list_configurations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change several settings at once
+         * @description Sets each listed key to its value, all or none: one unknown key, duplicate key or invalid value (type,
+         *     bounds) answers 400 listing every problem and changes nothing. The answer lists the changed settings.
+         *     Administrators only.
+         */
+        patch: operations["patch_configuration"];
+        trace?: never;
+    };
+    "/system/configurations/{config_key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                config_key: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get one setting
+         * @description 404 for a key that is not a runtime setting. Administrators only.
+         */
+        get: operations["get_configuration"];
+        /**
+         * Set one setting
+         * @description Stores the value (the body's `key` must be the path's); it takes effect on every node without a restart
+         *     (docs/architecture.md says how soon) and stays after one. 400 for a value of the wrong type or out of
+         *     bounds, 404 for an unknown key. Administrators only.
+         */
+        put: operations["put_configuration"];
+        post?: never;
+        /**
+         * Return a setting to its default
+         * @description Forgets the stored value, so the default from the environment applies again (also when none was stored). 404 for an unknown key. Administrators only.
+         */
+        delete: operations["delete_configuration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/configurations/schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Describe each runtime setting
+         * @description An object keyed by setting, each with its type (`data_type`, `enum`), default and bounds (`ge`, `le`, `max_length`). Administrators only.
+         */
+        get: operations["get_configuration_schema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/system/deployment-history": {
         parameters: {
             query?: never;
@@ -4249,6 +4361,31 @@ export interface components {
             /** @enum {string} */
             state: "enabled" | "disabled";
         };
+        /** @description A remediation action plan for an image's policy findings. */
+        ActionPlan: {
+            /** @description The uuid of that endpoint's configuration in the account. */
+            configuration_id?: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description The notification endpoint type the plan is meant for. */
+            endpoint?: string;
+            image_digest?: string;
+            image_tag?: string;
+            /** Format: date-time */
+            readonly last_updated?: string;
+            message?: string;
+            policy_id?: string;
+            resolutions?: components["schemas"]["ActionPlanResolution"][];
+            subject?: string;
+            type?: string;
+            readonly uuid?: string;
+        };
+        /** @description The triggers a resolution resolves and what is to be done. */
+        ActionPlanResolution: {
+            content?: string;
+            trigger_ids?: string[];
+        };
+        ActionPlans: components["schemas"]["ActionPlan"][];
         /** @description A summary of an alert. */
         AlertSummary: {
             closed_by?: string | null;
@@ -6337,6 +6474,49 @@ export interface components {
             /** @description The new value; null clears it. */
             subscription_value?: string | null;
         };
+        SystemConfiguration: {
+            category?: string;
+            config_schema?: components["schemas"]["SystemConfigurationSchema"];
+            /** Format: date-time */
+            readonly created_at?: string;
+            default_value?: components["schemas"]["SystemConfigurationValue"];
+            deprecated_reason?: string;
+            description?: string;
+            editable_reason?: string;
+            is_deprecated?: boolean;
+            is_editable?: boolean;
+            is_secret?: boolean;
+            is_system_internal?: boolean;
+            key: string;
+            requires_system_restart?: boolean;
+            /** @enum {string} */
+            source?: "default" | "inherited_default" | "api" | "config_file";
+            title?: string;
+            /** Format: date-time */
+            readonly updated_at?: string;
+            readonly uuid?: string;
+            value: components["schemas"]["SystemConfigurationValue"];
+        };
+        SystemConfigurationList: {
+            items: components["schemas"]["SystemConfiguration"][];
+        };
+        SystemConfigurationPatch: components["schemas"]["SystemConfigurationPut"][];
+        SystemConfigurationPut: {
+            key: string;
+            value: components["schemas"]["SystemConfigurationValue"];
+        };
+        SystemConfigurationSchema: {
+            /** @enum {string} */
+            data_type?: "string" | "integer" | "number" | "boolean" | "null" | "string_enum";
+            default_value?: components["schemas"]["SystemConfigurationValue"];
+            enum?: string[] | null;
+            ge?: number | null;
+            is_array?: boolean | null;
+            le?: number | null;
+            max_length?: number | null;
+        };
+        /** @description A setting's value (any JSON value, null included); its type is the setting's `data_type`. */
+        SystemConfigurationValue: unknown;
         SystemResourceLimit: {
             /** @description The current value of the resource. */
             current_value?: number;
@@ -7625,6 +7805,80 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_action_plans: {
+        parameters: {
+            query?: {
+                /** @description RFC 3339 timestamp; only plans created after it. */
+                created_after?: string;
+                image_digest?: string;
+                image_tag?: string;
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action plans. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionPlans"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_action_plan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionPlan"];
+            };
+        };
+        responses: {
+            /** @description The recorded plan. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionPlan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -15251,6 +15505,185 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SystemStatusResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_configurations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runtime settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemConfigurationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    patch_configuration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SystemConfigurationPatch"];
+            };
+        };
+        responses: {
+            /** @description The changed settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemConfigurationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_configuration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                config_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    put_configuration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                config_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SystemConfigurationPut"];
+            };
+        };
+        responses: {
+            /** @description The setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemConfiguration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_configuration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                config_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The default applies. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_configuration_schema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema of every runtime setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: components["schemas"]["SystemConfigurationSchema"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

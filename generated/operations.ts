@@ -24,6 +24,7 @@ export interface OperationMeta {
 }
 
 export const operationTable = {
+  add_action_plan: {"operationId":"add_action_plan","method":"post","path":"/actions","tag":"Actions","authzAction":"addAction","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_credential: {"operationId":"add_credential","method":"post","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_idp: {"operationId":"add_idp","method":"post","path":"/rbac-manager/saml/idps","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_idp_user_groups: {"operationId":"add_idp_user_groups","method":"post","path":"/rbac-manager/saml/idps/{name}/user-group-mappings","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -56,6 +57,7 @@ export const operationTable = {
   create_user_group: {"operationId":"create_user_group","method":"post","path":"/system/user-groups","tag":"User Management","authzAction":"createUserGroup","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   delete_account: {"operationId":"delete_account","method":"delete","path":"/accounts/{account_name}","tag":"User Management","authzAction":"deleteAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_api_key: {"operationId":"delete_api_key","method":"delete","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfDeleteApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_configuration: {"operationId":"delete_configuration","method":"delete","path":"/system/configurations/{config_key}","tag":"System Configuration","authzAction":"unsetSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_event: {"operationId":"delete_event","method":"delete","path":"/events/{event_id}","tag":"Events","authzAction":"deleteEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_events: {"operationId":"delete_events","method":"delete","path":"/events","tag":"Events","authzAction":"deleteEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_feed: {"operationId":"delete_feed","method":"delete","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -94,10 +96,13 @@ export const operationTable = {
   exchange_sso_code: {"operationId":"exchange_sso_code","method":"post","path":"/rbac-manager/sso/code","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   get_account: {"operationId":"get_account","method":"get","path":"/accounts/{account_name}","tag":"User Management","authzAction":"getAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_account_user: {"operationId":"get_account_user","method":"get","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_action_plans: {"operationId":"get_action_plans","method":"get","path":"/actions","tag":"Actions","authzAction":"getActions","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_alert_summaries: {"operationId":"get_alert_summaries","method":"get","path":"/alerts/summaries","tag":"Alerts","authzAction":"listAlerts","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_api_key: {"operationId":"get_api_key","method":"get","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfGetApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_compliance_violation_alert: {"operationId":"get_compliance_violation_alert","method":"get","path":"/alerts/compliance-violations/{uuid}","tag":"Alerts","authzAction":"getAlert","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_compliance_violation_alerts: {"operationId":"get_compliance_violation_alerts","method":"get","path":"/alerts/compliance-violations","tag":"Alerts","authzAction":"listAlerts","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_configuration: {"operationId":"get_configuration","method":"get","path":"/system/configurations/{config_key}","tag":"System Configuration","authzAction":"getSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_configuration_schema: {"operationId":"get_configuration_schema","method":"get","path":"/system/configurations/schema","tag":"System Configuration","authzAction":"getSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_credentials: {"operationId":"get_credentials","method":"get","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_deployment_history: {"operationId":"get_deployment_history","method":"get","path":"/system/deployment-history","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_ecs_containers: {"operationId":"get_ecs_containers","method":"get","path":"/ecs-containers","tag":"Inventories","authzAction":"getECSContainers","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -191,6 +196,7 @@ export const operationTable = {
   list_accounts: {"operationId":"list_accounts","method":"get","path":"/accounts","tag":"User Management","authzAction":"listAccounts","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_all_system_users: {"operationId":"list_all_system_users","method":"get","path":"/accounts/users","tag":"User Management","authzAction":"listAllUsers","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_api_keys: {"operationId":"list_api_keys","method":"get","path":"/user/api-keys","tag":"Identity","authzAction":"selfListApiKeys","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_configurations: {"operationId":"list_configurations","method":"get","path":"/system/configurations","tag":"System Configuration","authzAction":"getSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_endpoints: {"operationId":"list_endpoints","method":"get","path":"/notifications/endpoints","tag":"Notifications","authzAction":"listNotificationEndpoints","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_event_types: {"operationId":"list_event_types","method":"get","path":"/event-types","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_events: {"operationId":"list_events","method":"get","path":"/events","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -251,11 +257,13 @@ export const operationTable = {
   oidc_device_token: {"operationId":"oidc_device_token","method":"post","path":"/rbac-manager/oidc/device/{provider_name}/token","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   oidc_login: {"operationId":"oidc_login","method":"get","path":"/rbac-manager/oidc/login/{provider_name}","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[302]},
   patch_api_key: {"operationId":"patch_api_key","method":"patch","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfUpdateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  patch_configuration: {"operationId":"patch_configuration","method":"patch","path":"/system/configurations","tag":"System Configuration","authzAction":"updateSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   patch_user_api_key: {"operationId":"patch_user_api_key","method":"patch","path":"/accounts/{account_name}/users/{username}/api-keys/{key_name}","tag":"User Management","authzAction":"updateApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   ping: {"operationId":"ping","method":"get","path":"/","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   post_ecs_inventory: {"operationId":"post_ecs_inventory","method":"post","path":"/ecs-inventory","tag":"Inventories","authzAction":"syncInventory","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[204]},
   post_kubernetes_inventory: {"operationId":"post_kubernetes_inventory","method":"post","path":"/kubernetes-inventory","tag":"Inventories","authzAction":"syncInventory","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   post_system_feeds: {"operationId":"post_system_feeds","method":"post","path":"/system/feeds","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  put_configuration: {"operationId":"put_configuration","method":"put","path":"/system/configurations/{config_key}","tag":"System Configuration","authzAction":"updateSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   query_images_by_package: {"operationId":"query_images_by_package","method":"get","path":"/query/images/by-package","tag":"Query","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   query_vulnerabilities: {"operationId":"query_vulnerabilities","method":"get","path":"/query/vulnerabilities","tag":"Query","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   replay_slack_delivery: {"operationId":"replay_slack_delivery","method":"post","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -309,6 +317,7 @@ export type OperationId = keyof typeof operationTable;
 
 /** Every RBAC action named by the spec. */
 export const authzActions = [
+  "addAction",
   "addUserGroupRole",
   "addUserGroupUser",
   "createAccount",
@@ -341,6 +350,7 @@ export const authzActions = [
   "deleteUserGroupUser",
   "deleteVulnAnnotation",
   "getAccount",
+  "getActions",
   "getAlert",
   "getApiKey",
   "getECSContainers",
@@ -361,6 +371,7 @@ export const authzActions = [
   "getRole",
   "getService",
   "getSubscription",
+  "getSystemConfig",
   "getSystemStatistics",
   "getUser",
   "getUserGroup",
@@ -400,6 +411,7 @@ export const authzActions = [
   "selfListApiKeys",
   "selfUpdateApiKey",
   "syncInventory",
+  "unsetSystemConfig",
   "updateAccount",
   "updateAlert",
   "updateApiKey",
@@ -410,6 +422,7 @@ export const authzActions = [
   "updatePolicy",
   "updateRegistry",
   "updateSubscription",
+  "updateSystemConfig",
   "updateUser",
   "updateUserGroup",
   "updateVulnAnnotation",
@@ -420,6 +433,12 @@ export type AuthzAction = (typeof authzActions)[number];
 
 /** Inputs and success responses of each operation, as handlers see them (after coercion and defaults). */
 export interface OperationIO {
+  add_action_plan: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_action_plan']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_action_plan']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_action_plan']['responses'][200]['content']['application/json'] };
+  };
   add_credential: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -608,6 +627,12 @@ export interface OperationIO {
   };
   delete_api_key: {
     path: operations['delete_api_key']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_configuration: {
+    path: operations['delete_configuration']['parameters']['path'];
     query: Record<string, never>;
     body: undefined;
     responses: { 204: undefined };
@@ -840,6 +865,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_account_user']['responses'][200]['content']['application/json'] };
   };
+  get_action_plans: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_action_plans']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_action_plans']['responses'][200]['content']['application/json'] };
+  };
   get_alert_summaries: {
     path: Record<string, never>;
     query: NonNullable<operations['get_alert_summaries']['parameters']['query']>;
@@ -863,6 +894,18 @@ export interface OperationIO {
     query: NonNullable<operations['get_compliance_violation_alerts']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['get_compliance_violation_alerts']['responses'][200]['content']['application/json'] };
+  };
+  get_configuration: {
+    path: operations['get_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_configuration']['responses'][200]['content']['application/json'] };
+  };
+  get_configuration_schema: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_configuration_schema']['responses'][200]['content']['application/json'] };
   };
   get_credentials: {
     path: Record<string, never>;
@@ -1422,6 +1465,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_api_keys']['responses'][200]['content']['application/json'] };
   };
+  list_configurations: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_configurations']['responses'][200]['content']['application/json'] };
+  };
   list_endpoints: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1782,6 +1831,12 @@ export interface OperationIO {
     body: operations['patch_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['patch_api_key']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['patch_api_key']['responses'][200]['content']['application/json'] };
   };
+  patch_configuration: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['patch_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['patch_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['patch_configuration']['responses'][200]['content']['application/json'] };
+  };
   patch_user_api_key: {
     path: operations['patch_user_api_key']['parameters']['path'];
     query: Record<string, never>;
@@ -1811,6 +1866,12 @@ export interface OperationIO {
     query: NonNullable<operations['post_system_feeds']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['post_system_feeds']['responses'][200]['content']['application/json'] };
+  };
+  put_configuration: {
+    path: operations['put_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['put_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['put_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['put_configuration']['responses'][200]['content']['application/json'] };
   };
   query_images_by_package: {
     path: Record<string, never>;

@@ -35,6 +35,9 @@ import { migrateAndRecord } from './system/deployments.js';
 import { OidcRelyingParty } from './auth/oidc/relying-party.js';
 import { nodeServiceNames, ServiceRegistry } from './system/services.js';
 import { PrometheusMetrics } from './system/prometheus.js';
+import { defaultValues } from './settings/catalog.js';
+import { NodeLogLevel } from './settings/log-level.js';
+import { RuntimeSettings } from './settings/runtime.js';
 
 export interface Services {
   config: Config;
@@ -59,6 +62,10 @@ export interface Services {
   lifecycle: { started: boolean; stopping: boolean };
   /** This process's Prometheus metrics (GET /metrics). */
   prometheus: PrometheusMetrics;
+  /** The runtime settings in force (src/settings/): read on each use, so a change counts on every node. */
+  settings: RuntimeSettings;
+  /** This node's logger level following the log_level setting. */
+  nodeLogLevel: NodeLogLevel;
   /** What this process's feed sync is doing, for the feeds listing. */
   feedProgress: FeedSyncProgress;
   reports: {
@@ -111,6 +118,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     // Composition: every policy evaluation stored in this process may open or close a compliance-violation alert.
     raiseAlertsOnEvaluations();
     const jobs = new JobQueue(db);
+    const settings = new RuntimeSettings(db, defaultValues(config));
     const worker = new JobWorker(jobs, log.child({ component: 'worker' }), { ...config.worker, nodeId: config.hostId });
     const outboundLog = log.child({ component: 'outbound' });
     const outbound = {
@@ -143,9 +151,12 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       registry: new ServiceRegistry(db, log.child({ component: 'registry' }), nodeServiceNames(config), {
         busy: (name) => name === 'analyzer' && worker.busy,
         loggingLevel: () => log.level,
+        beforeBeat: () => services.nodeLogLevel.sync(),
       }),
       lifecycle: { started: false, stopping: false },
       prometheus: new PrometheusMetrics(db),
+      settings,
+      nodeLogLevel: new NodeLogLevel(log, settings, config.logLevel),
       feedProgress: { running: false },
       reports: {
         tokens: new PageTokens(secretBox.deriveKey('report-page-tokens')),
@@ -171,6 +182,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
         delivery,
       },
     };
+    await services.nodeLogLevel.sync();
     return services;
   } catch (err) {
     await db.destroy();

@@ -445,6 +445,87 @@ export type Account = {
  */
 export type AccountList = Array<Account>;
 
+/**
+ * The triggers a resolution resolves and what is to be done.
+ */
+export type ActionPlanResolution = {
+    trigger_ids?: Array<string>;
+    content?: string;
+};
+
+/**
+ * A remediation action plan for an image's policy findings.
+ */
+export type ActionPlan = {
+    type?: string;
+    image_tag?: string;
+    image_digest?: string;
+    policy_id?: string;
+    resolutions?: Array<ActionPlanResolution>;
+    /**
+     * The notification endpoint type the plan is meant for.
+     */
+    endpoint?: string;
+    /**
+     * The uuid of that endpoint's configuration in the account.
+     */
+    configuration_id?: string;
+    subject?: string;
+    message?: string;
+    readonly uuid?: string;
+    readonly created_at?: string;
+    readonly last_updated?: string;
+};
+
+export type ActionPlans = Array<ActionPlan>;
+
+/**
+ * A setting's value (any JSON value, null included); its type is the setting's `data_type`.
+ */
+export type SystemConfigurationValue = unknown;
+
+export type SystemConfigurationSchema = {
+    data_type?: 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'string_enum';
+    default_value?: SystemConfigurationValue;
+    enum?: Array<string> | null;
+    ge?: number | null;
+    le?: number | null;
+    max_length?: number | null;
+    is_array?: boolean | null;
+};
+
+export type SystemConfiguration = {
+    readonly uuid?: string;
+    key: string;
+    value: SystemConfigurationValue;
+    requires_system_restart?: boolean;
+    category?: string;
+    config_schema?: SystemConfigurationSchema;
+    title?: string;
+    description?: string;
+    default_value?: SystemConfigurationValue;
+    source?: 'default' | 'inherited_default' | 'api' | 'config_file';
+    is_editable?: boolean;
+    editable_reason?: string;
+    is_secret?: boolean;
+    is_deprecated?: boolean;
+    deprecated_reason?: string;
+    is_system_internal?: boolean;
+    readonly created_at?: string;
+    readonly updated_at?: string;
+};
+
+export type SystemConfigurationPut = {
+    key: string;
+    value: SystemConfigurationValue;
+};
+
+export type SystemConfigurationPatch = Array<SystemConfigurationPut>;
+
+export type SystemConfigurationList = {
+    items: Array<SystemConfiguration>;
+};
+
 export type AccountCreationRequest = {
     name: string;
     email?: string;
@@ -3221,6 +3302,51 @@ export type RbacManagerSamlConfigurationGetWritable = RbacManagerSamlConfigurati
     user_groups?: RbacManagerSamlUserGroups;
 };
 
+/**
+ * A remediation action plan for an image's policy findings.
+ */
+export type ActionPlanWritable = {
+    type?: string;
+    image_tag?: string;
+    image_digest?: string;
+    policy_id?: string;
+    resolutions?: Array<ActionPlanResolution>;
+    /**
+     * The notification endpoint type the plan is meant for.
+     */
+    endpoint?: string;
+    /**
+     * The uuid of that endpoint's configuration in the account.
+     */
+    configuration_id?: string;
+    subject?: string;
+    message?: string;
+};
+
+export type ActionPlansWritable = Array<ActionPlanWritable>;
+
+export type SystemConfigurationWritable = {
+    key: string;
+    value: SystemConfigurationValue;
+    requires_system_restart?: boolean;
+    category?: string;
+    config_schema?: SystemConfigurationSchema;
+    title?: string;
+    description?: string;
+    default_value?: SystemConfigurationValue;
+    source?: 'default' | 'inherited_default' | 'api' | 'config_file';
+    is_editable?: boolean;
+    editable_reason?: string;
+    is_secret?: boolean;
+    is_deprecated?: boolean;
+    deprecated_reason?: string;
+    is_system_internal?: boolean;
+};
+
+export type SystemConfigurationListWritable = {
+    items: Array<SystemConfigurationWritable>;
+};
+
 export type VulnerabilityAnnotationWritable = {
     vulnerability_id: string;
     status: VulnAnnotationStatus;
@@ -5691,6 +5817,447 @@ export type GetUserResponses = {
 };
 
 export type GetUserResponse = GetUserResponses[keyof GetUserResponses];
+
+export type GetActionPlansData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: {
+        image_tag?: string;
+        image_digest?: string;
+        /**
+         * RFC 3339 timestamp; only plans created after it.
+         */
+        created_after?: string;
+    };
+    url: '/actions';
+};
+
+export type GetActionPlansErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetActionPlansError = GetActionPlansErrors[keyof GetActionPlansErrors];
+
+export type GetActionPlansResponses = {
+    /**
+     * The action plans.
+     */
+    200: ActionPlans;
+};
+
+export type GetActionPlansResponse = GetActionPlansResponses[keyof GetActionPlansResponses];
+
+export type AddActionPlanData = {
+    body: ActionPlanWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/actions';
+};
+
+export type AddActionPlanErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddActionPlanError = AddActionPlanErrors[keyof AddActionPlanErrors];
+
+export type AddActionPlanResponses = {
+    /**
+     * The recorded plan.
+     */
+    200: ActionPlan;
+};
+
+export type AddActionPlanResponse = AddActionPlanResponses[keyof AddActionPlanResponses];
+
+export type ListConfigurationsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/system/configurations';
+};
+
+export type ListConfigurationsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListConfigurationsError = ListConfigurationsErrors[keyof ListConfigurationsErrors];
+
+export type ListConfigurationsResponses = {
+    /**
+     * The runtime settings.
+     */
+    200: SystemConfigurationList;
+};
+
+export type ListConfigurationsResponse = ListConfigurationsResponses[keyof ListConfigurationsResponses];
+
+export type PatchConfigurationData = {
+    body: SystemConfigurationPatch;
+    path?: never;
+    query?: never;
+    url: '/system/configurations';
+};
+
+export type PatchConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type PatchConfigurationError = PatchConfigurationErrors[keyof PatchConfigurationErrors];
+
+export type PatchConfigurationResponses = {
+    /**
+     * The changed settings.
+     */
+    200: SystemConfigurationList;
+};
+
+export type PatchConfigurationResponse = PatchConfigurationResponses[keyof PatchConfigurationResponses];
+
+export type GetConfigurationSchemaData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/system/configurations/schema';
+};
+
+export type GetConfigurationSchemaErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetConfigurationSchemaError = GetConfigurationSchemaErrors[keyof GetConfigurationSchemaErrors];
+
+export type GetConfigurationSchemaResponses = {
+    /**
+     * The schema of every runtime setting.
+     */
+    200: {
+        [key: string]: SystemConfigurationSchema;
+    };
+};
+
+export type GetConfigurationSchemaResponse = GetConfigurationSchemaResponses[keyof GetConfigurationSchemaResponses];
+
+export type DeleteConfigurationData = {
+    body?: never;
+    path: {
+        config_key: string;
+    };
+    query?: never;
+    url: '/system/configurations/{config_key}';
+};
+
+export type DeleteConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteConfigurationError = DeleteConfigurationErrors[keyof DeleteConfigurationErrors];
+
+export type DeleteConfigurationResponses = {
+    /**
+     * The default applies.
+     */
+    204: unknown;
+};
+
+export type GetConfigurationData = {
+    body?: never;
+    path: {
+        config_key: string;
+    };
+    query?: never;
+    url: '/system/configurations/{config_key}';
+};
+
+export type GetConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetConfigurationError = GetConfigurationErrors[keyof GetConfigurationErrors];
+
+export type GetConfigurationResponses = {
+    /**
+     * The setting.
+     */
+    200: SystemConfiguration;
+};
+
+export type GetConfigurationResponse = GetConfigurationResponses[keyof GetConfigurationResponses];
+
+export type PutConfigurationData = {
+    body: SystemConfigurationPut;
+    path: {
+        config_key: string;
+    };
+    query?: never;
+    url: '/system/configurations/{config_key}';
+};
+
+export type PutConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type PutConfigurationError = PutConfigurationErrors[keyof PutConfigurationErrors];
+
+export type PutConfigurationResponses = {
+    /**
+     * The setting.
+     */
+    200: SystemConfiguration;
+};
+
+export type PutConfigurationResponse = PutConfigurationResponses[keyof PutConfigurationResponses];
 
 export type GetCredentialsData = {
     body?: never;

@@ -308,6 +308,93 @@ export const zAccount = z.object({
  */
 export const zAccountList = z.array(zAccount);
 
+/**
+ * The triggers a resolution resolves and what is to be done.
+ */
+export const zActionPlanResolution = z.object({
+    trigger_ids: z.array(z.string().max(256)).max(1000).optional(),
+    content: z.string().max(65536).optional()
+});
+
+/**
+ * A remediation action plan for an image's policy findings.
+ */
+export const zActionPlan = z.object({
+    type: z.string().max(64).optional(),
+    image_tag: z.string().max(1100).optional(),
+    image_digest: z.string().regex(/^sha256:[a-f0-9]{64}$/).optional(),
+    policy_id: z.string().max(128).optional(),
+    resolutions: z.array(zActionPlanResolution).max(100).optional(),
+    endpoint: z.string().max(64).optional(),
+    configuration_id: z.string().max(64).optional(),
+    subject: z.string().max(1024).optional(),
+    message: z.string().max(65536).optional(),
+    uuid: z.string().readonly().optional(),
+    created_at: z.iso.datetime().readonly().optional(),
+    last_updated: z.iso.datetime().readonly().optional()
+});
+
+export const zActionPlans = z.array(zActionPlan);
+
+/**
+ * A setting's value (any JSON value, null included); its type is the setting's `data_type`.
+ */
+export const zSystemConfigurationValue = z.unknown();
+
+export const zSystemConfigurationSchema = z.object({
+    data_type: z.enum([
+        'string',
+        'integer',
+        'number',
+        'boolean',
+        'null',
+        'string_enum'
+    ]).optional(),
+    default_value: zSystemConfigurationValue.optional(),
+    enum: z.array(z.string()).nullish(),
+    ge: z.number().nullish(),
+    le: z.number().nullish(),
+    max_length: z.int().nullish(),
+    is_array: z.boolean().nullish()
+});
+
+export const zSystemConfiguration = z.object({
+    uuid: z.string().readonly().optional(),
+    key: z.string(),
+    value: zSystemConfigurationValue,
+    requires_system_restart: z.boolean().optional(),
+    category: z.string().optional(),
+    config_schema: zSystemConfigurationSchema.optional(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    default_value: zSystemConfigurationValue.optional(),
+    source: z.enum([
+        'default',
+        'inherited_default',
+        'api',
+        'config_file'
+    ]).optional(),
+    is_editable: z.boolean().optional(),
+    editable_reason: z.string().optional(),
+    is_secret: z.boolean().optional(),
+    is_deprecated: z.boolean().optional(),
+    deprecated_reason: z.string().optional(),
+    is_system_internal: z.boolean().optional(),
+    created_at: z.iso.datetime().readonly().optional(),
+    updated_at: z.iso.datetime().readonly().optional()
+});
+
+export const zSystemConfigurationPut = z.object({
+    key: z.string().max(128),
+    value: zSystemConfigurationValue
+});
+
+export const zSystemConfigurationPatch = z.array(zSystemConfigurationPut).max(100);
+
+export const zSystemConfigurationList = z.object({
+    items: z.array(zSystemConfiguration)
+});
+
 export const zAccountCreationRequest = z.object({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/),
     email: z.email().max(320).optional(),
@@ -2479,6 +2566,50 @@ export const zRbacManagerSamlConfigurationGetWritable = zRbacManagerSamlConfigur
     user_groups: zRbacManagerSamlUserGroups.optional()
 }));
 
+/**
+ * A remediation action plan for an image's policy findings.
+ */
+export const zActionPlanWritable = z.object({
+    type: z.string().max(64).optional(),
+    image_tag: z.string().max(1100).optional(),
+    image_digest: z.string().regex(/^sha256:[a-f0-9]{64}$/).optional(),
+    policy_id: z.string().max(128).optional(),
+    resolutions: z.array(zActionPlanResolution).max(100).optional(),
+    endpoint: z.string().max(64).optional(),
+    configuration_id: z.string().max(64).optional(),
+    subject: z.string().max(1024).optional(),
+    message: z.string().max(65536).optional()
+});
+
+export const zActionPlansWritable = z.array(zActionPlanWritable);
+
+export const zSystemConfigurationWritable = z.object({
+    key: z.string(),
+    value: zSystemConfigurationValue,
+    requires_system_restart: z.boolean().optional(),
+    category: z.string().optional(),
+    config_schema: zSystemConfigurationSchema.optional(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    default_value: zSystemConfigurationValue.optional(),
+    source: z.enum([
+        'default',
+        'inherited_default',
+        'api',
+        'config_file'
+    ]).optional(),
+    is_editable: z.boolean().optional(),
+    editable_reason: z.string().optional(),
+    is_secret: z.boolean().optional(),
+    is_deprecated: z.boolean().optional(),
+    deprecated_reason: z.string().optional(),
+    is_system_internal: z.boolean().optional()
+});
+
+export const zSystemConfigurationListWritable = z.object({
+    items: z.array(zSystemConfigurationWritable)
+});
+
 export const zVulnerabilityAnnotationWritable = z.object({
     vulnerability_id: z.string().min(1).max(128),
     status: zVulnAnnotationStatus,
@@ -3047,6 +3178,75 @@ export const zListMyUserGroupsResponse = zUserGroupList;
  * The calling user.
  */
 export const zGetUserResponse = zUser;
+
+export const zGetActionPlansHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetActionPlansQuery = z.object({
+    image_tag: z.string().max(1100).optional(),
+    image_digest: z.string().regex(/^sha256:[a-f0-9]{64}$/).optional(),
+    created_after: z.iso.datetime().optional()
+});
+
+/**
+ * The action plans.
+ */
+export const zGetActionPlansResponse = zActionPlans;
+
+export const zAddActionPlanBody = zActionPlanWritable;
+
+export const zAddActionPlanHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The recorded plan.
+ */
+export const zAddActionPlanResponse = zActionPlan;
+
+/**
+ * The runtime settings.
+ */
+export const zListConfigurationsResponse = zSystemConfigurationList;
+
+export const zPatchConfigurationBody = zSystemConfigurationPatch;
+
+/**
+ * The changed settings.
+ */
+export const zPatchConfigurationResponse = zSystemConfigurationList;
+
+/**
+ * The schema of every runtime setting.
+ */
+export const zGetConfigurationSchemaResponse = z.record(z.string(), zSystemConfigurationSchema);
+
+export const zDeleteConfigurationPath = z.object({
+    config_key: z.string().regex(/^[a-z0-9_.]{1,128}$/)
+});
+
+export const zGetConfigurationPath = z.object({
+    config_key: z.string().regex(/^[a-z0-9_.]{1,128}$/)
+});
+
+/**
+ * The setting.
+ */
+export const zGetConfigurationResponse = zSystemConfiguration;
+
+export const zPutConfigurationBody = zSystemConfigurationPut;
+
+export const zPutConfigurationPath = z.object({
+    config_key: z.string().regex(/^[a-z0-9_.]{1,128}$/)
+});
+
+/**
+ * The setting.
+ */
+export const zPutConfigurationResponse = zSystemConfiguration;
 
 /**
  * The credentials, with their values masked.

@@ -1,6 +1,7 @@
 /** Every operation's handler; the Handlers type makes a missing one a compile error. */
 import type { BodyChecks, Handlers } from '../server/handler-types.js';
 import { alertHandlers } from './alerts.js';
+import { actionHandlers } from './actions.js';
 import { eventHandlers } from './events.js';
 import { feedHandlers } from './feeds.js';
 import { identityHandlers } from './identity.js';
@@ -20,12 +21,15 @@ import { ssoHandlers } from './sso.js';
 import { subscriptionHandlers } from './subscriptions.js';
 import { summaryHandlers } from './summaries.js';
 import { systemHandlers } from './system.js';
+import { systemConfigurationHandlers } from './system-configurations.js';
 import { userGroupHandlers } from './user-groups.js';
 import { userManagementHandlers } from './user-management.js';
 import { vulnerabilityHandlers } from './vulnerabilities.js';
 
 export const handlers: Handlers = {
   ...systemHandlers,
+  ...systemConfigurationHandlers,
+  ...actionHandlers,
   ...identityHandlers,
   ...userManagementHandlers,
   ...userGroupHandlers,

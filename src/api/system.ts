@@ -113,7 +113,7 @@ export const systemHandlers: HandlerGroup<SystemOps> = {
     return { status: 200, body: { items: await listDeployments(ctx.db) } };
   },
   async get_system_statistics(ctx) {
-    return { status: 200, body: { items: await systemStatistics(ctx.db, ctx.services.config.inventory.ttlSeconds) } };
+    return { status: 200, body: { items: await systemStatistics(ctx.db, await ctx.services.settings.get('inventory.ttl_seconds')) } };
   },
   async test_webhook(ctx, { params, query }) {
     const account = { name: ctx.account.name, email: ctx.account.email ?? null };

@@ -28,6 +28,10 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   // The running node's logging level and the deployment's configured limits.
   'updateLoggingLevel',
   'getResourceLimits',
+  // The runtime settings apply to every account and node.
+  'getSystemConfig',
+  'updateSystemConfig',
+  'unsetSystemConfig',
   // User groups span accounts (a group holds roles in any of them), so only administrators manage them.
   'listUserGroups',
   'createUserGroup',

@@ -10,7 +10,7 @@ import { reportTime } from './report-checks.js';
 import { replaceClusterRows } from './snapshot.js';
 
 export async function syncEcsInventory(services: Services, accountName: string, report: EcsReport): Promise<void> {
-  const seenAt = reportTime(report.timestamp, services.config.inventory.ttlSeconds);
+  const seenAt = reportTime(report.timestamp, await services.settings.get('inventory.ttl_seconds'));
   const snapshot = ecsSnapshot(report);
   const times = { now: nowIso(), seenAt };
   const cluster = { accountName, type: 'ecs' as const, cluster: report.cluster_arn };

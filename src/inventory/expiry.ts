@@ -1,5 +1,6 @@
 /**
- * Expiry: what no report has named for VIGIL_INVENTORY_TTL_SECONDS no longer runs anywhere we know of. A
+ * Expiry: what no report has named for the inventory's time to live (the runtime setting inventory.ttl_seconds,
+ * default VIGIL_INVENTORY_TTL_SECONDS) no longer runs anywhere we know of. A
  * periodic sweep deletes it, and every read sweeps the account first, so lists never show expired rows.
  */
 import type { Db } from '../db/index.js';
@@ -40,10 +41,10 @@ export async function expireInventory(db: Db, cutoff: string, accountName?: stri
 
 /** The sweep every read of an account's inventory starts with. */
 export async function expireAccountInventory(services: Services, accountName: string): Promise<void> {
-  await expireInventory(services.db, expiryCutoff(services.config.inventory.ttlSeconds), accountName);
+  await expireInventory(services.db, expiryCutoff(await services.settings.get('inventory.ttl_seconds')), accountName);
 }
 
-/** The sweep of every account's runtime inventory, every VIGIL_INVENTORY_TTL_SECONDS (five minutes at most). */
+/** The sweep of every account's runtime inventory, every time to live (five minutes at most). */
 export const INVENTORY_EXPIRY_JOB = definePeriodicJob({ kind: 'inventory_expiry', role: 'scheduler' });
 
 /** How often the sweep runs: as often as the time to live, but at least every five minutes. */
@@ -53,6 +54,6 @@ export function inventoryExpiryEveryMs(ttlSeconds: number): number {
 
 /** One sweep (the job's work). */
 export async function expireAllInventory(services: Services): Promise<void> {
-  const deleted = await expireInventory(services.db, expiryCutoff(services.config.inventory.ttlSeconds));
+  const deleted = await expireInventory(services.db, expiryCutoff(await services.settings.get('inventory.ttl_seconds')));
   if (deleted > 0) services.log.info({ deleted }, 'expired runtime inventory rows');
 }

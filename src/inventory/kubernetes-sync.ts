@@ -10,7 +10,7 @@ import { reportTime } from './report-checks.js';
 import { replaceClusterRows } from './snapshot.js';
 
 export async function syncKubernetesInventory(services: Services, accountName: string, report: KubernetesReport): Promise<void> {
-  const seenAt = reportTime(report.timestamp, services.config.inventory.ttlSeconds);
+  const seenAt = reportTime(report.timestamp, await services.settings.get('inventory.ttl_seconds'));
   const snapshot = kubernetesSnapshot(report);
   const times = { now: nowIso(), seenAt };
   const cluster = { accountName, type: 'kubernetes' as const, cluster: report.cluster_name };

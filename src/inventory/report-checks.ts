@@ -23,7 +23,7 @@ export function reportTime(timestamp: string, ttlSeconds: number, now = Date.now
       {
         location: 'body.timestamp',
         message:
-          `is older than the inventory expiry (VIGIL_INVENTORY_TTL_SECONDS=${ttlSeconds}: what a report names expires after that long, ` +
+          `is older than the inventory expiry (the runtime setting inventory.ttl_seconds=${ttlSeconds}, default VIGIL_INVENTORY_TTL_SECONDS: what a report names expires after that long, ` +
           `so nothing seen before ${new Date(now - ttlSeconds * 1000).toISOString()} is kept); send the time the agent took the snapshot`,
       },
     ]);

@@ -21,8 +21,8 @@ export type PeriodicSchedule =
   | { cron: string }
   /** Every `everyMs` milliseconds, aligned to the epoch, so every node computes the same slots. */
   | { everyMs: number }
-  /** The owner knows when it is next due (a scheduled query's next run, a notification's next retry). */
-  | { nextAt: (after: Date) => Promise<Date> };
+  /** The owner knows when it is next due (a scheduled query's next run, a notification's next retry); null: never. */
+  | { nextAt: (after: Date) => Promise<Date | null> };
 
 export interface PeriodicJobDefinition extends JobDefinition<PeriodicPayload> {
   periodic: true;
@@ -78,4 +78,15 @@ export function dueAtOrWithin(next: string | null, after: Date, maxWaitMs: numbe
 /** Makes a periodic kind's waiting run due now (its slot is now), e.g. when new work for it was recorded. */
 export async function runPeriodicSoon(queue: { enqueue: JobQueue['enqueue'] }, definition: PeriodicJobDefinition): Promise<void> {
   await queue.enqueue(definition, { slot: new Date().toISOString() }, { onDuplicate: 'earliest' });
+}
+
+/**
+ * Moves a periodic kind's waiting run to the first slot of its (changed) schedule after now, earlier or later, or
+ * removes it when the schedule no longer fires; from any node. A run in progress queues its successor by the new
+ * schedule when it ends.
+ */
+export async function reschedulePeriodic(queue: Pick<JobQueue, 'enqueue' | 'dropWaiting'>, definition: PeriodicJobDefinition, schedule: PeriodicSchedule): Promise<void> {
+  const slot = await nextSlot(schedule, new Date());
+  if (slot) await queue.enqueue(definition, { slot: slot.toISOString() }, { runAt: slot, onDuplicate: 'replace' });
+  else await queue.dropWaiting(periodicKey(definition.kind));
 }

@@ -48,9 +48,10 @@ export interface EnqueueOptions {
   runAt?: Date;
   /**
    * When a job with the same de-duplication key is already waiting: `keep` answers it unchanged (the default);
-   * `earliest` moves it to the earlier of the two due times, with that time's payload (periodic jobs).
+   * `earliest` moves it to the earlier of the two due times, with that time's payload (periodic jobs); `replace`
+   * gives it this due time and payload (a periodic kind whose schedule changed).
    */
-  onDuplicate?: 'keep' | 'earliest';
+  onDuplicate?: 'keep' | 'earliest' | 'replace';
 }
 
 const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString();
@@ -96,7 +97,9 @@ export class JobQueue {
     const onConflict =
       options.onDuplicate === 'earliest'
         ? `run_at = CASE WHEN ${earlier} THEN excluded.run_at ELSE jobs.run_at END, payload = CASE WHEN ${earlier} THEN excluded.payload ELSE jobs.payload END`
-        : 'dedup_key = jobs.dedup_key';
+        : options.onDuplicate === 'replace'
+          ? 'run_at = excluded.run_at, payload = excluded.payload'
+          : 'dedup_key = jobs.dedup_key';
     const result = await trx.raw(
       `INSERT INTO jobs (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
        ON CONFLICT (dedup_key) WHERE status = 'queued' AND dedup_key IS NOT NULL DO UPDATE SET ${onConflict} RETURNING id`,
@@ -104,6 +107,11 @@ export class JobQueue {
     );
     const rows: { id: number }[] = Array.isArray(result) ? result : result.rows;
     return Number(rows[0]!.id);
+  }
+
+  /** Deletes the waiting (queued) job with this de-duplication key, if any: a periodic run whose schedule was turned off. */
+  async dropWaiting(dedupKey: string): Promise<void> {
+    await this.db('jobs').where({ dedup_key: dedupKey, status: 'queued' }).delete();
   }
 
   /** Claims the next due job (or one whose lease lapsed) for `workerId`, or answers null. */

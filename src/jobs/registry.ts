@@ -7,7 +7,7 @@
 import { ANALYZE_IMAGE_JOB, analyzeImageJob, failInterruptedAnalysis } from '../images/analyze.js';
 import { pollWatches, WATCH_SWEEP_JOB } from '../images/watch.js';
 import { ANALYZE_RUNNING_IMAGES_JOB, analyzeRunningImagesJob } from '../inventory/analysis-queue.js';
-import { expireAllInventory, INVENTORY_EXPIRY_JOB, inventoryExpiryEveryMs } from '../inventory/expiry.js';
+import { expireAllInventory, INVENTORY_EXPIRY_JOB } from '../inventory/expiry.js';
 import { NOTIFICATIONS_DELIVER_JOB } from '../notifications/dispatcher.js';
 import { POLICY_REEVALUATE_IMAGES_JOB, POLICY_REEVALUATE_JOB, reevaluateAccount, reevaluateImagesQuietly } from '../policy/reevaluate.js';
 import { METRICS_COLLECT_JOB } from '../reports/metrics/scheduler.js';
@@ -15,6 +15,7 @@ import { REPORTS_REFRESH_JOB } from '../reports/refresher.js';
 import { failInterruptedRun, SCHEDULED_QUERY_JOB, scheduledQueryJob } from '../reports/scheduled/job.js';
 import { SCHEDULED_QUERIES_DUE_JOB } from '../reports/scheduled/scheduler.js';
 import type { Services } from '../service.js';
+import { feedSyncSchedule, inventoryExpirySchedule, reportsRefreshSchedule } from '../settings/effects.js';
 import { VULN_REMATCH_JOB, vulnRematchJob } from '../vulns/feed-admin.js';
 import { FEED_SYNC_JOB, FEED_SYNC_SCHEDULE_JOB, feedSyncJob, requestFeedSync, type FeedSyncHooks } from '../vulns/feeds.js';
 import type { JobDefinition } from './definition.js';
@@ -62,15 +63,16 @@ export function registerJobs(services: Services): void {
 
   // Periodic kinds: one run per slot across every node holding the role.
   if (held(REPORTS_REFRESH_JOB))
-    worker.registerPeriodic(REPORTS_REFRESH_JOB, { everyMs: config.reports.refreshIntervalSeconds * 1000 }, async () => {
+    worker.registerPeriodic(REPORTS_REFRESH_JOB, reportsRefreshSchedule(services.settings), async () => {
       await services.reports.refresher.refreshNow();
     });
   if (held(NOTIFICATIONS_DELIVER_JOB) && config.notifications.dispatcher) {
     const { dispatcher } = services.notifications;
     worker.registerPeriodic(NOTIFICATIONS_DELIVER_JOB, dispatcher.schedule, (_payload, _job, context) => dispatcher.deliverDue(context.signal));
   }
-  if (held(FEED_SYNC_SCHEDULE_JOB) && config.feeds.syncSchedule && config.feeds.sources.length > 0)
-    worker.registerPeriodic(FEED_SYNC_SCHEDULE_JOB, { cron: config.feeds.syncSchedule }, async () => {
+  // Registered even while the schedule is off (the feeds.sync_schedule setting may turn it on): no run is queued then.
+  if (held(FEED_SYNC_SCHEDULE_JOB) && config.feeds.sources.length > 0)
+    worker.registerPeriodic(FEED_SYNC_SCHEDULE_JOB, feedSyncSchedule(services.settings), async () => {
       await requestFeedSync(services, { trigger: 'schedule' });
     });
   if (held(METRICS_COLLECT_JOB) && config.reports.metricsSchedule)
@@ -86,7 +88,7 @@ export function registerJobs(services: Services): void {
       await pollWatches(services, config.watchIntervalSeconds);
     });
   if (held(INVENTORY_EXPIRY_JOB))
-    worker.registerPeriodic(INVENTORY_EXPIRY_JOB, { everyMs: inventoryExpiryEveryMs(config.inventory.ttlSeconds) }, () => expireAllInventory(services));
+    worker.registerPeriodic(INVENTORY_EXPIRY_JOB, inventoryExpirySchedule(services.settings), () => expireAllInventory(services));
   if (held(JOB_RECORDS_PRUNE_JOB))
     worker.registerPeriodic(JOB_RECORDS_PRUNE_JOB, { cron: '41 * * * *' }, async () => {
       const ago = (ms: number) => new Date(Date.now() - ms).toISOString();

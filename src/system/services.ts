@@ -230,6 +230,8 @@ export interface RegistryProbes {
   busy(name: ServiceName): boolean;
   /** The process's current logging level. */
   loggingLevel(): string;
+  /** Node-local settings re-read at each heartbeat before it is written (the log_level runtime setting). */
+  beforeBeat?(): Promise<void>;
 }
 
 /**
@@ -267,6 +269,7 @@ export class ServiceRegistry extends EventEmitter {
   private async refresh(): Promise<void> {
     const node = this.node;
     if (!node) return;
+    await this.probes.beforeBeat?.().catch((err) => this.log.warn({ err }, 'could not apply the runtime settings at the heartbeat'));
     node.loggingLevel = this.probes.loggingLevel();
     const now = new Date().toISOString();
     let updated = 0;

@@ -337,5 +337,5 @@ export function feedSyncJob(services: Services, progress: FeedSyncProgress, hook
   };
 }
 
-/** The feed sync schedule (VIGIL_FEED_SYNC_SCHEDULE): each slot queues one sync of every source, run by a feeds node. */
+/** The feed sync schedule (the feeds.sync_schedule runtime setting, default VIGIL_FEED_SYNC_SCHEDULE): each slot queues one sync of every source, run by a feeds node. */
 export const FEED_SYNC_SCHEDULE_JOB = definePeriodicJob({ kind: 'feed_sync_schedule', role: 'scheduler' });

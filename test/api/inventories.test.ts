@@ -696,7 +696,7 @@ describe.skipIf(missingTools('docker-registry'))('expiry after VIGIL_INVENTORY_T
     const old = k8sCluster('old');
     const k8s = await a.post('/kubernetes-inventory', k8sReport(old, ago(2 * 24 * 60)));
     expectError(k8s, 400, 'validation_error');
-    expect(k8s.json.message).toMatch(/body\.timestamp is older than the inventory expiry \(VIGIL_INVENTORY_TTL_SECONDS=86400/);
+    expect(k8s.json.message).toMatch(/body\.timestamp is older than the inventory expiry \(the runtime setting inventory.ttl_seconds=86400, default VIGIL_INVENTORY_TTL_SECONDS/);
     expect(k8s.json.detail.errors).toEqual([{ location: 'body.timestamp', message: expect.stringContaining('send the time the agent took the snapshot') }]);
     const ecs = await a.post('/ecs-inventory', { cluster_arn: `${ARN}:cluster/old`, timestamp: ago(25 * 60), tasks: [{ arn: task('old') }], containers: [{ arn: ctr('old'), image_tag: 'nginx:1' }] });
     expectError(ecs, 400, 'validation_error');
@@ -754,8 +754,8 @@ describe.skipIf(missingTools('docker-registry'))('expiry after VIGIL_INVENTORY_T
     // The sweep's work: with a one-minute TTL the ten-minute-old report has expired; its log line counts the rows.
     let deleted = 0;
     const log = { info: (o: { deleted: number }) => (deleted = o.deleted) };
-    const config = { ...services.config, inventory: { ...services.config.inventory, ttlSeconds: 60 } };
-    await expireAllInventory({ ...services, config, log } as unknown as Services);
+    const settings = { get: async (key: string) => (key === 'inventory.ttl_seconds' ? 60 : services.settings.get(key as never)) };
+    await expireAllInventory({ ...services, settings, log } as unknown as Services);
     expect(deleted).toBeGreaterThan(0);
     expect(await storedRows()).toEqual(none);
   });

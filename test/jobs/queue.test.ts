@@ -296,6 +296,20 @@ describe('job definitions, de-duplication, lanes and periodic jobs', () => {
     expect(await queue.get(id)).toMatchObject({ run_at: soon.toISOString(), payload: JSON.stringify({ at: 'soon' }) });
   });
 
+  it("gives a waiting job the new due time with 'replace', later or earlier, and drops it by key", async () => {
+    const queue = new JobQueue(db);
+    const tick = testJob<{ at: string }>('replace_tick', { dedupKey: () => 'replace-tick' });
+    const soon = new Date(Date.now() + 1000);
+    const id = await queue.enqueue(tick, { at: 'soon' }, { runAt: soon });
+    const later = new Date(Date.now() + 3_600_000);
+    expect(await queue.enqueue(tick, { at: 'later' }, { runAt: later, onDuplicate: 'replace' })).toBe(id);
+    expect(await queue.get(id)).toMatchObject({ run_at: later.toISOString(), payload: JSON.stringify({ at: 'later' }) });
+    expect(await queue.enqueue(tick, { at: 'soon again' }, { runAt: soon, onDuplicate: 'replace' })).toBe(id);
+    expect(await queue.get(id)).toMatchObject({ run_at: soon.toISOString(), payload: JSON.stringify({ at: 'soon again' }) });
+    await queue.dropWaiting('replace-tick');
+    expect(await queue.get(id)).toBeUndefined();
+  });
+
   it('runs upkeep jobs while every work slot is taken', async () => {
     const queue = new JobQueue(db);
     const worker = new JobWorker(queue, log, { ...fast, concurrency: 1, upkeepConcurrency: 1 });

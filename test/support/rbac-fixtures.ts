@@ -33,6 +33,10 @@ export const SYSTEM_ACTIONS = [
   'getSystemStatistics',
   'updateLoggingLevel',
   'getResourceLimits',
+  // The runtime settings.
+  'getSystemConfig',
+  'updateSystemConfig',
+  'unsetSystemConfig',
   // Feeds and notification endpoint kinds are shared by every account.
   'updateFeeds',
   'updateNotificationEndpoint',

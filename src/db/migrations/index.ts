@@ -35,6 +35,7 @@ import * as m033 from './033_node_roles.js';
 import * as m034 from './034_job_runtime.js';
 import * as m035 from './035_sso_browser_logins.js';
 import * as m038 from './038_compliance_alerts.js';
+import * as m039 from './039_action_plans_and_settings.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -74,4 +75,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '034_job_runtime': m034,
   '035_sso_browser_logins': m035,
   '038_compliance_alerts': m038,
+  '039_action_plans_and_settings': m039,
 };

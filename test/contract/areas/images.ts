@@ -217,6 +217,10 @@ export const imagesArea = defineArea<State>({
       ok(sdk.updateRegistry({ path: { registry: s.registryName }, body: { registry: s.registryName, registry_user: 'puller', registry_pass: 'other-pass', registry_verify: false } })),
     delete_registry: (s) => ok(sdk.deleteRegistry({ path: { registry: s.registryName } })),
 
+    add_action_plan: (s) =>
+      ok(sdk.addActionPlan({ body: { image_digest: s.baseDigest, image_tag: s.baseTag, resolutions: [{ trigger_ids: ['contract-trigger'], content: 'upgrade' }], subject: 'contract' } })),
+    get_action_plans: (s) => ok(sdk.getActionPlans({ query: { image_digest: s.baseDigest } })),
+
     delete_images_async: (s) => ok(sdk.deleteImagesAsync({ query: { image_digests: [s.archiveDigest] } })),
     delete_image: (s) => ok(sdk.deleteImage({ path: { image_digest: s.appDigest } })),
   },

@@ -87,6 +87,18 @@ export const systemArea = defineArea<State>({
     describe_error_codes: () => ok(sdk.describeErrorCodes()),
     get_deployment_history: () => ok(sdk.getDeploymentHistory()),
     get_resource_limits: () => ok(sdk.getResourceLimits()),
+    list_configurations: () => ok(sdk.listConfigurations()),
+    get_configuration_schema: () => ok(sdk.getConfigurationSchema()),
+    put_configuration: () => ok(sdk.putConfiguration({ path: { config_key: 'reports.refresh_interval_seconds' }, body: { key: 'reports.refresh_interval_seconds', value: 5 } })),
+    patch_configuration: () => ok(sdk.patchConfiguration({ body: [{ key: 'inventory.ttl_seconds', value: 3600 }] })),
+    get_configuration: async () => {
+      await expectAnswer(404, sdk.getConfiguration({ path: { config_key: 'no.such_setting' } }));
+      await ok(sdk.getConfiguration({ path: { config_key: 'reports.refresh_interval_seconds' } }));
+    },
+    delete_configuration: async () => {
+      await ok(sdk.deleteConfiguration({ path: { config_key: 'reports.refresh_interval_seconds' } }));
+      await ok(sdk.deleteConfiguration({ path: { config_key: 'inventory.ttl_seconds' } }));
+    },
     set_new_log_level: async () => {
       await ok(sdk.setNewLogLevel({ body: { service_name: 'apiext', logging_level: 'DEBUG' } }));
       // The test server logs nothing ('silent', which the API does not offer); FATAL is the quietest it does.
