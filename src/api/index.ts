@@ -1,5 +1,6 @@
 /** Every operation's handler; the Handlers type makes a missing one a compile error. */
 import type { BodyChecks, Handlers } from '../server/handler-types.js';
+import { correctionHandlers } from './corrections.js';
 import { eventHandlers } from './events.js';
 import { feedHandlers } from './feeds.js';
 import { identityHandlers } from './identity.js';
@@ -41,6 +42,7 @@ export const handlers: Handlers = {
   ...subscriptionHandlers,
   ...feedHandlers,
   ...vulnerabilityHandlers,
+  ...correctionHandlers,
   ...onetimeHandlers,
   ...policyHandlers,
   ...inventoryHandlers,

@@ -28,6 +28,10 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   // The running node's logging level and the deployment's configured limits.
   'updateLoggingLevel',
   'getResourceLimits',
+  // Package corrections change the findings of every account.
+  'addCorrection',
+  'updateCorrection',
+  'deleteCorrection',
   // User groups span accounts (a group holds roles in any of them), so only administrators manage them.
   'listUserGroups',
   'createUserGroup',

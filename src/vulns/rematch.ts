@@ -9,6 +9,8 @@ import { lookupTarget } from './ecosystems.js';
 import { imagePackageOf, isEmptyDiff, PACKAGE_COLUMNS, refreshImageFindings, type FindingsDiff, type ImagePackage, type MatchCache, type PackageRowFields } from './findings.js';
 import { matchKeyId, type MatchKey } from './records.js';
 import { knexVulnerabilityProvider } from './vulnerability-repository.js';
+import { correctionsReadOnce } from './corrections/apply.js';
+import { knexCorrectionProvider } from './corrections/store.js';
 
 export interface RematchStats {
   images: number;
@@ -108,16 +110,28 @@ export async function notifySubscribedTags(db: Db, accountName: string, digest: 
   return tags.length;
 }
 
+/** Whole images to re-match, all their packages (after a package correction changed: corrections/). */
+export interface ImageList {
+  images: { account_name: string; image_digest: string }[];
+}
+
+async function rematchScope(db: Db, changed: MatchKey[] | AsyncIterable<MatchKey[]> | 'all' | ImageList): Promise<{ images: ImageScope[]; rawNames?: string[]; keys?: Set<string> }> {
+  if (changed === 'all') return { images: await analyzedImages(db), rawNames: undefined, keys: undefined };
+  if ('images' in changed) return { images: changed.images, rawNames: undefined, keys: undefined };
+  return imagesHolding(db, Array.isArray(changed) ? [changed] : changed);
+}
+
 /**
- * Re-matches the images affected by changed index keys (a list, or batches of them), or every analyzed image for
- * `'all'` (after a feed or group is enabled, disabled or deleted).
+ * Re-matches the images affected by changed index keys (a list, or batches of them), the images listed, or every
+ * analyzed image for `'all'` (after a feed or group is enabled, disabled or deleted).
  */
-export async function rematchImages(db: Db, changed: MatchKey[] | AsyncIterable<MatchKey[]> | 'all', options: RematchOptions = {}): Promise<RematchStats> {
+export async function rematchImages(db: Db, changed: MatchKey[] | AsyncIterable<MatchKey[]> | 'all' | ImageList, options: RematchOptions = {}): Promise<RematchStats> {
   const stats: RematchStats = { images: 0, changedImages: 0, added: 0, updated: 0, removed: 0 };
   if (Array.isArray(changed) && changed.length === 0) return stats;
-  const scope = changed === 'all' ? { images: await analyzedImages(db), rawNames: undefined, keys: undefined } : await imagesHolding(db, Array.isArray(changed) ? [changed] : changed);
+  const scope = await rematchScope(db, changed);
   const onlyKeys = scope.keys;
   const exclusions = await knexVulnerabilityProvider(db).exclusions();
+  const corrections = correctionsReadOnce(knexCorrectionProvider(db));
   const cache: MatchCache = new Map();
   // A few images per transaction: fewer commits, and each image's findings still land with its events.
   for (let i = 0; i < scope.images.length; i += IMAGES_PER_TRANSACTION) {
@@ -131,6 +145,7 @@ export async function rematchImages(db: Db, changed: MatchKey[] | AsyncIterable<
           packages: image.packages,
           packagesAsOf: image.analyzed_at,
           exclusions,
+          corrections,
           cache,
         });
         if (!isEmptyDiff(d)) await notifySubscribedTags(trx, image.account_name, image.image_digest, d);
