@@ -9,8 +9,8 @@ import { lookupTarget } from './ecosystems.js';
 import { imagePackageOf, isEmptyDiff, PACKAGE_COLUMNS, refreshImageFindings, type FindingsDiff, type ImagePackage, type MatchCache, type PackageRowFields } from './findings.js';
 import { matchKeyId, type MatchKey } from './records.js';
 import { knexVulnerabilityProvider } from './vulnerability-repository.js';
-import { correctionsReadOnce } from './corrections/apply.js';
-import { knexCorrectionProvider } from './corrections/store.js';
+import { listedCorrections } from './corrections/apply.js';
+import { listCorrections } from './corrections/store.js';
 
 export interface RematchStats {
   images: number;
@@ -131,7 +131,8 @@ export async function rematchImages(db: Db, changed: MatchKey[] | AsyncIterable<
   const scope = await rematchScope(db, changed);
   const onlyKeys = scope.keys;
   const exclusions = await knexVulnerabilityProvider(db).exclusions();
-  const corrections = correctionsReadOnce(knexCorrectionProvider(db));
+  // Read once, before the transactions (on SQLite a read through `db` inside one would wait for its connection).
+  const corrections = listedCorrections(await listCorrections(db));
   const cache: MatchCache = new Map();
   // A few images per transaction: fewer commits, and each image's findings still land with its events.
   for (let i = 0; i < scope.images.length; i += IMAGES_PER_TRANSACTION) {

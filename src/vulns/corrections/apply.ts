@@ -15,15 +15,9 @@ export interface CorrectionProvider {
   corrections(): Promise<readonly Correction[]>;
 }
 
-/** A provider over a fixed list (tests; a run that read the list once). */
+/** A provider over a list read before (a re-match run reads it once for all its images; unit tests). */
 export function listedCorrections(list: readonly Correction[]): CorrectionProvider {
   return { corrections: async () => list };
-}
-
-/** Reads the list once, at the first call, for a run that matches many images. */
-export function correctionsReadOnce(provider: CorrectionProvider): CorrectionProvider {
-  let list: Promise<readonly Correction[]> | undefined;
-  return { corrections: () => (list ??= provider.corrections()) };
 }
 
 /**

@@ -105,10 +105,10 @@ export function checkCorrection(input: CorrectionInput): void {
   if (type !== 'os' && !ecosystemOf(type)) problems.push({ location: 'body.match.type', message: `'${type}' is not a package type (os or one of Vigil's package types)` });
   (input.match.field_matches ?? []).forEach((m, i) => {
     if (!(MATCH_FIELDS as readonly string[]).includes(m.field_name))
-      problems.push({ location: `body.match.field_matches[${i}].field_name`, message: `'${m.field_name}' cannot be matched; use one of ${MATCH_FIELDS.join(', ')}` });
+      problems.push({ location: `body.match.field_matches.${i}.field_name`, message: `'${m.field_name}' cannot be matched; use one of ${MATCH_FIELDS.join(', ')}` });
   });
   input.replace.forEach((r, i) => {
-    const where = `body.replace[${i}]`;
+    const where = `body.replace.${i}`;
     if (!(REPLACE_FIELDS as readonly string[]).includes(r.field_name))
       problems.push({ location: `${where}.field_name`, message: `'${r.field_name}' cannot be replaced; use one of ${REPLACE_FIELDS.join(', ')}` });
     else if (r.field_name !== 'cpes' && r.field_value.trim() === '') problems.push({ location: `${where}.field_value`, message: 'must not be empty' });
