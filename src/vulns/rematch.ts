@@ -9,8 +9,9 @@ import { lookupTarget } from './ecosystems.js';
 import { imagePackageOf, isEmptyDiff, PACKAGE_COLUMNS, refreshImageFindings, type FindingsDiff, type ImagePackage, type MatchCache, type PackageRowFields } from './findings.js';
 import { matchKeyId, type MatchKey } from './records.js';
 import { knexVulnerabilityProvider } from './vulnerability-repository.js';
-import { listedCorrections } from './corrections/apply.js';
+import { applyCorrections, listedCorrections, renamingCorrections } from './corrections/apply.js';
 import { listCorrections } from './corrections/store.js';
+import type { Correction } from './corrections/model.js';
 
 export interface RematchStats {
   images: number;
@@ -35,6 +36,15 @@ function lookupNames(p: { type: string; name: string; origin: string | null }): 
   return target ? target.names : [p.name, p.origin].filter((n): n is string => !!n);
 }
 
+/** Names a package may be looked up under: its own, and those of renaming corrections, one by one and together. */
+function correctableLookupNames(p: { type: string; name: string; origin: string | null }, renaming: Correction[]): Set<string> {
+  const names = new Set(lookupNames(p));
+  if (renaming.length === 0) return names;
+  for (const list of [...renaming.map((c) => [c]), renaming])
+    for (const corrected of applyCorrections([{ ...p, version: '' }], list)) if (corrected.name !== p.name || corrected.origin !== p.origin) for (const n of lookupNames(corrected)) names.add(n);
+  return names;
+}
+
 interface ImageScope {
   account_name: string;
   image_digest: string;
@@ -50,9 +60,11 @@ interface ImageScope {
  */
 async function imagesHolding(db: Db, keyBatches: AsyncIterable<MatchKey[]> | Iterable<MatchKey[]>): Promise<{ images: ImageScope[]; rawNames: string[]; keys: Set<string> }> {
   const tuples: { type: string; name: string; origin: string | null }[] = await db('image_packages').distinct('type', 'name', 'origin');
+  // A corrected package is looked up under its corrected names too (corrections/apply.ts).
+  const renaming = renamingCorrections(await listCorrections(db));
   const rawNamesByLookup = new Map<string, string[]>();
   for (const t of tuples)
-    for (const n of lookupNames(t)) {
+    for (const n of correctableLookupNames(t, renaming)) {
       const raw = rawNamesByLookup.get(n);
       if (raw) raw.push(t.name);
       else rawNamesByLookup.set(n, [t.name]);

@@ -15,9 +15,10 @@ import { client, json, raw } from '../support/http.js';
 import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
 import { waitForJobsSettled } from '../support/registry-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { initialRecords, writeRecords } from '../vulns/fixture-feed.js';
+import { initialRecords, osvRecord, writeRecords } from '../vulns/fixture-feed.js';
 
 const ADVISORY = 'GHSA-lodash-0008';
+const ES_ADVISORY = 'GHSA-lodash-es-0100';
 const UPDATE_EVENT = 'user.checks.tag.vulnerabilities.update';
 let server: TestServer;
 let work: string;
@@ -71,10 +72,10 @@ async function rematched(): Promise<void> {
   for (const { account } of images) await waitForJobsSettled(server, account);
 }
 
-async function hasAdvisory(image: { account: string; digest: string }): Promise<boolean> {
+async function hasAdvisory(image: { account: string; digest: string }, advisory = ADVISORY): Promise<boolean> {
   const res = await raw(server.url, 'GET', `/v2/images/${image.digest}/vuln/all`, { headers: asAccount(image.account) });
   expect(res.status).toBe(200);
-  return res.json.vulnerabilities.some((v: { vuln: string; package_name: string }) => v.vuln === ADVISORY && v.package_name === 'lodash');
+  return res.json.vulnerabilities.some((v: { vuln: string; package_name: string }) => v.vuln === advisory && v.package_name === 'lodash');
 }
 
 /** The diffs of the vuln_update events of the image's tag, newest first. */
@@ -155,13 +156,25 @@ describe('package corrections', () => {
     }
   });
 
+  it('a feed change under the corrected name reaches the corrected packages', async () => {
+    writeRecords(join(work, 'osv'), { ...initialRecords(), [ES_ADVISORY]: osvRecord(ES_ADVISORY, 'npm', 'lodash-es', [{ introduced: '0' }, { fixed: '4.17.22' }]) });
+    expect((await raw(server.url, 'POST', '/v2/system/feeds?wait=true')).json.status).toBe('done');
+    for (const { account } of images) await waitForJobsSettled(server, account);
+    for (const image of images) {
+      expect(await hasAdvisory(image, ES_ADVISORY)).toBe(true);
+      expect(vulnsOf((await updateDiffs(image))[0].added)).toEqual([ES_ADVISORY]);
+    }
+  });
+
   it('deleting the correction brings the finding back, recorded as added', async () => {
     expect((await raw(server.url, 'DELETE', `/v2/corrections/${uuid}`)).status).toBe(204);
     await rematched();
     for (const image of images) {
       expect(await hasAdvisory(image)).toBe(true);
+      expect(await hasAdvisory(image, ES_ADVISORY)).toBe(false);
       const [diff] = await updateDiffs(image);
       expect(vulnsOf(diff.added)).toEqual([ADVISORY]);
+      expect(vulnsOf(diff.removed)).toEqual([ES_ADVISORY]);
     }
     expectError(await raw(server.url, 'GET', `/v2/corrections/${uuid}`), 404, 'not_found');
   });

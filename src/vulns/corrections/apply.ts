@@ -64,3 +64,14 @@ export function applyCorrections<P extends MatchablePackage & CorrectablePackage
 export async function correctPackages<P extends MatchablePackage & CorrectablePackage>(provider: CorrectionProvider, packages: readonly P[]): Promise<P[]> {
   return applyCorrections(packages, await provider.corrections());
 }
+
+/**
+ * The corrections that change what a package is looked up under (a name or purl replacement), each loosened to its
+ * name matches: a feed change under a corrected name concerns every package such a correction may apply to
+ * (rematch.ts), whatever its version or other fields, so this errs towards more packages, never fewer.
+ */
+export function renamingCorrections(corrections: readonly Correction[]): Correction[] {
+  return corrections
+    .filter((c) => c.replace.some((r) => r.field_name === 'name' || r.field_name === 'package' || r.field_name === 'purl'))
+    .map((c) => ({ ...c, match: { type: c.match.type, field_matches: (c.match.field_matches ?? []).filter((m) => m.field_name === 'name' || m.field_name === 'package') } }));
+}
