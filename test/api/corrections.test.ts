@@ -7,13 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobFinished } from '../../src/jobs/worker.js';
 import { waitForAnalysis } from '../support/analysis.js';
 import { createUserWithRole, type TestUser } from '../support/auth-fixtures.js';
 import { expectError, expectValidationError, ISO_UTC } from '../support/fixtures.js';
 import { client, json, raw } from '../support/http.js';
 import { buildImage, dockerArchiveTar } from '../support/image-builder.js';
-import { waitForJobsSettled } from '../support/registry-fixtures.js';
+import { waitForJobKindSettled, waitForJobsSettled } from '../support/registry-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { initialRecords, osvRecord, writeRecords } from '../vulns/fixture-feed.js';
 
@@ -41,34 +40,9 @@ const correction = {
 
 const asAccount = (account: string) => ({ 'x-anchore-account': account });
 
-/** Resolves once no job of this kind is queued or running (checked again after each finished job). */
-function kindSettled(kind: string): Promise<void> {
-  const { worker, db } = server.running.services;
-  const pending = async () => Number((await db('jobs').where({ kind }).whereIn('status', ['queued', 'running']).count({ n: '*' }).first())?.n ?? 0);
-  return new Promise((resolve, reject) => {
-    let done = false;
-    const check = async () => {
-      try {
-        if (!done && (await pending()) === 0) {
-          done = true;
-          worker.off('finished', onFinished);
-          resolve();
-        }
-      } catch (err) {
-        done = true;
-        worker.off('finished', onFinished);
-        reject(err);
-      }
-    };
-    const onFinished = (f: JobFinished) => void (f.kind === kind && check());
-    worker.on('finished', onFinished);
-    void check();
-  });
-}
-
 /** The re-match a correction change queued has run, and the policy re-evaluations it handed on. */
 async function rematched(): Promise<void> {
-  await kindSettled('corrections_rematch');
+  await waitForJobKindSettled(server, 'corrections_rematch');
   for (const { account } of images) await waitForJobsSettled(server, account);
 }
 
