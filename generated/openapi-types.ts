@@ -376,6 +376,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/corrections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a list of corrections
+         * @description Every correction (they are shared by all accounts), oldest first, as a bare array. At most 1000 exist.
+         */
+        get: operations["get_corrections"];
+        put?: never;
+        /**
+         * Create a correction record
+         * @description Adds a correction that replaces fields of the packages it matches before they are matched against the
+         *     vulnerability data, in every account. The images it applies to are re-matched in the background; where their
+         *     findings change, the change is recorded (`vuln_update` events of subscribed tags). Administrators only.
+         */
+        post: operations["add_correction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/corrections/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Retrieve a correction by UUID */
+        get: operations["get_correction_by_uuid"];
+        /**
+         * Update a correction by UUID
+         * @description Replaces the correction's type, description, match and replacements; the images the old or the new match applies to are re-matched. Administrators only.
+         */
+        put: operations["update_correction_by_uuid"];
+        post?: never;
+        /**
+         * Delete a correction by UUID
+         * @description The images it applied to are re-matched, so the findings it turned off come back. Administrators only.
+         */
+        delete: operations["delete_correction_by_uuid"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ecs-containers": {
         parameters: {
             query?: never;
@@ -4611,6 +4664,46 @@ export interface components {
             anchorectl_version?: string;
             platform?: string;
         };
+        /** @description A package correction (false-positive management). `uuid`, `created_at` and `last_updated` are set by the service; sent ones are ignored. */
+        Correction: {
+            /**
+             * Format: date-time
+             * @description When the correction was created.
+             */
+            created_at?: string;
+            description?: string;
+            /**
+             * Format: date-time
+             * @description When the correction was last changed.
+             */
+            last_updated?: string;
+            match: components["schemas"]["CorrectionMatch"];
+            /** @description The fields to replace in a matching package before it is matched: `name` (or `package`), `version`, `purl` (its name and version are what is looked up) or `cpes` (kept; Vigil does not match by CPE). */
+            replace: components["schemas"]["CorrectionFieldMatch"][];
+            /**
+             * @description Type of correction.
+             * @enum {string}
+             */
+            type: "package";
+            /** @description Identifier for the correction. */
+            uuid?: string;
+        };
+        /** @description A package field name and value, to match or to replace with. */
+        CorrectionFieldMatch: {
+            /** @description The package field name. */
+            field_name: string;
+            /** @description The value. In a match, `*` stands for any value. */
+            field_value: string;
+        };
+        /** @description Corrections, as a bare array. */
+        CorrectionList: components["schemas"]["Correction"][];
+        /** @description Which packages a correction applies to. */
+        CorrectionMatch: {
+            /** @description Field matches that must all hold: `name` (or `package`), `version`, `purl`, `origin`, `location`. */
+            field_matches?: components["schemas"]["CorrectionFieldMatch"][];
+            /** @description The package type: `os` (any distribution package) or a package type (`npm`, `python`, `gem`, `java`, `go`, `nuget`, `rust`, `composer`, `dpkg`, `apk`, `rpm`). */
+            type: string;
+        };
         /** @description A user's credentials (values masked), as a bare array. */
         CredentialList: components["schemas"]["AccessCredential"][];
         CVSSV2Scores: {
@@ -7044,6 +7137,11 @@ export interface components {
                 "application/json": components["schemas"]["AccessCredential"];
             };
         };
+        Correction: {
+            content: {
+                "application/json": components["schemas"]["Correction"];
+            };
+        };
         ImageImportContentSearchList: {
             content: {
                 "application/json": components["schemas"]["ImageImportContentSearchList"];
@@ -8042,6 +8140,173 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["AlertSummaryList"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_corrections: {
+        parameters: {
+            query?: {
+                correction_type?: "package";
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The corrections. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CorrectionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_correction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Correction"];
+        responses: {
+            /** @description The correction created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Correction"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_correction_by_uuid: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The correction. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Correction"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_correction_by_uuid: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Correction"];
+        responses: {
+            /** @description The correction as updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Correction"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_correction_by_uuid: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -25,6 +25,7 @@ export interface OperationMeta {
 
 export const operationTable = {
   add_action_plan: {"operationId":"add_action_plan","method":"post","path":"/actions","tag":"Actions","authzAction":"addAction","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_correction: {"operationId":"add_correction","method":"post","path":"/corrections","tag":"Corrections","authzAction":"addCorrection","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_credential: {"operationId":"add_credential","method":"post","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_idp: {"operationId":"add_idp","method":"post","path":"/rbac-manager/saml/idps","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_idp_user_groups: {"operationId":"add_idp_user_groups","method":"post","path":"/rbac-manager/saml/idps/{name}/user-group-mappings","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -58,6 +59,7 @@ export const operationTable = {
   delete_account: {"operationId":"delete_account","method":"delete","path":"/accounts/{account_name}","tag":"User Management","authzAction":"deleteAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_api_key: {"operationId":"delete_api_key","method":"delete","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfDeleteApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_configuration: {"operationId":"delete_configuration","method":"delete","path":"/system/configurations/{config_key}","tag":"System Configuration","authzAction":"unsetSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_correction_by_uuid: {"operationId":"delete_correction_by_uuid","method":"delete","path":"/corrections/{uuid}","tag":"Corrections","authzAction":"deleteCorrection","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_event: {"operationId":"delete_event","method":"delete","path":"/events/{event_id}","tag":"Events","authzAction":"deleteEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_events: {"operationId":"delete_events","method":"delete","path":"/events","tag":"Events","authzAction":"deleteEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_feed: {"operationId":"delete_feed","method":"delete","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -103,6 +105,8 @@ export const operationTable = {
   get_compliance_violation_alerts: {"operationId":"get_compliance_violation_alerts","method":"get","path":"/alerts/compliance-violations","tag":"Alerts","authzAction":"listAlerts","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_configuration: {"operationId":"get_configuration","method":"get","path":"/system/configurations/{config_key}","tag":"System Configuration","authzAction":"getSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_configuration_schema: {"operationId":"get_configuration_schema","method":"get","path":"/system/configurations/schema","tag":"System Configuration","authzAction":"getSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_correction_by_uuid: {"operationId":"get_correction_by_uuid","method":"get","path":"/corrections/{uuid}","tag":"Corrections","authzAction":"getCorrection","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_corrections: {"operationId":"get_corrections","method":"get","path":"/corrections","tag":"Corrections","authzAction":"getCorrection","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_credentials: {"operationId":"get_credentials","method":"get","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_deployment_history: {"operationId":"get_deployment_history","method":"get","path":"/system/deployment-history","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_ecs_containers: {"operationId":"get_ecs_containers","method":"get","path":"/ecs-containers","tag":"Inventories","authzAction":"getECSContainers","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -291,6 +295,7 @@ export const operationTable = {
   update_account: {"operationId":"update_account","method":"put","path":"/accounts/{account_name}","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_account_state: {"operationId":"update_account_state","method":"put","path":"/accounts/{account_name}/state","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_compliance_violation_alert_state: {"operationId":"update_compliance_violation_alert_state","method":"patch","path":"/alerts/compliance-violations/{uuid}","tag":"Alerts","authzAction":"updateAlert","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_correction_by_uuid: {"operationId":"update_correction_by_uuid","method":"put","path":"/corrections/{uuid}","tag":"Corrections","authzAction":"updateCorrection","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_endpoint_status: {"operationId":"update_endpoint_status","method":"put","path":"/notifications/endpoints/{name}","tag":"Notifications","authzAction":"updateNotificationEndpoint","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_idp: {"operationId":"update_idp","method":"put","path":"/rbac-manager/saml/idps/{name}","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_image_vuln_annotation: {"operationId":"update_image_vuln_annotation","method":"put","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"updateVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -318,6 +323,7 @@ export type OperationId = keyof typeof operationTable;
 /** Every RBAC action named by the spec. */
 export const authzActions = [
   "addAction",
+  "addCorrection",
   "addUserGroupRole",
   "addUserGroupUser",
   "createAccount",
@@ -334,6 +340,7 @@ export const authzActions = [
   "createVulnAnnotation",
   "deleteAccount",
   "deleteApiKey",
+  "deleteCorrection",
   "deleteEvents",
   "deleteImage",
   "deleteInventory",
@@ -353,6 +360,7 @@ export const authzActions = [
   "getActions",
   "getAlert",
   "getApiKey",
+  "getCorrection",
   "getECSContainers",
   "getECSServices",
   "getECSTasks",
@@ -415,6 +423,7 @@ export const authzActions = [
   "updateAccount",
   "updateAlert",
   "updateApiKey",
+  "updateCorrection",
   "updateFeeds",
   "updateLoggingLevel",
   "updateNotificationEndpoint",
@@ -438,6 +447,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['add_action_plan']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_action_plan']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_action_plan']['responses'][200]['content']['application/json'] };
+  };
+  add_correction: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_correction']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_correction']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_correction']['responses'][200]['content']['application/json'] };
   };
   add_credential: {
     path: Record<string, never>;
@@ -633,6 +648,12 @@ export interface OperationIO {
   };
   delete_configuration: {
     path: operations['delete_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_correction_by_uuid: {
+    path: operations['delete_correction_by_uuid']['parameters']['path'];
     query: Record<string, never>;
     body: undefined;
     responses: { 204: undefined };
@@ -906,6 +927,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_configuration_schema']['responses'][200]['content']['application/json'] };
+  };
+  get_correction_by_uuid: {
+    path: operations['get_correction_by_uuid']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_correction_by_uuid']['responses'][200]['content']['application/json'] };
+  };
+  get_corrections: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_corrections']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_corrections']['responses'][200]['content']['application/json'] };
   };
   get_credentials: {
     path: Record<string, never>;
@@ -2034,6 +2067,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['update_compliance_violation_alert_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_compliance_violation_alert_state']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_compliance_violation_alert_state']['responses'][200]['content']['application/json'] };
+  };
+  update_correction_by_uuid: {
+    path: operations['update_correction_by_uuid']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_correction_by_uuid']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_correction_by_uuid']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['update_correction_by_uuid']['responses'][200]['content']['application/json'] };
   };
   update_endpoint_status: {
     path: operations['update_endpoint_status']['parameters']['path'];

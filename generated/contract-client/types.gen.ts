@@ -1961,6 +1961,67 @@ export type PolicyRule = {
     recommendation?: string;
 };
 
+/**
+ * A package correction (false-positive management). `uuid`, `created_at` and `last_updated` are set by the service; sent ones are ignored.
+ */
+export type Correction = {
+    /**
+     * Identifier for the correction.
+     */
+    uuid?: string;
+    /**
+     * Type of correction.
+     */
+    type: 'package';
+    description?: string;
+    match: CorrectionMatch;
+    /**
+     * The fields to replace in a matching package before it is matched: `name` (or `package`), `version`, `purl` (its name and version are what is looked up) or `cpes` (kept; Vigil does not match by CPE).
+     */
+    replace: Array<CorrectionFieldMatch>;
+    /**
+     * When the correction was created.
+     */
+    created_at?: string;
+    /**
+     * When the correction was last changed.
+     */
+    last_updated?: string;
+};
+
+/**
+ * A package field name and value, to match or to replace with.
+ */
+export type CorrectionFieldMatch = {
+    /**
+     * The package field name.
+     */
+    field_name: string;
+    /**
+     * The value. In a match, `*` stands for any value.
+     */
+    field_value: string;
+};
+
+/**
+ * Corrections, as a bare array.
+ */
+export type CorrectionList = Array<Correction>;
+
+/**
+ * Which packages a correction applies to.
+ */
+export type CorrectionMatch = {
+    /**
+     * The package type: `os` (any distribution package) or a package type (`npm`, `python`, `gem`, `java`, `go`, `nuget`, `rust`, `composer`, `dpkg`, `apk`, `rpm`).
+     */
+    type: string;
+    /**
+     * Field matches that must all hold: `name` (or `package`), `version`, `purl`, `origin`, `location`.
+     */
+    field_matches?: Array<CorrectionFieldMatch>;
+};
+
 export type RuleSet = {
     id: string;
     name: string;
@@ -11806,6 +11867,311 @@ export type QueryImagesByPackageResponses = {
 };
 
 export type QueryImagesByPackageResponse = QueryImagesByPackageResponses[keyof QueryImagesByPackageResponses];
+
+export type GetCorrectionsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: {
+        correction_type?: 'package';
+    };
+    url: '/corrections';
+};
+
+export type GetCorrectionsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetCorrectionsError = GetCorrectionsErrors[keyof GetCorrectionsErrors];
+
+export type GetCorrectionsResponses = {
+    /**
+     * The corrections.
+     */
+    200: CorrectionList;
+};
+
+export type GetCorrectionsResponse = GetCorrectionsResponses[keyof GetCorrectionsResponses];
+
+export type AddCorrectionData = {
+    body: Correction;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/corrections';
+};
+
+export type AddCorrectionErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddCorrectionError = AddCorrectionErrors[keyof AddCorrectionErrors];
+
+export type AddCorrectionResponses = {
+    /**
+     * The correction created.
+     */
+    200: Correction;
+};
+
+export type AddCorrectionResponse = AddCorrectionResponses[keyof AddCorrectionResponses];
+
+export type DeleteCorrectionByUuidData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        uuid: string;
+    };
+    query?: never;
+    url: '/corrections/{uuid}';
+};
+
+export type DeleteCorrectionByUuidErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteCorrectionByUuidError = DeleteCorrectionByUuidErrors[keyof DeleteCorrectionByUuidErrors];
+
+export type DeleteCorrectionByUuidResponses = {
+    /**
+     * Deleted.
+     */
+    204: unknown;
+};
+
+export type GetCorrectionByUuidData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        uuid: string;
+    };
+    query?: never;
+    url: '/corrections/{uuid}';
+};
+
+export type GetCorrectionByUuidErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetCorrectionByUuidError = GetCorrectionByUuidErrors[keyof GetCorrectionByUuidErrors];
+
+export type GetCorrectionByUuidResponses = {
+    /**
+     * The correction.
+     */
+    200: Correction;
+};
+
+export type GetCorrectionByUuidResponse = GetCorrectionByUuidResponses[keyof GetCorrectionByUuidResponses];
+
+export type UpdateCorrectionByUuidData = {
+    body: Correction;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        uuid: string;
+    };
+    query?: never;
+    url: '/corrections/{uuid}';
+};
+
+export type UpdateCorrectionByUuidErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UpdateCorrectionByUuidError = UpdateCorrectionByUuidErrors[keyof UpdateCorrectionByUuidErrors];
+
+export type UpdateCorrectionByUuidResponses = {
+    /**
+     * The correction as updated.
+     */
+    200: Correction;
+};
+
+export type UpdateCorrectionByUuidResponse = UpdateCorrectionByUuidResponses[keyof UpdateCorrectionByUuidResponses];
 
 export type QueryVulnerabilitiesData = {
     body?: never;

@@ -1550,6 +1550,40 @@ export const zPolicyRule = z.object({
     recommendation: z.string().max(10000).optional()
 });
 
+/**
+ * A package field name and value, to match or to replace with.
+ */
+export const zCorrectionFieldMatch = z.object({
+    field_name: z.string().min(1).max(64),
+    field_value: z.string().max(1024)
+});
+
+/**
+ * Which packages a correction applies to.
+ */
+export const zCorrectionMatch = z.object({
+    type: z.string().min(1).max(32),
+    field_matches: z.array(zCorrectionFieldMatch).max(20).optional()
+});
+
+/**
+ * A package correction (false-positive management). `uuid`, `created_at` and `last_updated` are set by the service; sent ones are ignored.
+ */
+export const zCorrection = z.object({
+    uuid: z.string().optional(),
+    type: z.enum(['package']),
+    description: z.string().max(1024).optional(),
+    match: zCorrectionMatch,
+    replace: z.array(zCorrectionFieldMatch).min(1).max(20),
+    created_at: z.iso.datetime().optional(),
+    last_updated: z.iso.datetime().optional()
+});
+
+/**
+ * Corrections, as a bare array.
+ */
+export const zCorrectionList = z.array(zCorrection);
+
 export const zRuleSet = z.object({
     id: z.string().min(1).max(128),
     name: z.string().min(1).max(256),
@@ -4522,6 +4556,71 @@ export const zQueryImagesByPackageQuery = z.object({
  * A page of images with the matching packages.
  */
 export const zQueryImagesByPackageResponse = zPaginatedImageList;
+
+export const zGetCorrectionsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetCorrectionsQuery = z.object({
+    correction_type: z.enum(['package']).optional()
+});
+
+/**
+ * The corrections.
+ */
+export const zGetCorrectionsResponse = zCorrectionList;
+
+export const zAddCorrectionBody = zCorrection;
+
+export const zAddCorrectionHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The correction created.
+ */
+export const zAddCorrectionResponse = zCorrection;
+
+export const zDeleteCorrectionByUuidHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zDeleteCorrectionByUuidPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetCorrectionByUuidHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetCorrectionByUuidPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The correction.
+ */
+export const zGetCorrectionByUuidResponse = zCorrection;
+
+export const zUpdateCorrectionByUuidBody = zCorrection;
+
+export const zUpdateCorrectionByUuidHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zUpdateCorrectionByUuidPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The correction as updated.
+ */
+export const zUpdateCorrectionByUuidResponse = zCorrection;
 
 export const zQueryVulnerabilitiesHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),

@@ -2,6 +2,7 @@
 import type { BodyChecks, Handlers } from '../server/handler-types.js';
 import { alertHandlers } from './alerts.js';
 import { actionHandlers } from './actions.js';
+import { correctionHandlers } from './corrections.js';
 import { eventHandlers } from './events.js';
 import { feedHandlers } from './feeds.js';
 import { identityHandlers } from './identity.js';
@@ -47,6 +48,7 @@ export const handlers: Handlers = {
   ...alertHandlers,
   ...feedHandlers,
   ...vulnerabilityHandlers,
+  ...correctionHandlers,
   ...onetimeHandlers,
   ...policyHandlers,
   ...inventoryHandlers,

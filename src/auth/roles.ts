@@ -32,6 +32,10 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   'getSystemConfig',
   'updateSystemConfig',
   'unsetSystemConfig',
+  // Package corrections change the findings of every account.
+  'addCorrection',
+  'updateCorrection',
+  'deleteCorrection',
   // User groups span accounts (a group holds roles in any of them), so only administrators manage them.
   'listUserGroups',
   'createUserGroup',

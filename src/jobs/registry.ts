@@ -16,6 +16,7 @@ import { failInterruptedRun, SCHEDULED_QUERY_JOB, scheduledQueryJob } from '../r
 import { SCHEDULED_QUERIES_DUE_JOB } from '../reports/scheduled/scheduler.js';
 import type { Services } from '../service.js';
 import { feedSyncSchedule, inventoryExpirySchedule, reportsRefreshSchedule } from '../settings/effects.js';
+import { CORRECTIONS_REMATCH_JOB, correctionsRematchJob } from '../vulns/corrections/corrections.js';
 import { VULN_REMATCH_JOB, vulnRematchJob } from '../vulns/feed-admin.js';
 import { FEED_SYNC_JOB, FEED_SYNC_SCHEDULE_JOB, feedSyncJob, requestFeedSync, type FeedSyncHooks } from '../vulns/feeds.js';
 import type { JobDefinition } from './definition.js';
@@ -54,6 +55,8 @@ export function registerJobs(services: Services): void {
   if (held(POLICY_REEVALUATE_IMAGES_JOB))
     worker.register(POLICY_REEVALUATE_IMAGES_JOB, (payload) => reevaluateImagesQuietly(services.db, services.log, payload.accountName, payload.imageDigests));
   if (held(VULN_REMATCH_JOB)) worker.register(VULN_REMATCH_JOB, vulnRematchJob(services));
+  // A package correction re-matches the images it applies to; those whose findings changed are re-evaluated too.
+  if (held(CORRECTIONS_REMATCH_JOB)) worker.register(CORRECTIONS_REMATCH_JOB, correctionsRematchJob(services, feedHooks));
   if (held(POLICY_REEVALUATE_JOB))
     worker.register(POLICY_REEVALUATE_JOB, async (payload) => {
       const outcome = await reevaluateAccount(services.db, payload.accountName);

@@ -5,7 +5,7 @@
 export const NODE_ROLES = {
   api: 'the REST API under /v2 and GraphQL reporting under /v2/reports',
   analyzer: 'analysis jobs (analyze_image, analyze_running_images)',
-  feeds: 'feed sync, re-match and policy re-evaluation jobs (feed_sync, vuln_rematch, policy_reevaluate, policy_reevaluate_images)',
+  feeds: 'feed sync, re-match and policy re-evaluation jobs (feed_sync, vuln_rematch, corrections_rematch, policy_reevaluate, policy_reevaluate_images)',
   reports: 'the reporting read model refresh (reports_refresh) and scheduled query runs (scheduled_query_run)',
   notifications: 'delivery of queued notifications (notifications_deliver)',
   scheduler:

@@ -36,8 +36,8 @@ export interface FeedSyncHooks {
 
 export const IMAGES_PER_CHANGE_BATCH = 500;
 
-/** Collects changed images per account and hands them on in batches. */
-function changeBatcher(hooks: FeedSyncHooks) {
+/** Collects changed images per account and hands them on in batches (a feed sync's re-match, a correction's). */
+export function changeBatcher(hooks: FeedSyncHooks) {
   const pending = new Map<string, string[]>();
   const flush = async (account: string) => {
     const digests = pending.get(account);

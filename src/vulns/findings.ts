@@ -16,6 +16,8 @@ import { matchKeyId } from './records.js';
 import { refineGoMatches, type Confidence, type ConfidentMatch } from './go-reachability.js';
 import { readGoSymbols } from '../images/store.js';
 import { appendAll } from '../util/arrays.js';
+import { correctPackages, type CorrectionProvider } from './corrections/apply.js';
+import { knexCorrectionProvider } from './corrections/store.js';
 
 /** A package as stored for an image, with what matching and findings need. */
 export interface ImagePackage extends MatchablePackage {
@@ -82,6 +84,8 @@ export interface RefreshOptions {
   /** The image's analyzed_at when `packages` were read; a re-analysis since then makes them stale. */
   packagesAsOf?: string | null;
   cache?: MatchCache;
+  /** Package corrections to apply before matching (corrections/apply.ts); the database's when absent. */
+  corrections?: CorrectionProvider;
   now?: string;
 }
 
@@ -177,22 +181,23 @@ async function matchWithCache(provider: VulnerabilityProvider, packages: ImagePa
 }
 
 /**
- * The findings an image's packages should have now, keyed by finding key. Go matches pass the reachability and
- * confidence step after the shared cache: what it decides depends on the image's binary, not only the package.
+ * The findings an image's packages should have now, keyed by finding key. `looked` is each package as matching sees
+ * it (corrected, corrections/apply.ts); findings are about the package as analysed. Go matches pass the
+ * reachability and confidence step after the shared cache: what it decides depends on the image's binary.
  */
 async function desiredFindings(
   db: Db,
   provider: VulnerabilityProvider,
   scope: { account_name: string; image_digest: string },
-  packages: ImagePackage[],
+  packages: { analysed: ImagePackage[]; looked: ImagePackage[] },
   distro: DistroInfo | undefined,
   exclusions: MatchExclusions,
   cache?: MatchCache,
 ) {
-  const raw = await matchWithCache(provider, packages, distro, exclusions, cache);
-  const { matches } = await refineGoMatches(provider, packages, raw, (pkg) => readGoSymbols(db, scope.account_name, scope.image_digest, pkg as ImagePackage));
+  const raw = await matchWithCache(provider, packages.looked, distro, exclusions, cache);
+  const { matches } = await refineGoMatches(provider, packages.looked, raw, (pkg) => readGoSymbols(db, scope.account_name, scope.image_digest, pkg as ImagePackage));
   const desired = new Map<string, { pkg: ImagePackage; match: ConfidentMatch }>();
-  packages.forEach((pkg, i) => {
+  packages.analysed.forEach((pkg, i) => {
     for (const match of matches[i]!) desired.set(findingKey(match.vulnId, pkg), { pkg, match });
   });
   return desired;
@@ -215,9 +220,15 @@ export async function refreshImageFindings(db: Db, accountName: string, digest: 
   const exclusions = options.exclusions ?? (await provider.exclusions());
   const fresh = options.packages !== undefined && options.packagesAsOf === image.analyzed_at;
   let packages = fresh ? options.packages! : await loadImagePackages(db, accountName, digest, options.onlyKeys ? options.candidateNames : undefined);
-  if (options.onlyKeys) packages = packages.filter((p) => packageHitsKeys(p, distro, options.onlyKeys!));
+  let looked = await correctPackages(options.corrections ?? knexCorrectionProvider(db), packages);
+  if (options.onlyKeys) {
+    // A corrected package is looked up under its corrected names; its own may still hold findings to drop.
+    const hit = looked.map((p, i) => packageHitsKeys(p, distro, options.onlyKeys!) || (p !== packages[i] && packageHitsKeys(packages[i]!, distro, options.onlyKeys!)));
+    packages = packages.filter((_, i) => hit[i]);
+    looked = looked.filter((_, i) => hit[i]);
+  }
   const scope = { account_name: accountName, image_digest: digest };
-  const desired = await desiredFindings(db, provider, scope, packages, distro, exclusions, options.cache);
+  const desired = await desiredFindings(db, provider, scope, { analysed: packages, looked }, distro, exclusions, options.cache);
 
   let existing: FindingRow[];
   if (options.onlyKeys) {

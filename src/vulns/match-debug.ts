@@ -6,6 +6,8 @@
 import type { Db } from '../db/index.js';
 import { distroOf, loadImagePackages, type ImagePackage } from './findings.js';
 import { OWNED_BY_OS_PACKAGE, suppressionReasons, type MatchedBy, type SuppressedCandidate, type SuppressionReason } from './match-explain.js';
+import { correctPackages } from './corrections/apply.js';
+import { knexCorrectionProvider } from './corrections/store.js';
 import { matchPackages, type PackageMatch } from './match-package.js';
 import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 import { OS_PACKAGE_TYPES } from './image-report.js';
@@ -65,10 +67,12 @@ export async function imageMatchDebug(db: Db, accountName: string, digest: strin
   const provider = knexVulnerabilityProvider(db);
   const exclusions = await provider.exclusions();
 
+  // Packages as matching sees them, corrected as findings.ts does; entries name the packages as analysed.
+  const looked = await correctPackages(knexCorrectionProvider(db), packages);
   const suppressedLists: SuppressedCandidate[][] = [];
-  const candidates = await matchPackages(provider, packages, distro, exclusions, suppressedLists);
+  const candidates = await matchPackages(provider, looked, distro, exclusions, suppressedLists);
   // The Go step after matching, as findings.ts runs it: matches whose named symbols the binary lacks drop out.
-  const refined = await refineGoMatches(provider, packages, candidates, (pkg) => readGoSymbols(db, accountName, digest, pkg as ImagePackage));
+  const refined = await refineGoMatches(provider, looked, candidates, (pkg) => readGoSymbols(db, accountName, digest, pkg as ImagePackage));
   const matches: MatchDebugEntry[] = [];
   const suppressed: MatchDebugEntry[] = [];
   packages.forEach((p, i) => {

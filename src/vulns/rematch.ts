@@ -9,6 +9,9 @@ import { lookupTarget } from './ecosystems.js';
 import { imagePackageOf, isEmptyDiff, PACKAGE_COLUMNS, refreshImageFindings, type FindingsDiff, type ImagePackage, type MatchCache, type PackageRowFields } from './findings.js';
 import { matchKeyId, type MatchKey } from './records.js';
 import { knexVulnerabilityProvider } from './vulnerability-repository.js';
+import { applyCorrections, listedCorrections, renamingCorrections } from './corrections/apply.js';
+import { listCorrections } from './corrections/store.js';
+import type { Correction } from './corrections/model.js';
 
 export interface RematchStats {
   images: number;
@@ -33,6 +36,15 @@ function lookupNames(p: { type: string; name: string; origin: string | null }): 
   return target ? target.names : [p.name, p.origin].filter((n): n is string => !!n);
 }
 
+/** Names a package may be looked up under: its own, and those of renaming corrections, one by one and together. */
+function correctableLookupNames(p: { type: string; name: string; origin: string | null }, renaming: Correction[]): Set<string> {
+  const names = new Set(lookupNames(p));
+  if (renaming.length === 0) return names;
+  for (const list of [...renaming.map((c) => [c]), renaming])
+    for (const corrected of applyCorrections([{ ...p, version: '' }], list)) if (corrected.name !== p.name || corrected.origin !== p.origin) for (const n of lookupNames(corrected)) names.add(n);
+  return names;
+}
+
 interface ImageScope {
   account_name: string;
   image_digest: string;
@@ -48,9 +60,11 @@ interface ImageScope {
  */
 async function imagesHolding(db: Db, keyBatches: AsyncIterable<MatchKey[]> | Iterable<MatchKey[]>): Promise<{ images: ImageScope[]; rawNames: string[]; keys: Set<string> }> {
   const tuples: { type: string; name: string; origin: string | null }[] = await db('image_packages').distinct('type', 'name', 'origin');
+  // A corrected package is looked up under its corrected names too (corrections/apply.ts).
+  const renaming = renamingCorrections(await listCorrections(db));
   const rawNamesByLookup = new Map<string, string[]>();
   for (const t of tuples)
-    for (const n of lookupNames(t)) {
+    for (const n of correctableLookupNames(t, renaming)) {
       const raw = rawNamesByLookup.get(n);
       if (raw) raw.push(t.name);
       else rawNamesByLookup.set(n, [t.name]);
@@ -108,16 +122,29 @@ export async function notifySubscribedTags(db: Db, accountName: string, digest: 
   return tags.length;
 }
 
+/** Whole images to re-match, all their packages (after a package correction changed: corrections/). */
+export interface ImageList {
+  images: { account_name: string; image_digest: string }[];
+}
+
+async function rematchScope(db: Db, changed: MatchKey[] | AsyncIterable<MatchKey[]> | 'all' | ImageList): Promise<{ images: ImageScope[]; rawNames?: string[]; keys?: Set<string> }> {
+  if (changed === 'all') return { images: await analyzedImages(db), rawNames: undefined, keys: undefined };
+  if ('images' in changed) return { images: changed.images, rawNames: undefined, keys: undefined };
+  return imagesHolding(db, Array.isArray(changed) ? [changed] : changed);
+}
+
 /**
- * Re-matches the images affected by changed index keys (a list, or batches of them), or every analyzed image for
- * `'all'` (after a feed or group is enabled, disabled or deleted).
+ * Re-matches the images affected by changed index keys (a list, or batches of them), the images listed, or every
+ * analyzed image for `'all'` (after a feed or group is enabled, disabled or deleted).
  */
-export async function rematchImages(db: Db, changed: MatchKey[] | AsyncIterable<MatchKey[]> | 'all', options: RematchOptions = {}): Promise<RematchStats> {
+export async function rematchImages(db: Db, changed: MatchKey[] | AsyncIterable<MatchKey[]> | 'all' | ImageList, options: RematchOptions = {}): Promise<RematchStats> {
   const stats: RematchStats = { images: 0, changedImages: 0, added: 0, updated: 0, removed: 0 };
   if (Array.isArray(changed) && changed.length === 0) return stats;
-  const scope = changed === 'all' ? { images: await analyzedImages(db), rawNames: undefined, keys: undefined } : await imagesHolding(db, Array.isArray(changed) ? [changed] : changed);
+  const scope = await rematchScope(db, changed);
   const onlyKeys = scope.keys;
   const exclusions = await knexVulnerabilityProvider(db).exclusions();
+  // Read once, before the transactions (on SQLite a read through `db` inside one would wait for its connection).
+  const corrections = listedCorrections(await listCorrections(db));
   const cache: MatchCache = new Map();
   // A few images per transaction: fewer commits, and each image's findings still land with its events.
   for (let i = 0; i < scope.images.length; i += IMAGES_PER_TRANSACTION) {
@@ -131,6 +158,7 @@ export async function rematchImages(db: Db, changed: MatchKey[] | AsyncIterable<
           packages: image.packages,
           packagesAsOf: image.analyzed_at,
           exclusions,
+          corrections,
           cache,
         });
         if (!isEmptyDiff(d)) await notifySubscribedTags(trx, image.account_name, image.image_digest, d);

@@ -84,7 +84,7 @@ describe('a node without the api role', () => {
   it('claims the job kinds of its roles only, and registers their services', async () => {
     const { worker: jobs, registry } = worker.running.services;
     expect(rolesOf(worker)).toEqual(['analyzer', 'feeds']);
-    expect(jobs.kinds.sort()).toEqual(['analyze_image', 'analyze_running_images', 'feed_sync', 'policy_reevaluate', 'policy_reevaluate_images', 'vuln_rematch']);
+    expect(jobs.kinds.sort()).toEqual(['analyze_image', 'analyze_running_images', 'corrections_rematch', 'feed_sync', 'policy_reevaluate', 'policy_reevaluate_images', 'vuln_rematch']);
     expect([...registry.names].sort()).toEqual(['analyzer', 'policy_engine', 'simplequeue']);
     const rows = await worker.running.services.db('system_services').where({ host_id: worker.running.services.hostId });
     expect(rows.map((r) => r.node_roles)).toEqual(rows.map(() => 'analyzer,feeds'));

@@ -91,9 +91,19 @@ export async function rowCounts(db: Db, account: string, tables: readonly string
  * which an analysis sets just before recording its last event; tests that count events wait for this too.
  */
 export async function waitForJobsSettled(server: TestServer, account: string): Promise<void> {
+  return settledWhenNoneOf(server, { account_name: account });
+}
+
+/** Resolves once no job of this kind (of any account or none) is queued or running. */
+export async function waitForJobKindSettled(server: TestServer, kind: string): Promise<void> {
+  return settledWhenNoneOf(server, { kind });
+}
+
+/** Resolves once no job with these column values is queued or running, checked again after each finished job. */
+function settledWhenNoneOf(server: TestServer, where: Record<string, string>): Promise<void> {
   const { worker, db } = server.running.services;
   const pending = async () =>
-    Number((await db('jobs').where({ account_name: account }).whereIn('status', ['queued', 'running']).count({ n: '*' }).first())?.n ?? 0);
+    Number((await db('jobs').where(where).whereIn('status', ['queued', 'running']).count({ n: '*' }).first())?.n ?? 0);
   return new Promise((resolve, reject) => {
     let done = false;
     const finish = (err?: unknown) => {

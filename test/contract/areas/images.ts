@@ -50,6 +50,7 @@ interface State {
   annotationUuid: string;
   policy: Record<string, any>;
   subscriptionId: string;
+  correctionUuid: string;
   registryName: string;
 }
 
@@ -89,6 +90,7 @@ export const imagesArea = defineArea<State>({
       annotationUuid: '',
       policy: {},
       subscriptionId: '',
+      correctionUuid: '',
       registryName: `${registry.host}/team`,
     };
   },
@@ -207,6 +209,16 @@ export const imagesArea = defineArea<State>({
     get_subscription: (s) => ok(sdk.getSubscription({ path: { subscription_id: s.subscriptionId } })),
     update_subscription: (s) => ok(sdk.updateSubscription({ path: { subscription_id: s.subscriptionId }, body: { active: false } })),
     delete_subscription: (s) => ok(sdk.deleteSubscription({ path: { subscription_id: s.subscriptionId } })),
+    // Corrections of a package no image holds: their re-matches find nothing to do.
+    add_correction: async (s) => {
+      const correction = await ok(sdk.addCorrection({ body: { type: 'package', match: { type: 'npm', field_matches: [{ field_name: 'name', field_value: 'left-pad' }] }, replace: [{ field_name: 'version', field_value: '1.3.0' }] } }));
+      s.correctionUuid = correction.uuid!;
+    },
+    get_corrections: () => ok(sdk.getCorrections({ query: { correction_type: 'package' } })),
+    get_correction_by_uuid: (s) => ok(sdk.getCorrectionByUuid({ path: { uuid: s.correctionUuid } })),
+    update_correction_by_uuid: (s) =>
+      ok(sdk.updateCorrectionByUuid({ path: { uuid: s.correctionUuid }, body: { type: 'package', description: 'changed', match: { type: 'npm', field_matches: [{ field_name: 'name', field_value: 'left-pad' }] }, replace: [{ field_name: 'name', field_value: 'leftpad' }] } })),
+    delete_correction_by_uuid: (s) => ok(sdk.deleteCorrectionByUuid({ path: { uuid: s.correctionUuid } })),
     add_repository: (s) => ok(sdk.addRepository({ query: { repository: `${s.registry.host}/team/app`, dry_run: true } })),
 
     create_registry: (s) =>
