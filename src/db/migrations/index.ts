@@ -34,6 +34,7 @@ import * as m032 from './032_stored_uploads.js';
 import * as m033 from './033_node_roles.js';
 import * as m034 from './034_job_runtime.js';
 import * as m035 from './035_sso_browser_logins.js';
+import * as m036 from './036_sources.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -72,4 +73,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '033_node_roles': m033,
   '034_job_runtime': m034,
   '035_sso_browser_logins': m035,
+  '036_sources': m036,
 };
