@@ -6,6 +6,7 @@
  * the operation's `complete` status land in one transaction, or none of them do.
  */
 import { randomUUID } from 'node:crypto';
+import type { components } from '../../generated/openapi-types.js';
 import type { Db } from '../db/index.js';
 import { recordEvent } from '../events/events.js';
 import { ConflictError, InvalidError } from '../errors.js';
@@ -16,17 +17,8 @@ import { refreshFindings, SOURCE_FINDINGS } from '../vulns/findings.js';
 import { nowIso } from '../util/time.js';
 import { findSourceByRevision, getSource, type SourceRecord } from './store.js';
 
-/** Upstream's SourceImportMetadata. */
-export interface SourceImportMetadata {
-  host: string;
-  repository_name: string;
-  revision: string;
-  branch_name?: string | null;
-  change_author?: string | null;
-  ci_workflow_name?: string | null;
-  ci_workflow_execution_time?: string | null;
-  contents: { sbom: string };
-}
+/** Upstream's SourceImportMetadata, as the spec declares it. */
+export type SourceImportMetadata = components['schemas']['SourceImportMetadata'];
 
 const INSERT_BATCH = 200;
 
