@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, expectValidationError } from '../support/fixtures.js';
+import { expectError, expectValidationError, uniqueName } from '../support/fixtures.js';
 import { json, raw } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { sourceTreeSbom } from '../support/source-sbom.js';
@@ -249,6 +249,18 @@ describe('bad input', () => {
     expectError(await raw(server.url, 'DELETE', `/v2/sources/${UNKNOWN_ID}`), 404, 'not_found');
     expectValidationError(await raw(server.url, 'GET', '/v2/sources/not-a-uuid'), ['path.source_id']);
     expectValidationError(await raw(server.url, 'GET', `/v2/sources/${sourceId}/vuln/everything`), ['path.vuln_type']);
+  });
+
+  it("keeps each account's sources and source imports to itself", async () => {
+    const other = uniqueName('src');
+    expect((await json(server.url, 'POST', '/v2/accounts', { name: other })).status).toBe(200);
+    const as = { headers: { 'x-service-account': other } };
+    expect((await raw(server.url, 'GET', '/v2/sources', as)).json.items).toEqual([]);
+    expectError(await raw(server.url, 'GET', `/v2/sources/${sourceId}`, as), 404, 'not_found');
+    expectError(await raw(server.url, 'DELETE', `/v2/sources/${sourceId}`, as), 404, 'not_found');
+    const mine = await newOperation();
+    expectError(await raw(server.url, 'GET', `/v2/imports/sources/${mine}`, as), 404, 'not_found');
+    expect((await raw(server.url, 'GET', '/v2/imports/sources', as)).json).toEqual([]);
   });
 
   it('deletes a source with its packages and findings', async () => {
