@@ -4960,8 +4960,11 @@ export interface components {
             rematch?: {
                 added: number;
                 changed_images: number;
+                changed_sources?: number;
                 images: number;
                 removed: number;
+                /** @description Imported source revisions re-matched (counted in added, updated and removed with the images). */
+                sources?: number;
                 updated: number;
             };
             /** @enum {string} */

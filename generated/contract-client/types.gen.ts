@@ -1482,6 +1482,11 @@ export type FeedSyncResponse = {
     rematch?: {
         images: number;
         changed_images: number;
+        /**
+         * Imported source revisions re-matched (counted in added, updated and removed with the images).
+         */
+        sources?: number;
+        changed_sources?: number;
         added: number;
         updated: number;
         removed: number;

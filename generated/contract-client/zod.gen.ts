@@ -1125,6 +1125,8 @@ export const zFeedSyncResponse = z.object({
     rematch: z.object({
         images: z.int(),
         changed_images: z.int(),
+        sources: z.int().optional(),
+        changed_sources: z.int().optional(),
         added: z.int(),
         updated: z.int(),
         removed: z.int()

@@ -28,6 +28,7 @@ async function syncNow() {
   const res = await raw(server.url, 'POST', '/v2/system/feeds?wait=true');
   expect(res.status).toBe(200);
   expect(res.json.status).toBe('done');
+  return res.json;
 }
 
 async function newOperation(): Promise<string> {
@@ -188,7 +189,8 @@ describe('source policy check', () => {
 describe('source re-match and re-import', () => {
   it('re-matches the source when the feed changes and records a vulnerabilities update event', async () => {
     writeFileSync(join(osvDir, 'GHSA-ms-0011.json'), JSON.stringify(osvRecord('GHSA-ms-0011', 'npm', 'ms', [{ introduced: '0' }, { fixed: '2.1.4' }], { databaseSpecific: { severity: 'LOW' } })));
-    await syncNow();
+    const synced = await syncNow();
+    expect(synced.rematch).toMatchObject({ images: 0, sources: 1, changed_sources: 1, added: 1 });
     expect(await vulns(sourceId)).toContain('GHSA-ms-0011 ms Low fix=2.1.4');
     const events = await raw(server.url, 'GET', '/v2/events?event_type=user.source.vulnerabilities.update');
     const event = events.json.results.find((e: { event: { resource: { id: string } } }) => e.event.resource.id === sourceId);
