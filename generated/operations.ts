@@ -52,6 +52,7 @@ export const operationTable = {
   create_image_vuln_annotation: {"operationId":"create_image_vuln_annotation","method":"post","path":"/images/{image_digest}/vuln-annotations","tag":"Images","authzAction":"createVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   create_operation: {"operationId":"create_operation","method":"post","path":"/imports/images","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   create_registry: {"operationId":"create_registry","method":"post","path":"/registries","tag":"Registries","authzAction":"createRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  create_sources_operation: {"operationId":"create_sources_operation","method":"post","path":"/imports/sources","tag":"Imports","authzAction":"importSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   create_user: {"operationId":"create_user","method":"post","path":"/accounts/{account_name}/users","tag":"User Management","authzAction":"createUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_user_api_key: {"operationId":"create_user_api_key","method":"post","path":"/accounts/{account_name}/users/{username}/api-keys","tag":"User Management","authzAction":"createApiKey","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   create_user_credential: {"operationId":"create_user_credential","method":"post","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -81,6 +82,7 @@ export const operationTable = {
   delete_slack_selector: {"operationId":"delete_slack_selector","method":"delete","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_smtp_configuration: {"operationId":"delete_smtp_configuration","method":"delete","path":"/notifications/endpoints/smtp/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_smtp_selector: {"operationId":"delete_smtp_selector","method":"delete","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_source: {"operationId":"delete_source","method":"delete","path":"/sources/{source_id}","tag":"Sources","authzAction":"deleteSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_subscription: {"operationId":"delete_subscription","method":"delete","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"deleteSubscription","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_teams_configuration: {"operationId":"delete_teams_configuration","method":"delete","path":"/notifications/endpoints/teams/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_teams_selector: {"operationId":"delete_teams_selector","method":"delete","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -96,6 +98,7 @@ export const operationTable = {
   describe_policy: {"operationId":"describe_policy","method":"get","path":"/system/policy-spec","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   dry_run_policy: {"operationId":"dry_run_policy","method":"post","path":"/policy-dry-run","tag":"Policies","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   exchange_sso_code: {"operationId":"exchange_sso_code","method":"post","path":"/rbac-manager/sso/code","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  finalize_operation: {"operationId":"finalize_operation","method":"post","path":"/imports/sources/{operation_id}/finalize","tag":"Imports","authzAction":"importSource","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   get_account: {"operationId":"get_account","method":"get","path":"/accounts/{account_name}","tag":"User Management","authzAction":"getAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_account_user: {"operationId":"get_account_user","method":"get","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_action_plans: {"operationId":"get_action_plans","method":"get","path":"/actions","tag":"Actions","authzAction":"getActions","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -139,6 +142,7 @@ export const operationTable = {
   get_image_vulnerabilities_by_digest_cyclonedx_xml: {"operationId":"get_image_vulnerabilities_by_digest_cyclonedx_xml","method":"get","path":"/images/{image_digest}/vuln/{vuln_type}/cyclonedx-xml","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/xml","application/json"],"successStatuses":[200]},
   get_image_vulnerability_matching_debug: {"operationId":"get_image_vulnerability_matching_debug","method":"get","path":"/images/{image_digest}/vuln-debug","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_vulnerability_types: {"operationId":"get_image_vulnerability_types","method":"get","path":"/images/{image_digest}/vuln","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_import_sources_sbom: {"operationId":"get_import_sources_sbom","method":"get","path":"/imports/sources/{operation_id}/sbom","tag":"Imports","authzAction":"importSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_kubernetes_containers: {"operationId":"get_kubernetes_containers","method":"get","path":"/kubernetes-containers","tag":"Inventories","authzAction":"getKubernetesContainers","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_kubernetes_namespace: {"operationId":"get_kubernetes_namespace","method":"get","path":"/kubernetes-namespaces/{namespace_id}","tag":"Inventories","authzAction":"getKubernetesNamespaces","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_kubernetes_namespaces: {"operationId":"get_kubernetes_namespaces","method":"get","path":"/kubernetes-namespaces","tag":"Inventories","authzAction":"getKubernetesNamespaces","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -167,6 +171,17 @@ export const operationTable = {
   get_smtp_configuration_status: {"operationId":"get_smtp_configuration_status","method":"get","path":"/notifications/endpoints/smtp/configurations/{uuid}/status","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_smtp_delivery: {"operationId":"get_smtp_delivery","method":"get","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/deliveries/{notification_id}","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_smtp_selector: {"operationId":"get_smtp_selector","method":"get","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_source: {"operationId":"get_source","method":"get","path":"/sources/{source_id}","tag":"Sources","authzAction":"getSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_source_content_by_type: {"operationId":"get_source_content_by_type","method":"get","path":"/sources/{source_id}/content/{content_type}","tag":"Sources","authzAction":"getSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_source_content_summary: {"operationId":"get_source_content_summary","method":"get","path":"/sources/{source_id}/content-summary","tag":"Sources","authzAction":"getSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_source_content_types: {"operationId":"get_source_content_types","method":"get","path":"/sources/{source_id}/content","tag":"Sources","authzAction":"getSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_source_policy_check: {"operationId":"get_source_policy_check","method":"get","path":"/sources/{source_id}/check","tag":"Sources","authzAction":"getSourceEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_source_sbom_cyclonedx_json: {"operationId":"get_source_sbom_cyclonedx_json","method":"get","path":"/sources/{source_id}/sbom/cyclonedx-json","tag":"Sources","authzAction":"getSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_source_sbom_native_json: {"operationId":"get_source_sbom_native_json","method":"get","path":"/sources/{source_id}/sbom/native-json","tag":"Sources","authzAction":"getSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_source_sbom_spdx_json: {"operationId":"get_source_sbom_spdx_json","method":"get","path":"/sources/{source_id}/sbom/spdx-json","tag":"Sources","authzAction":"getSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_source_vulnerabilities: {"operationId":"get_source_vulnerabilities","method":"get","path":"/sources/{source_id}/vuln/{vuln_type}","tag":"Sources","authzAction":"getSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_source_vulnerability_types: {"operationId":"get_source_vulnerability_types","method":"get","path":"/sources/{source_id}/vuln","tag":"Sources","authzAction":"getSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_sources_operation: {"operationId":"get_sources_operation","method":"get","path":"/imports/sources/{operation_id}","tag":"Imports","authzAction":"importSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_status: {"operationId":"get_status","method":"get","path":"/status","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_subscription: {"operationId":"get_subscription","method":"get","path":"/subscriptions/{subscription_id}","tag":"Subscriptions","authzAction":"getSubscription","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_system_feed: {"operationId":"get_system_feed","method":"get","path":"/system/feeds/{feed}","tag":"System","authzAction":"listFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -197,6 +212,7 @@ export const operationTable = {
   import_image_sbom: {"operationId":"import_image_sbom","method":"post","path":"/imports/images/{operation_id}/sbom","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   import_secret_searches: {"operationId":"import_secret_searches","method":"post","path":"/imports/images/{operation_id}/secret-searches","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   invalidate_operation: {"operationId":"invalidate_operation","method":"delete","path":"/imports/images/{operation_id}","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  invalidate_sources_operation: {"operationId":"invalidate_sources_operation","method":"delete","path":"/imports/sources/{operation_id}","tag":"Imports","authzAction":"importSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_accounts: {"operationId":"list_accounts","method":"get","path":"/accounts","tag":"User Management","authzAction":"listAccounts","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_all_system_users: {"operationId":"list_all_system_users","method":"get","path":"/accounts/users","tag":"User Management","authzAction":"listAllUsers","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_api_keys: {"operationId":"list_api_keys","method":"get","path":"/user/api-keys","tag":"Identity","authzAction":"selfListApiKeys","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -237,6 +253,8 @@ export const operationTable = {
   list_smtp_deliveries: {"operationId":"list_smtp_deliveries","method":"get","path":"/notifications/endpoints/smtp/configurations/{uuid}/deliveries","tag":"Notifications","authzAction":"listNotificationDeliveries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_smtp_delivery_receipts: {"operationId":"list_smtp_delivery_receipts","method":"get","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_smtp_selectors: {"operationId":"list_smtp_selectors","method":"get","path":"/notifications/endpoints/smtp/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_sources: {"operationId":"list_sources","method":"get","path":"/sources","tag":"Sources","authzAction":"listSources","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_sources_operations: {"operationId":"list_sources_operations","method":"get","path":"/imports/sources","tag":"Imports","authzAction":"importSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_sso_sign_in_options: {"operationId":"list_sso_sign_in_options","method":"get","path":"/rbac-manager/sso/providers","tag":"RBAC","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_subscriptions: {"operationId":"list_subscriptions","method":"get","path":"/subscriptions","tag":"Subscriptions","authzAction":"listSubscriptions","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_teams_configurations: {"operationId":"list_teams_configurations","method":"get","path":"/notifications/endpoints/teams/configurations","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -313,6 +331,7 @@ export const operationTable = {
   update_user_state: {"operationId":"update_user_state","method":"put","path":"/accounts/{account_name}/users/{username}/state","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_webhook_configuration: {"operationId":"update_webhook_configuration","method":"put","path":"/notifications/endpoints/webhook/configurations/{uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_webhook_selector: {"operationId":"update_webhook_selector","method":"put","path":"/notifications/endpoints/webhook/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  upload_import_sources_sbom: {"operationId":"upload_import_sources_sbom","method":"post","path":"/imports/sources/{operation_id}/sbom","tag":"Imports","authzAction":"importSource","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   upload_system_feed: {"operationId":"upload_system_feed","method":"post","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":["multipart/form-data","application/octet-stream","application/zip","application/gzip"],"produces":["application/json"],"successStatuses":[202]},
   version_check: {"operationId":"version_check","method":"get","path":"/version","tag":"System","authzAction":"none","public":true,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   vulnerability_scan_sbom: {"operationId":"vulnerability_scan_sbom","method":"post","path":"/vulnerability-scan","tag":"Vulnerabilities","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -350,6 +369,7 @@ export const authzActions = [
   "deleteRegistry",
   "deleteRoleMember",
   "deleteService",
+  "deleteSource",
   "deleteSubscription",
   "deleteUser",
   "deleteUserGroup",
@@ -378,6 +398,8 @@ export const authzActions = [
   "getResourceLimits",
   "getRole",
   "getService",
+  "getSource",
+  "getSourceEvaluation",
   "getSubscription",
   "getSystemConfig",
   "getSystemStatistics",
@@ -387,6 +409,7 @@ export const authzActions = [
   "getUserGroupUsers",
   "getVulnAnnotation",
   "importImage",
+  "importSource",
   "listAccountUsersWithRoles",
   "listAccounts",
   "listAlerts",
@@ -406,6 +429,7 @@ export const authzActions = [
   "listRuntimeInventories",
   "listSamlIdps",
   "listServices",
+  "listSources",
   "listSubscriptions",
   "listUserGroups",
   "listUsers",
@@ -610,6 +634,12 @@ export interface OperationIO {
     body: operations['create_registry']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_registry']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['create_registry']['responses'][200]['content']['application/json'] };
   };
+  create_sources_operation: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['create_sources_operation']['responses'][200]['content']['application/json'] };
+  };
   create_user: {
     path: operations['create_user']['parameters']['path'];
     query: Record<string, never>;
@@ -784,6 +814,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: undefined };
   };
+  delete_source: {
+    path: operations['delete_source']['parameters']['path'];
+    query: NonNullable<operations['delete_source']['parameters']['query']>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
   delete_subscription: {
     path: operations['delete_subscription']['parameters']['path'];
     query: Record<string, never>;
@@ -873,6 +909,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['exchange_sso_code']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['exchange_sso_code']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['exchange_sso_code']['responses'][200]['content']['application/json'] };
+  };
+  finalize_operation: {
+    path: operations['finalize_operation']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['finalize_operation']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['finalize_operation']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['finalize_operation']['responses'][200]['content']['application/json'] };
   };
   get_account: {
     path: operations['get_account']['parameters']['path'];
@@ -1132,6 +1174,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_image_vulnerability_types']['responses'][200]['content']['application/json'] };
   };
+  get_import_sources_sbom: {
+    path: operations['get_import_sources_sbom']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_import_sources_sbom']['responses'][200]['content']['application/json'] };
+  };
   get_kubernetes_containers: {
     path: Record<string, never>;
     query: NonNullable<operations['get_kubernetes_containers']['parameters']['query']>;
@@ -1299,6 +1347,72 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_smtp_selector']['responses'][200]['content']['application/json'] };
+  };
+  get_source: {
+    path: operations['get_source']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_source']['responses'][200]['content']['application/json'] };
+  };
+  get_source_content_by_type: {
+    path: operations['get_source_content_by_type']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_source_content_by_type']['responses'][200]['content']['application/json'] };
+  };
+  get_source_content_summary: {
+    path: operations['get_source_content_summary']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_source_content_summary']['responses'][200]['content']['application/json'] };
+  };
+  get_source_content_types: {
+    path: operations['get_source_content_types']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_source_content_types']['responses'][200]['content']['application/json'] };
+  };
+  get_source_policy_check: {
+    path: operations['get_source_policy_check']['parameters']['path'];
+    query: NonNullable<operations['get_source_policy_check']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_source_policy_check']['responses'][200]['content']['application/json'] };
+  };
+  get_source_sbom_cyclonedx_json: {
+    path: operations['get_source_sbom_cyclonedx_json']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_source_sbom_cyclonedx_json']['responses'][200]['content']['application/json'] };
+  };
+  get_source_sbom_native_json: {
+    path: operations['get_source_sbom_native_json']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_source_sbom_native_json']['responses'][200]['content']['application/json'] };
+  };
+  get_source_sbom_spdx_json: {
+    path: operations['get_source_sbom_spdx_json']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_source_sbom_spdx_json']['responses'][200]['content']['application/json'] };
+  };
+  get_source_vulnerabilities: {
+    path: operations['get_source_vulnerabilities']['parameters']['path'];
+    query: NonNullable<operations['get_source_vulnerabilities']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_source_vulnerabilities']['responses'][200]['content']['application/json'] };
+  };
+  get_source_vulnerability_types: {
+    path: operations['get_source_vulnerability_types']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_source_vulnerability_types']['responses'][200]['content']['application/json'] };
+  };
+  get_sources_operation: {
+    path: operations['get_sources_operation']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_sources_operation']['responses'][200]['content']['application/json'] };
   };
   get_status: {
     path: Record<string, never>;
@@ -1479,6 +1593,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['invalidate_operation']['responses'][200]['content']['application/json'] };
+  };
+  invalidate_sources_operation: {
+    path: operations['invalidate_sources_operation']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['invalidate_sources_operation']['responses'][200]['content']['application/json'] };
   };
   list_accounts: {
     path: Record<string, never>;
@@ -1719,6 +1839,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_smtp_selectors']['responses'][200]['content']['application/json'] };
+  };
+  list_sources: {
+    path: Record<string, never>;
+    query: NonNullable<operations['list_sources']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_sources']['responses'][200]['content']['application/json'] };
+  };
+  list_sources_operations: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_sources_operations']['responses'][200]['content']['application/json'] };
   };
   list_sso_sign_in_options: {
     path: Record<string, never>;
@@ -2175,6 +2307,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['update_webhook_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_webhook_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_webhook_selector']['responses'][200]['content']['application/json'] };
+  };
+  upload_import_sources_sbom: {
+    path: operations['upload_import_sources_sbom']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['upload_import_sources_sbom']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['upload_import_sources_sbom']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['upload_import_sources_sbom']['responses'][200]['content']['application/json'] };
   };
   upload_system_feed: {
     path: operations['upload_system_feed']['parameters']['path'];

@@ -1563,6 +1563,11 @@ export type FeedSyncResponse = {
     rematch?: {
         images: number;
         changed_images: number;
+        /**
+         * Imported source revisions re-matched (counted in added, updated and removed with the images).
+         */
+        sources?: number;
+        changed_sources?: number;
         added: number;
         updated: number;
         removed: number;
@@ -2027,7 +2032,10 @@ export type RuleSet = {
     name: string;
     description?: string;
     version: string;
-    artifact_type?: 'image';
+    /**
+     * `source` rule sets are selected by source_mappings; their rules may use only the gates that apply to sources.
+     */
+    artifact_type?: 'image' | 'source';
     rules: Array<PolicyRule>;
 };
 
@@ -2079,6 +2087,7 @@ export type Policy = {
     rule_sets: Array<RuleSet>;
     allowlists?: Array<Allowlist>;
     mappings: Array<MappingRule>;
+    source_mappings?: Array<SourceMappingRule>;
     allowlisted_images?: Array<ImageSelectionRule>;
     denylisted_images?: Array<ImageSelectionRule>;
 };
@@ -2433,6 +2442,161 @@ export type KubernetesInventoryContainer = {
      * The uid of a pod in the same report.
      */
     pod_uid: string;
+};
+
+export type SourceImportOperation = {
+    uuid: string;
+    status: 'pending' | 'queued' | 'processing' | 'complete' | 'failed' | 'expired';
+    expires_at: string;
+    created_at: string;
+};
+
+/**
+ * Source import operations, as a bare array.
+ */
+export type SourceImportList = Array<SourceImportOperation>;
+
+export type SourceImportContentResponse = {
+    digest: string;
+    created_at: string;
+};
+
+export type SourceImportMetadata = {
+    /**
+     * Host name of the repository's location (e.g. github.com).
+     */
+    host: string;
+    /**
+     * The repository on the host (e.g. anchore/syft).
+     */
+    repository_name: string;
+    /**
+     * The commit the SBOM was made from.
+     */
+    revision: string;
+    branch_name?: string | null;
+    change_author?: string | null;
+    ci_workflow_name?: string | null;
+    ci_workflow_execution_time?: string | null;
+    contents: {
+        /**
+         * The digest of the SBOM uploaded to this operation.
+         */
+        sbom: string;
+    };
+};
+
+export type Source = {
+    uuid: string;
+    account_name: string;
+    host: string;
+    repository_name: string;
+    revision: string;
+    analysis_status: 'not_analyzed' | 'analyzed' | 'analyzing' | 'analysis_failed';
+    source_status: 'active' | 'inactive' | 'deleting';
+    created_at: string;
+    last_updated: string;
+};
+
+export type SourcesList = {
+    items: Array<Source>;
+};
+
+export type SourceManifest = {
+    uuid: string;
+    account_name: string;
+    vcs_type: string;
+    host: string;
+    repository_name: string;
+    revision: string;
+    created_at: string;
+    last_updated: string;
+    analysis_status: 'not_analyzed' | 'analyzed' | 'analyzing' | 'analysis_failed';
+    source_status: 'active' | 'inactive' | 'deleting';
+    /**
+     * One per import of the revision, oldest first.
+     */
+    metadata_records: Array<SourceManifestMetadataRecord>;
+};
+
+export type SourceManifestMetadataRecord = {
+    uuid: string;
+    ci_workflow_name?: string | null;
+    ci_workflow_execution_time?: string | null;
+    branch_name?: string | null;
+    change_author?: string | null;
+};
+
+export type SourceContentSummary = {
+    items: Array<{
+        content_type: string;
+        display_name: string;
+        count: number;
+    }>;
+};
+
+export type SourceContentPackageResponse = {
+    source_id: string;
+    content_type: string;
+    content: Array<PackageContent>;
+};
+
+export type SourcePackageVulnerabilityResponse = {
+    source_id: string;
+    vulnerability_type: 'os' | 'non-os' | 'all';
+    vulnerabilities: Array<PackageVulnerability>;
+};
+
+export type SourcePolicyEvaluation = {
+    account_name: string;
+    evaluation_id: string;
+    source_id: string;
+    host: string;
+    repository_name: string;
+    revision: string;
+    policy: Policy;
+    source_mapped_to_rule: boolean;
+    matched_mapping_rule?: {
+        [key: string]: unknown;
+    } | null;
+    findings: Array<SourcePolicyEvaluationFinding>;
+    number_of_findings: number;
+    evaluation_time: string;
+    final_action: 'stop' | 'go' | 'warn';
+    final_action_reason: 'allowlisted' | 'denylisted' | 'policy_evaluation';
+    evaluation_problems: Array<PolicyEvaluationProblem>;
+    status: 'pass' | 'fail';
+};
+
+export type SourcePolicyEvaluationFinding = {
+    trigger_id: string;
+    gate: string;
+    trigger: string;
+    message: string;
+    action: 'go' | 'stop' | 'warn';
+    policy_id: string;
+    recommendation?: string;
+    rule_id: string;
+    allowlisted: boolean;
+    allowlist_match?: {
+        [key: string]: unknown;
+    } | null;
+};
+
+export type SourceMappingRule = {
+    id: string;
+    name: string;
+    /**
+     * Pattern for the source's host (`*`, literal, or `regexp:`).
+     */
+    host: string;
+    /**
+     * Pattern for the repository name (`*`, literal, or `regexp:`).
+     */
+    repository: string;
+    rule_set_ids: Array<string>;
+    allowlist_ids?: Array<string>;
+    description?: string;
 };
 
 /**
@@ -14781,6 +14945,1137 @@ export type ImportFileContentsResponses = {
 };
 
 export type ImportFileContentsResponse = ImportFileContentsResponses[keyof ImportFileContentsResponses];
+
+export type ListSourcesOperationsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/imports/sources';
+};
+
+export type ListSourcesOperationsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListSourcesOperationsError = ListSourcesOperationsErrors[keyof ListSourcesOperationsErrors];
+
+export type ListSourcesOperationsResponses = {
+    /**
+     * The operations, newest first.
+     */
+    200: SourceImportList;
+};
+
+export type ListSourcesOperationsResponse = ListSourcesOperationsResponses[keyof ListSourcesOperationsResponses];
+
+export type CreateSourcesOperationData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/imports/sources';
+};
+
+export type CreateSourcesOperationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type CreateSourcesOperationError = CreateSourcesOperationErrors[keyof CreateSourcesOperationErrors];
+
+export type CreateSourcesOperationResponses = {
+    /**
+     * The new operation; it expires after 24 hours unless finalized.
+     */
+    200: SourceImportOperation;
+};
+
+export type CreateSourcesOperationResponse = CreateSourcesOperationResponses[keyof CreateSourcesOperationResponses];
+
+export type InvalidateSourcesOperationData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        operation_id: string;
+    };
+    query?: never;
+    url: '/imports/sources/{operation_id}';
+};
+
+export type InvalidateSourcesOperationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type InvalidateSourcesOperationError = InvalidateSourcesOperationErrors[keyof InvalidateSourcesOperationErrors];
+
+export type InvalidateSourcesOperationResponses = {
+    /**
+     * The operation, now expired (or complete, when it was finalized).
+     */
+    200: SourceImportOperation;
+};
+
+export type InvalidateSourcesOperationResponse = InvalidateSourcesOperationResponses[keyof InvalidateSourcesOperationResponses];
+
+export type GetSourcesOperationData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        operation_id: string;
+    };
+    query?: never;
+    url: '/imports/sources/{operation_id}';
+};
+
+export type GetSourcesOperationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetSourcesOperationError = GetSourcesOperationErrors[keyof GetSourcesOperationErrors];
+
+export type GetSourcesOperationResponses = {
+    /**
+     * The operation.
+     */
+    200: SourceImportOperation;
+};
+
+export type GetSourcesOperationResponse = GetSourcesOperationResponses[keyof GetSourcesOperationResponses];
+
+export type GetImportSourcesSbomData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        operation_id: string;
+    };
+    query?: never;
+    url: '/imports/sources/{operation_id}/sbom';
+};
+
+export type GetImportSourcesSbomErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetImportSourcesSbomError = GetImportSourcesSbomErrors[keyof GetImportSourcesSbomErrors];
+
+export type GetImportSourcesSbomResponses = {
+    /**
+     * The SBOM's digest and upload time; 404 when none was uploaded.
+     */
+    200: SourceImportContentResponse;
+};
+
+export type GetImportSourcesSbomResponse = GetImportSourcesSbomResponses[keyof GetImportSourcesSbomResponses];
+
+export type UploadImportSourcesSbomData = {
+    body: {
+        [key: string]: unknown;
+    };
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        operation_id: string;
+    };
+    query?: never;
+    url: '/imports/sources/{operation_id}/sbom';
+};
+
+export type UploadImportSourcesSbomErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UploadImportSourcesSbomError = UploadImportSourcesSbomErrors[keyof UploadImportSourcesSbomErrors];
+
+export type UploadImportSourcesSbomResponses = {
+    /**
+     * The stored SBOM's digest.
+     */
+    200: SourceImportContentResponse;
+};
+
+export type UploadImportSourcesSbomResponse = UploadImportSourcesSbomResponses[keyof UploadImportSourcesSbomResponses];
+
+export type FinalizeOperationData = {
+    body: SourceImportMetadata;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        operation_id: string;
+    };
+    query?: never;
+    url: '/imports/sources/{operation_id}/finalize';
+};
+
+export type FinalizeOperationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type FinalizeOperationError = FinalizeOperationErrors[keyof FinalizeOperationErrors];
+
+export type FinalizeOperationResponses = {
+    /**
+     * The source record.
+     */
+    200: SourceManifest;
+};
+
+export type FinalizeOperationResponse = FinalizeOperationResponses[keyof FinalizeOperationResponses];
+
+export type ListSourcesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: {
+        /**
+         * Vigil extension. The page, of `limit` sources each.
+         */
+        page?: number;
+        /**
+         * Vigil extension. Sources per page; upstream answers all of them, Vigil at most 1000 per request.
+         */
+        limit?: number;
+    };
+    url: '/sources';
+};
+
+export type ListSourcesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListSourcesError = ListSourcesErrors[keyof ListSourcesErrors];
+
+export type ListSourcesResponses = {
+    /**
+     * The sources.
+     */
+    200: SourcesList;
+};
+
+export type ListSourcesResponse = ListSourcesResponses[keyof ListSourcesResponses];
+
+export type DeleteSourceData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        source_id: string;
+    };
+    query?: {
+        /**
+         * Accepted for compatibility; a source is never busy, so deletion needs no force.
+         */
+        force?: boolean;
+    };
+    url: '/sources/{source_id}';
+};
+
+export type DeleteSourceErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteSourceError = DeleteSourceErrors[keyof DeleteSourceErrors];
+
+export type DeleteSourceResponses = {
+    /**
+     * Deleted.
+     */
+    204: unknown;
+};
+
+export type GetSourceData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        source_id: string;
+    };
+    query?: never;
+    url: '/sources/{source_id}';
+};
+
+export type GetSourceErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetSourceError = GetSourceErrors[keyof GetSourceErrors];
+
+export type GetSourceResponses = {
+    /**
+     * The source.
+     */
+    200: SourceManifest;
+};
+
+export type GetSourceResponse = GetSourceResponses[keyof GetSourceResponses];
+
+export type GetSourcePolicyCheckData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        source_id: string;
+    };
+    query?: {
+        /**
+         * The policy to evaluate with; the account's active policy when absent.
+         */
+        policy_id?: string;
+    };
+    url: '/sources/{source_id}/check';
+};
+
+export type GetSourcePolicyCheckErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetSourcePolicyCheckError = GetSourcePolicyCheckErrors[keyof GetSourcePolicyCheckErrors];
+
+export type GetSourcePolicyCheckResponses = {
+    /**
+     * The evaluation.
+     */
+    200: SourcePolicyEvaluation;
+};
+
+export type GetSourcePolicyCheckResponse = GetSourcePolicyCheckResponses[keyof GetSourcePolicyCheckResponses];
+
+export type GetSourceContentTypesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        source_id: string;
+    };
+    query?: never;
+    url: '/sources/{source_id}/content';
+};
+
+export type GetSourceContentTypesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetSourceContentTypesError = GetSourceContentTypesErrors[keyof GetSourceContentTypesErrors];
+
+export type GetSourceContentTypesResponses = {
+    /**
+     * The content types.
+     */
+    200: Array<string>;
+};
+
+export type GetSourceContentTypesResponse = GetSourceContentTypesResponses[keyof GetSourceContentTypesResponses];
+
+export type GetSourceContentSummaryData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        source_id: string;
+    };
+    query?: never;
+    url: '/sources/{source_id}/content-summary';
+};
+
+export type GetSourceContentSummaryErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetSourceContentSummaryError = GetSourceContentSummaryErrors[keyof GetSourceContentSummaryErrors];
+
+export type GetSourceContentSummaryResponses = {
+    /**
+     * The counts.
+     */
+    200: SourceContentSummary;
+};
+
+export type GetSourceContentSummaryResponse = GetSourceContentSummaryResponses[keyof GetSourceContentSummaryResponses];
+
+export type GetSourceContentByTypeData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        source_id: string;
+        content_type: 'os' | 'java' | 'npm' | 'gem' | 'python' | 'go' | 'rust' | 'nuget' | 'composer';
+    };
+    query?: never;
+    url: '/sources/{source_id}/content/{content_type}';
+};
+
+export type GetSourceContentByTypeErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetSourceContentByTypeError = GetSourceContentByTypeErrors[keyof GetSourceContentByTypeErrors];
+
+export type GetSourceContentByTypeResponses = {
+    /**
+     * The packages.
+     */
+    200: SourceContentPackageResponse;
+};
+
+export type GetSourceContentByTypeResponse = GetSourceContentByTypeResponses[keyof GetSourceContentByTypeResponses];
+
+export type GetSourceSbomCyclonedxJsonData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        source_id: string;
+    };
+    query?: never;
+    url: '/sources/{source_id}/sbom/cyclonedx-json';
+};
+
+export type GetSourceSbomCyclonedxJsonErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetSourceSbomCyclonedxJsonError = GetSourceSbomCyclonedxJsonErrors[keyof GetSourceSbomCyclonedxJsonErrors];
+
+export type GetSourceSbomCyclonedxJsonResponses = {
+    /**
+     * The SBOM document.
+     */
+    200: {
+        [key: string]: unknown;
+    };
+};
+
+export type GetSourceSbomCyclonedxJsonResponse = GetSourceSbomCyclonedxJsonResponses[keyof GetSourceSbomCyclonedxJsonResponses];
+
+export type GetSourceSbomNativeJsonData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        source_id: string;
+    };
+    query?: never;
+    url: '/sources/{source_id}/sbom/native-json';
+};
+
+export type GetSourceSbomNativeJsonErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetSourceSbomNativeJsonError = GetSourceSbomNativeJsonErrors[keyof GetSourceSbomNativeJsonErrors];
+
+export type GetSourceSbomNativeJsonResponses = {
+    /**
+     * The SBOM document.
+     */
+    200: {
+        [key: string]: unknown;
+    };
+};
+
+export type GetSourceSbomNativeJsonResponse = GetSourceSbomNativeJsonResponses[keyof GetSourceSbomNativeJsonResponses];
+
+export type GetSourceSbomSpdxJsonData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        source_id: string;
+    };
+    query?: never;
+    url: '/sources/{source_id}/sbom/spdx-json';
+};
+
+export type GetSourceSbomSpdxJsonErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetSourceSbomSpdxJsonError = GetSourceSbomSpdxJsonErrors[keyof GetSourceSbomSpdxJsonErrors];
+
+export type GetSourceSbomSpdxJsonResponses = {
+    /**
+     * The SBOM document.
+     */
+    200: {
+        [key: string]: unknown;
+    };
+};
+
+export type GetSourceSbomSpdxJsonResponse = GetSourceSbomSpdxJsonResponses[keyof GetSourceSbomSpdxJsonResponses];
+
+export type GetSourceVulnerabilityTypesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        source_id: string;
+    };
+    query?: never;
+    url: '/sources/{source_id}/vuln';
+};
+
+export type GetSourceVulnerabilityTypesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetSourceVulnerabilityTypesError = GetSourceVulnerabilityTypesErrors[keyof GetSourceVulnerabilityTypesErrors];
+
+export type GetSourceVulnerabilityTypesResponses = {
+    /**
+     * The vulnerability types.
+     */
+    200: Array<string>;
+};
+
+export type GetSourceVulnerabilityTypesResponse = GetSourceVulnerabilityTypesResponses[keyof GetSourceVulnerabilityTypesResponses];
+
+export type GetSourceVulnerabilitiesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        source_id: string;
+        vuln_type: 'os' | 'non-os' | 'all';
+    };
+    query?: {
+        include_vuln_description?: boolean;
+        vendor_only?: boolean;
+    };
+    url: '/sources/{source_id}/vuln/{vuln_type}';
+};
+
+export type GetSourceVulnerabilitiesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetSourceVulnerabilitiesError = GetSourceVulnerabilitiesErrors[keyof GetSourceVulnerabilitiesErrors];
+
+export type GetSourceVulnerabilitiesResponses = {
+    /**
+     * The vulnerabilities.
+     */
+    200: SourcePackageVulnerabilityResponse;
+};
+
+export type GetSourceVulnerabilitiesResponse = GetSourceVulnerabilitiesResponses[keyof GetSourceVulnerabilitiesResponses];
 
 export type PostKubernetesInventoryData = {
     body: KubernetesInventory;

@@ -1213,6 +1213,8 @@ export const zFeedSyncResponse = z.object({
     rematch: z.object({
         images: z.int(),
         changed_images: z.int(),
+        sources: z.int().optional(),
+        changed_sources: z.int().optional(),
         added: z.int(),
         updated: z.int(),
         removed: z.int()
@@ -1589,7 +1591,7 @@ export const zRuleSet = z.object({
     name: z.string().min(1).max(256),
     description: z.string().max(10000).optional(),
     version: z.string().min(1).max(32),
-    artifact_type: z.enum(['image']).optional(),
+    artifact_type: z.enum(['image', 'source']).optional(),
     rules: z.array(zPolicyRule).max(1000)
 });
 
@@ -1627,48 +1629,6 @@ export const zImageSelectionRule = z.object({
     registry: z.string().min(1).max(1024),
     repository: z.string().min(1).max(1024),
     image: zImageRef
-});
-
-export const zPolicy = z.object({
-    id: z.string().min(1).max(128).regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/),
-    name: z.string().min(1).max(256),
-    description: z.string().max(10000).optional(),
-    version: z.string().min(1).max(32),
-    last_updated: z.number().optional(),
-    rule_sets: z.array(zRuleSet).max(1000),
-    allowlists: z.array(zAllowlist).max(1000).optional(),
-    mappings: z.array(zMappingRule).max(1000),
-    allowlisted_images: z.array(zImageSelectionRule).max(1000).optional(),
-    denylisted_images: z.array(zImageSelectionRule).max(1000).optional()
-});
-
-export const zPolicyRecord = z.object({
-    policy_id: z.string(),
-    active: z.boolean(),
-    account_name: z.string(),
-    policy_source: z.string(),
-    name: z.string(),
-    description: z.string().optional(),
-    policy: zPolicy.optional(),
-    created_at: z.iso.datetime().optional(),
-    last_updated: z.iso.datetime().optional()
-});
-
-/**
- * A policy record as PUT takes it: `policy` (the new document, optional: without it the stored one is kept) and
- * `active` (true activates the policy, as the query parameter does) are read; the other fields are informational.
- *
- */
-export const zPolicyRecordUpdate = z.object({
-    policy_id: z.string().optional(),
-    active: z.boolean().optional(),
-    account_name: z.string().optional(),
-    policy_source: z.string().optional(),
-    name: z.string().optional(),
-    description: z.string().optional(),
-    policy: zPolicy.optional(),
-    created_at: z.string().optional(),
-    last_updated: z.string().optional()
 });
 
 export const zTriggerParamSpec = z.object({
@@ -1743,55 +1703,6 @@ export const zPolicyEvaluationProblem = z.object({
     severity: z.enum(['error', 'warn']),
     problem_type: z.string(),
     details: z.string()
-});
-
-export const zPolicyEvaluationResult = z.object({
-    details: z.object({
-        policy: zPolicy,
-        findings: z.array(zPolicyEvaluationFinding),
-        policy_action: z.enum([
-            'stop',
-            'go',
-            'warn'
-        ]),
-        remediations: z.array(z.record(z.string(), z.unknown())).optional()
-    }).optional(),
-    comparison_image_digest: z.string().nullish(),
-    evaluation_time: z.iso.datetime(),
-    last_evaluation: z.iso.datetime().optional(),
-    latest: z.boolean().optional(),
-    policy_digest: z.string().optional(),
-    evaluation_problems: z.array(zPolicyEvaluationProblem),
-    status: z.enum(['fail', 'pass']),
-    final_action: z.enum([
-        'stop',
-        'go',
-        'warn'
-    ]),
-    final_action_reason: z.enum([
-        'policy_evaluation',
-        'allowlisted',
-        'denylisted'
-    ]),
-    image_allowlisted: z.boolean(),
-    matched_allowlisted_images_rule: z.record(z.string(), z.unknown()).nullish(),
-    image_denylisted: z.boolean(),
-    matched_denylisted_images_rule: z.record(z.string(), z.unknown()).nullish(),
-    image_mapped_to_rule: z.boolean(),
-    matched_mapping_rule: z.record(z.string(), z.unknown()).nullish(),
-    number_of_findings: z.int()
-});
-
-export const zPolicyEvaluation = z.object({
-    policy_id: z.string(),
-    image_digest: z.string(),
-    evaluated_tag: z.string(),
-    evaluations: z.array(zPolicyEvaluationResult)
-});
-
-export const zScanResponse = z.object({
-    vuln_scan: zSbomVulnerabilitiesResponse,
-    policy_scan: zPolicyEvaluation
 });
 
 export const zPolicyDryRunTag = z.object({
@@ -1982,6 +1893,269 @@ export const zKubernetesInventory = z.object({
     nodes: z.array(zKubernetesInventoryNode).max(10000).optional(),
     pods: z.array(zKubernetesInventoryPod).max(50000).optional(),
     containers: z.array(zKubernetesInventoryContainer).max(50000).optional()
+});
+
+export const zSourceImportOperation = z.object({
+    uuid: z.string(),
+    status: z.enum([
+        'pending',
+        'queued',
+        'processing',
+        'complete',
+        'failed',
+        'expired'
+    ]),
+    expires_at: z.iso.datetime(),
+    created_at: z.iso.datetime()
+});
+
+/**
+ * Source import operations, as a bare array.
+ */
+export const zSourceImportList = z.array(zSourceImportOperation);
+
+export const zSourceImportContentResponse = z.object({
+    digest: z.string(),
+    created_at: z.iso.datetime()
+});
+
+export const zSourceImportMetadata = z.object({
+    host: z.string().min(1).max(256),
+    repository_name: z.string().min(1).max(512),
+    revision: z.string().min(1).max(128),
+    branch_name: z.string().max(256).nullish(),
+    change_author: z.string().max(256).nullish(),
+    ci_workflow_name: z.string().max(256).nullish(),
+    ci_workflow_execution_time: z.iso.datetime().nullish(),
+    contents: z.object({
+        sbom: z.string().regex(/^sha256:[a-f0-9]{64}$/)
+    })
+});
+
+export const zSource = z.object({
+    uuid: z.string(),
+    account_name: z.string(),
+    host: z.string(),
+    repository_name: z.string(),
+    revision: z.string(),
+    analysis_status: z.enum([
+        'not_analyzed',
+        'analyzed',
+        'analyzing',
+        'analysis_failed'
+    ]),
+    source_status: z.enum([
+        'active',
+        'inactive',
+        'deleting'
+    ]),
+    created_at: z.iso.datetime(),
+    last_updated: z.iso.datetime()
+});
+
+export const zSourcesList = z.object({
+    items: z.array(zSource)
+});
+
+export const zSourceManifestMetadataRecord = z.object({
+    uuid: z.string(),
+    ci_workflow_name: z.string().nullish(),
+    ci_workflow_execution_time: z.iso.datetime().nullish(),
+    branch_name: z.string().nullish(),
+    change_author: z.string().nullish()
+});
+
+export const zSourceManifest = z.object({
+    uuid: z.string(),
+    account_name: z.string(),
+    vcs_type: z.string(),
+    host: z.string(),
+    repository_name: z.string(),
+    revision: z.string(),
+    created_at: z.iso.datetime(),
+    last_updated: z.iso.datetime(),
+    analysis_status: z.enum([
+        'not_analyzed',
+        'analyzed',
+        'analyzing',
+        'analysis_failed'
+    ]),
+    source_status: z.enum([
+        'active',
+        'inactive',
+        'deleting'
+    ]),
+    metadata_records: z.array(zSourceManifestMetadataRecord)
+});
+
+export const zSourceContentSummary = z.object({
+    items: z.array(z.object({
+        content_type: z.string(),
+        display_name: z.string(),
+        count: z.int()
+    }))
+});
+
+export const zSourceContentPackageResponse = z.object({
+    source_id: z.string(),
+    content_type: z.string(),
+    content: z.array(zPackageContent)
+});
+
+export const zSourcePackageVulnerabilityResponse = z.object({
+    source_id: z.string(),
+    vulnerability_type: z.enum([
+        'os',
+        'non-os',
+        'all'
+    ]),
+    vulnerabilities: z.array(zPackageVulnerability)
+});
+
+export const zSourcePolicyEvaluationFinding = z.object({
+    trigger_id: z.string(),
+    gate: z.string(),
+    trigger: z.string(),
+    message: z.string(),
+    action: z.enum([
+        'go',
+        'stop',
+        'warn'
+    ]),
+    policy_id: z.string(),
+    recommendation: z.string().optional(),
+    rule_id: z.string(),
+    allowlisted: z.boolean(),
+    allowlist_match: z.record(z.string(), z.unknown()).nullish()
+});
+
+export const zSourceMappingRule = z.object({
+    id: z.string().min(1).max(128),
+    name: z.string().min(1).max(256),
+    host: z.string().min(1).max(256),
+    repository: z.string().min(1).max(512),
+    rule_set_ids: z.array(z.string()).max(100),
+    allowlist_ids: z.array(z.string()).max(100).optional(),
+    description: z.string().max(10000).optional()
+});
+
+export const zPolicy = z.object({
+    id: z.string().min(1).max(128).regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/),
+    name: z.string().min(1).max(256),
+    description: z.string().max(10000).optional(),
+    version: z.string().min(1).max(32),
+    last_updated: z.number().optional(),
+    rule_sets: z.array(zRuleSet).max(1000),
+    allowlists: z.array(zAllowlist).max(1000).optional(),
+    mappings: z.array(zMappingRule).max(1000),
+    source_mappings: z.array(zSourceMappingRule).max(1000).optional(),
+    allowlisted_images: z.array(zImageSelectionRule).max(1000).optional(),
+    denylisted_images: z.array(zImageSelectionRule).max(1000).optional()
+});
+
+export const zPolicyRecord = z.object({
+    policy_id: z.string(),
+    active: z.boolean(),
+    account_name: z.string(),
+    policy_source: z.string(),
+    name: z.string(),
+    description: z.string().optional(),
+    policy: zPolicy.optional(),
+    created_at: z.iso.datetime().optional(),
+    last_updated: z.iso.datetime().optional()
+});
+
+/**
+ * A policy record as PUT takes it: `policy` (the new document, optional: without it the stored one is kept) and
+ * `active` (true activates the policy, as the query parameter does) are read; the other fields are informational.
+ *
+ */
+export const zPolicyRecordUpdate = z.object({
+    policy_id: z.string().optional(),
+    active: z.boolean().optional(),
+    account_name: z.string().optional(),
+    policy_source: z.string().optional(),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    policy: zPolicy.optional(),
+    created_at: z.string().optional(),
+    last_updated: z.string().optional()
+});
+
+export const zPolicyEvaluationResult = z.object({
+    details: z.object({
+        policy: zPolicy,
+        findings: z.array(zPolicyEvaluationFinding),
+        policy_action: z.enum([
+            'stop',
+            'go',
+            'warn'
+        ]),
+        remediations: z.array(z.record(z.string(), z.unknown())).optional()
+    }).optional(),
+    comparison_image_digest: z.string().nullish(),
+    evaluation_time: z.iso.datetime(),
+    last_evaluation: z.iso.datetime().optional(),
+    latest: z.boolean().optional(),
+    policy_digest: z.string().optional(),
+    evaluation_problems: z.array(zPolicyEvaluationProblem),
+    status: z.enum(['fail', 'pass']),
+    final_action: z.enum([
+        'stop',
+        'go',
+        'warn'
+    ]),
+    final_action_reason: z.enum([
+        'policy_evaluation',
+        'allowlisted',
+        'denylisted'
+    ]),
+    image_allowlisted: z.boolean(),
+    matched_allowlisted_images_rule: z.record(z.string(), z.unknown()).nullish(),
+    image_denylisted: z.boolean(),
+    matched_denylisted_images_rule: z.record(z.string(), z.unknown()).nullish(),
+    image_mapped_to_rule: z.boolean(),
+    matched_mapping_rule: z.record(z.string(), z.unknown()).nullish(),
+    number_of_findings: z.int()
+});
+
+export const zPolicyEvaluation = z.object({
+    policy_id: z.string(),
+    image_digest: z.string(),
+    evaluated_tag: z.string(),
+    evaluations: z.array(zPolicyEvaluationResult)
+});
+
+export const zScanResponse = z.object({
+    vuln_scan: zSbomVulnerabilitiesResponse,
+    policy_scan: zPolicyEvaluation
+});
+
+export const zSourcePolicyEvaluation = z.object({
+    account_name: z.string(),
+    evaluation_id: z.string(),
+    source_id: z.string(),
+    host: z.string(),
+    repository_name: z.string(),
+    revision: z.string(),
+    policy: zPolicy,
+    source_mapped_to_rule: z.boolean(),
+    matched_mapping_rule: z.record(z.string(), z.unknown()).nullish(),
+    findings: z.array(zSourcePolicyEvaluationFinding),
+    number_of_findings: z.int(),
+    evaluation_time: z.iso.datetime(),
+    final_action: z.enum([
+        'stop',
+        'go',
+        'warn'
+    ]),
+    final_action_reason: z.enum([
+        'allowlisted',
+        'denylisted',
+        'policy_evaluation'
+    ]),
+    evaluation_problems: z.array(zPolicyEvaluationProblem),
+    status: z.enum(['pass', 'fail'])
 });
 
 export const zAwsArn = z.string().min(5).max(512).regex(/^arn:[A-Za-z0-9._:\/@+=,-]+$/);
@@ -5235,6 +5409,293 @@ export const zImportFileContentsPath = z.object({
  * The stored part's digest.
  */
 export const zImportFileContentsResponse = zImageImportContentResponse;
+
+export const zListSourcesOperationsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The operations, newest first.
+ */
+export const zListSourcesOperationsResponse = zSourceImportList;
+
+export const zCreateSourcesOperationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The new operation; it expires after 24 hours unless finalized.
+ */
+export const zCreateSourcesOperationResponse = zSourceImportOperation;
+
+export const zInvalidateSourcesOperationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zInvalidateSourcesOperationPath = z.object({
+    operation_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The operation, now expired (or complete, when it was finalized).
+ */
+export const zInvalidateSourcesOperationResponse = zSourceImportOperation;
+
+export const zGetSourcesOperationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetSourcesOperationPath = z.object({
+    operation_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The operation.
+ */
+export const zGetSourcesOperationResponse = zSourceImportOperation;
+
+export const zGetImportSourcesSbomHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetImportSourcesSbomPath = z.object({
+    operation_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The SBOM's digest and upload time; 404 when none was uploaded.
+ */
+export const zGetImportSourcesSbomResponse = zSourceImportContentResponse;
+
+export const zUploadImportSourcesSbomBody = z.record(z.string(), z.unknown());
+
+export const zUploadImportSourcesSbomHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zUploadImportSourcesSbomPath = z.object({
+    operation_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The stored SBOM's digest.
+ */
+export const zUploadImportSourcesSbomResponse = zSourceImportContentResponse;
+
+export const zFinalizeOperationBody = zSourceImportMetadata;
+
+export const zFinalizeOperationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zFinalizeOperationPath = z.object({
+    operation_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The source record.
+ */
+export const zFinalizeOperationResponse = zSourceManifest;
+
+export const zListSourcesHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zListSourcesQuery = z.object({
+    page: z.int().gte(1).optional().default(1),
+    limit: z.int().gte(1).lte(1000).optional().default(1000)
+});
+
+/**
+ * The sources.
+ */
+export const zListSourcesResponse = zSourcesList;
+
+export const zDeleteSourceHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zDeleteSourcePath = z.object({
+    source_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zDeleteSourceQuery = z.object({
+    force: z.boolean().optional().default(false)
+});
+
+export const zGetSourceHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetSourcePath = z.object({
+    source_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The source.
+ */
+export const zGetSourceResponse = zSourceManifest;
+
+export const zGetSourcePolicyCheckHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetSourcePolicyCheckPath = z.object({
+    source_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetSourcePolicyCheckQuery = z.object({
+    policy_id: z.string().optional()
+});
+
+/**
+ * The evaluation.
+ */
+export const zGetSourcePolicyCheckResponse = zSourcePolicyEvaluation;
+
+export const zGetSourceContentTypesHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetSourceContentTypesPath = z.object({
+    source_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The content types.
+ */
+export const zGetSourceContentTypesResponse = z.array(z.string());
+
+export const zGetSourceContentSummaryHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetSourceContentSummaryPath = z.object({
+    source_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The counts.
+ */
+export const zGetSourceContentSummaryResponse = zSourceContentSummary;
+
+export const zGetSourceContentByTypeHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetSourceContentByTypePath = z.object({
+    source_id: z.string().regex(/^[0-9a-f-]{36}$/),
+    content_type: z.enum([
+        'os',
+        'java',
+        'npm',
+        'gem',
+        'python',
+        'go',
+        'rust',
+        'nuget',
+        'composer'
+    ])
+});
+
+/**
+ * The packages.
+ */
+export const zGetSourceContentByTypeResponse = zSourceContentPackageResponse;
+
+export const zGetSourceSbomCyclonedxJsonHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetSourceSbomCyclonedxJsonPath = z.object({
+    source_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The SBOM document.
+ */
+export const zGetSourceSbomCyclonedxJsonResponse = z.record(z.string(), z.unknown());
+
+export const zGetSourceSbomNativeJsonHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetSourceSbomNativeJsonPath = z.object({
+    source_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The SBOM document.
+ */
+export const zGetSourceSbomNativeJsonResponse = z.record(z.string(), z.unknown());
+
+export const zGetSourceSbomSpdxJsonHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetSourceSbomSpdxJsonPath = z.object({
+    source_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The SBOM document.
+ */
+export const zGetSourceSbomSpdxJsonResponse = z.record(z.string(), z.unknown());
+
+export const zGetSourceVulnerabilityTypesHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetSourceVulnerabilityTypesPath = z.object({
+    source_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The vulnerability types.
+ */
+export const zGetSourceVulnerabilityTypesResponse = z.array(z.string());
+
+export const zGetSourceVulnerabilitiesHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetSourceVulnerabilitiesPath = z.object({
+    source_id: z.string().regex(/^[0-9a-f-]{36}$/),
+    vuln_type: z.enum([
+        'os',
+        'non-os',
+        'all'
+    ])
+});
+
+export const zGetSourceVulnerabilitiesQuery = z.object({
+    include_vuln_description: z.boolean().optional().default(false),
+    vendor_only: z.boolean().optional().default(true)
+});
+
+/**
+ * The vulnerabilities.
+ */
+export const zGetSourceVulnerabilitiesResponse = zSourcePackageVulnerabilityResponse;
 
 export const zPostKubernetesInventoryBody = zKubernetesInventory;
 

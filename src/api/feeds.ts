@@ -43,7 +43,15 @@ function summaryBody(summary: FeedSyncSummary) {
   const { rematch } = summary;
   return {
     feeds: summary.feeds.map((f) => ({ ...f, ...('stats' in f ? { stats: f.stats as Record<string, unknown> } : {}) })),
-    rematch: { images: rematch.images, changed_images: rematch.changedImages, added: rematch.added, updated: rematch.updated, removed: rematch.removed },
+    rematch: {
+      images: rematch.images,
+      changed_images: rematch.changedImages,
+      sources: rematch.sources,
+      changed_sources: rematch.changedSources,
+      added: rematch.added,
+      updated: rematch.updated,
+      removed: rematch.removed,
+    },
   };
 }
 

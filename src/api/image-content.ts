@@ -35,7 +35,7 @@ const METADATA_TYPES = ['manifest', 'docker_history', 'dockerfile'] as const;
 
 const analyzedImage = (ctx: RequestContext, digest: string) => store.getAnalyzedImage(ctx.db, ctx.account.name, digest);
 
-function packageContent(p: store.PackageRow) {
+export function packageContent(p: store.PackageRow) {
   return {
     package: p.name,
     version: p.version,

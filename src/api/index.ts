@@ -18,6 +18,8 @@ import { registryHandlers } from './registries.js';
 import { reportHandlers } from './reports.js';
 import { oidcHandlers } from './oidc.js';
 import { samlHandlers } from './saml.js';
+import { sourceImportHandlers } from './source-imports.js';
+import { sourceHandlers } from './sources.js';
 import { ssoHandlers } from './sso.js';
 import { subscriptionHandlers } from './subscriptions.js';
 import { summaryHandlers } from './summaries.js';
@@ -44,6 +46,8 @@ export const handlers: Handlers = {
   ...eventHandlers,
   ...summaryHandlers,
   ...importHandlers,
+  ...sourceImportHandlers,
+  ...sourceHandlers,
   ...subscriptionHandlers,
   ...alertHandlers,
   ...feedHandlers,

@@ -18,6 +18,14 @@ export const EVENT_CATEGORIES: { name: string; description: string; types: Event
     ],
   },
   {
+    name: 'user.source',
+    description: 'Source repositories imported from SBOMs',
+    types: [
+      { type: 'user.source.analysis.completed', level: 'INFO', message: 'Source import completed' },
+      { type: 'user.source.vulnerabilities.update', level: 'INFO', message: "The vulnerabilities of an imported source changed" },
+    ],
+  },
+  {
     name: 'user.checks.tag',
     description: 'Changes to what a tag points at, or to its results',
     types: [

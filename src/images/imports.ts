@@ -6,6 +6,9 @@
  * A whole SBOM document (as AnchoreCTL generates it) may be uploaded instead, as an `sbom` part: it stands in for
  * the packages part (name its digest in `contents.packages`), and the manifest and config its source metadata
  * carries (syft JSON of an image) stand in for those parts when the import names none, or names the SBOM's digest.
+ *
+ * Source repository imports (sources/) use the same operations and parts, marked with their artifact type so that
+ * neither kind of import can see or finalize the other's operations.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -25,6 +28,7 @@ export type ImportPartKind =
   | 'content_searches'
   | 'file_contents';
 export type ImportStatus = 'pending' | 'queued' | 'processing' | 'complete' | 'failed' | 'expired';
+export type ImportArtifactType = 'image' | 'source';
 
 export interface ImportOperationRecord {
   uuid: string;
@@ -49,7 +53,7 @@ async function withExpiry(db: Db, op: ImportOperationRecord): Promise<ImportOper
   return op;
 }
 
-export async function createOperation(db: Db, accountName: string): Promise<ImportOperationRecord> {
+export async function createOperation(db: Db, accountName: string, artifactType: ImportArtifactType = 'image'): Promise<ImportOperationRecord> {
   const now = Date.now();
   const op: ImportOperationRecord = {
     uuid: randomUUID(),
@@ -58,28 +62,33 @@ export async function createOperation(db: Db, accountName: string): Promise<Impo
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + LIFETIME_MS).toISOString(),
   };
-  await db('import_operations').insert(op);
+  await db('import_operations').insert({ ...op, artifact_type: artifactType });
   return op;
 }
 
-export async function listOperations(db: Db, accountName: string): Promise<ImportOperationRecord[]> {
-  const rows = await db<ImportOperationRecord>('import_operations').where({ account_name: accountName }).orderBy('created_at', 'desc');
+const OPERATION_COLUMNS = ['uuid', 'account_name', 'status', 'created_at', 'expires_at'];
+
+export async function listOperations(db: Db, accountName: string, artifactType: ImportArtifactType = 'image'): Promise<ImportOperationRecord[]> {
+  const rows: ImportOperationRecord[] = await db('import_operations')
+    .where({ account_name: accountName, artifact_type: artifactType })
+    .orderBy('created_at', 'desc')
+    .select(OPERATION_COLUMNS);
   return Promise.all(rows.map((r) => withExpiry(db, r)));
 }
 
-export async function getOperation(db: Db, accountName: string, uuid: string): Promise<ImportOperationRecord> {
-  const op = await db<ImportOperationRecord>('import_operations').where({ account_name: accountName, uuid }).first();
+export async function getOperation(db: Db, accountName: string, uuid: string, artifactType: ImportArtifactType = 'image'): Promise<ImportOperationRecord> {
+  const op: ImportOperationRecord | undefined = await db('import_operations').where({ account_name: accountName, uuid, artifact_type: artifactType }).first(OPERATION_COLUMNS);
   if (!op) throw notFound(uuid);
   return withExpiry(db, op);
 }
 
-export async function invalidateOperation(db: Db, accountName: string, uuid: string): Promise<ImportOperationRecord> {
-  const op = await getOperation(db, accountName, uuid);
+export async function invalidateOperation(db: Db, accountName: string, uuid: string, artifactType: ImportArtifactType = 'image'): Promise<ImportOperationRecord> {
+  const op = await getOperation(db, accountName, uuid, artifactType);
   await db.transaction(async (trx) => {
     await trx('import_contents').where({ operation_uuid: uuid }).delete();
     if (op.status === 'pending') await trx('import_operations').where({ uuid }).update({ status: 'expired' });
   });
-  return getOperation(db, accountName, uuid);
+  return getOperation(db, accountName, uuid, artifactType);
 }
 
 export async function setOperationStatus(db: Db, uuid: string, status: ImportStatus): Promise<void> {
@@ -87,8 +96,15 @@ export async function setOperationStatus(db: Db, uuid: string, status: ImportSta
 }
 
 /** Stores a part; its digest is the sha256 of its canonical bytes and names it in source.import. */
-export async function storePart(db: Db, accountName: string, uuid: string, kind: ImportPartKind, value: unknown): Promise<{ digest: string; created_at: string }> {
-  const op = await getOperation(db, accountName, uuid);
+export async function storePart(
+  db: Db,
+  accountName: string,
+  uuid: string,
+  kind: ImportPartKind,
+  value: unknown,
+  artifactType: ImportArtifactType = 'image',
+): Promise<{ digest: string; created_at: string }> {
+  const op = await getOperation(db, accountName, uuid, artifactType);
   if (op.status !== 'pending') throw new ConflictError(`import operation '${uuid}' is ${op.status}; start a new one`, { operation_id: uuid, status: op.status });
   // Refuse what cannot be read now, not at analysis time.
   if (kind === 'packages' || kind === 'sbom') readSbomPackages(value);
@@ -103,9 +119,22 @@ export async function storePart(db: Db, accountName: string, uuid: string, kind:
   return { digest, created_at };
 }
 
-export async function listPartDigests(db: Db, accountName: string, uuid: string, kind: ImportPartKind): Promise<string[]> {
-  await getOperation(db, accountName, uuid);
-  return (await db('import_contents').where({ operation_uuid: uuid, kind }).orderBy('created_at').select('digest')).map((r: { digest: string }) => r.digest);
+export async function listPartDigests(db: Db, accountName: string, uuid: string, kind: ImportPartKind, artifactType: ImportArtifactType = 'image'): Promise<string[]> {
+  return (await listParts(db, accountName, uuid, kind, artifactType)).map((r) => r.digest);
+}
+
+/** The parts of a kind uploaded to an operation, oldest first. */
+export async function listParts(db: Db, accountName: string, uuid: string, kind: ImportPartKind, artifactType: ImportArtifactType): Promise<{ digest: string; created_at: string }[]> {
+  await getOperation(db, accountName, uuid, artifactType);
+  return db('import_contents').where({ operation_uuid: uuid, kind }).orderBy([{ column: 'created_at' }, { column: 'digest' }]).select('digest', 'created_at');
+}
+
+/** One stored part, parsed (the Dockerfile as text), or undefined when the operation has no such part. */
+export async function readStoredPart(db: Db, uuid: string, kind: ImportPartKind, digest: string): Promise<unknown> {
+  const row = await db('import_contents').where({ operation_uuid: uuid, kind, digest }).first('content');
+  if (!row) return undefined;
+  const text = gunzipSync(row.content).toString('utf8');
+  return kind === 'dockerfile' ? text : JSON.parse(text);
 }
 
 /** The parts an `sbom` part can stand in for. */
@@ -123,19 +152,15 @@ function missingPart(uuid: string, kind: ImportPartKind, digest: string, why = '
 export async function readImportParts(db: Db, uuid: string, contents: Partial<Record<ImportPartKind, string>>): Promise<Partial<Record<ImportPartKind, unknown>>> {
   const sboms = new Map<string, unknown>();
   const sbom = async (digest: string) => {
-    if (!sboms.has(digest)) {
-      const row = await db('import_contents').where({ operation_uuid: uuid, kind: 'sbom', digest }).first('content');
-      sboms.set(digest, row ? JSON.parse(gunzipSync(row.content).toString('utf8')) : undefined);
-    }
+    if (!sboms.has(digest)) sboms.set(digest, await readStoredPart(db, uuid, 'sbom', digest));
     return sboms.get(digest);
   };
   const parts: Partial<Record<ImportPartKind, unknown>> = {};
   for (const [kind, digest] of Object.entries(contents) as [ImportPartKind, string | undefined][]) {
     if (!digest || kind === 'sbom') continue;
-    const row = await db('import_contents').where({ operation_uuid: uuid, kind, digest }).first('content');
-    if (row) {
-      const text = gunzipSync(row.content).toString('utf8');
-      parts[kind] = kind === 'dockerfile' ? text : JSON.parse(text);
+    const stored = await readStoredPart(db, uuid, kind, digest);
+    if (stored !== undefined) {
+      parts[kind] = stored;
       continue;
     }
     const doc = SBOM_STANDS_IN_FOR.has(kind) ? await sbom(digest) : undefined;

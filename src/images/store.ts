@@ -283,12 +283,7 @@ export async function saveAnalysis(
     await trx('image_packages').where(scope).delete();
     const rows = result.packages.map(packageRowOf).map((p, i) => ({
       ...scope,
-      ...p,
-      licenses: JSON.stringify(p.licenses),
-      locations: JSON.stringify(p.locations),
-      cpes: JSON.stringify(p.cpes),
-      metadata: JSON.stringify(p.metadata),
-      owner: p.owner ? JSON.stringify(p.owner) : null,
+      ...packageColumns(p),
       // Beside the row, not in metadata: only reachability checks read it (vulns/go-reachability.ts).
       go_symbols: goSymbolsColumn(result.packages[i]!),
     }));
@@ -379,8 +374,27 @@ export function packageRowOf(p: CatalogedPackage): PackageRow {
   };
 }
 
+/** A package's columns as stored; image_packages and source_packages (sources/) share them. */
+export function packageColumns(p: PackageRow) {
+  return {
+    ...p,
+    licenses: JSON.stringify(p.licenses),
+    locations: JSON.stringify(p.locations),
+    cpes: JSON.stringify(p.cpes),
+    metadata: JSON.stringify(p.metadata),
+    owner: p.owner ? JSON.stringify(p.owner) : null,
+  };
+}
+
+export type PackageTable = 'image_packages' | 'source_packages';
+
 export async function packagesOf(db: Db, accountName: string, digest: string, types?: string[]): Promise<PackageRow[]> {
-  const q = db('image_packages').where({ account_name: accountName, image_digest: digest });
+  return packagesIn(db, 'image_packages', { account_name: accountName, image_digest: digest }, types);
+}
+
+/** The packages of one image or source (`scope` names it), optionally of some types, in listing order. */
+export async function packagesIn(db: Db, table: PackageTable, scope: Record<string, string>, types?: string[]): Promise<PackageRow[]> {
+  const q = db(table).where(scope);
   if (types) q.whereIn('type', types);
   const rows = await q.orderBy([{ column: 'type' }, { column: 'name' }, { column: 'version' }, { column: 'id' }]);
   return rows.map((r: any) => ({
@@ -400,7 +414,11 @@ export async function packagesOf(db: Db, accountName: string, digest: string, ty
 }
 
 export async function countPackagesByType(db: Db, accountName: string, digest: string): Promise<Map<string, number>> {
-  const rows = await db('image_packages').where({ account_name: accountName, image_digest: digest }).groupBy('type').select('type').count({ n: '*' });
+  return countPackagesIn(db, 'image_packages', { account_name: accountName, image_digest: digest });
+}
+
+export async function countPackagesIn(db: Db, table: PackageTable, scope: Record<string, string>): Promise<Map<string, number>> {
+  const rows = await db(table).where(scope).groupBy('type').select('type').count({ n: '*' });
   return new Map(rows.map((r: any) => [r.type as string, Number(r.n)]));
 }
 

@@ -196,22 +196,42 @@ function worst(actions: FinalAction[]): FinalAction {
   return actions.reduce<FinalAction>((a, b) => (RANK[b] < RANK[a] ? b : a), 'go');
 }
 
+/**
+ * The findings of the rule sets a mapping selects, its allowlists applied. `gateApplies` leaves out rules of gates
+ * that do not apply to what is evaluated (a source has no image facts), each reported as a problem.
+ */
+export async function evaluateRuleSets(
+  doc: PolicyDocument,
+  mapping: { rule_set_ids: string[]; allowlist_ids?: string[] },
+  ctx: EvaluationContext,
+  problems: EvaluationProblem[],
+  gateApplies: (gate: string) => boolean = () => true,
+): Promise<PolicyFinding[]> {
+  const findings: PolicyFinding[] = [];
+  for (const setId of mapping.rule_set_ids) {
+    const set = doc.rule_sets.find((r) => r.id === setId);
+    if (!set) continue;
+    for (const rule of set.rules) {
+      if (gateApplies(rule.gate)) appendAll(findings, await runRule(ctx, doc.id, rule, problems));
+      else problems.push({ severity: 'warn', problem_type: 'GateNotApplicable', details: `rule ${rule.id}: gate ${rule.gate} does not apply to this artifact type, so it did not fire` });
+    }
+  }
+  const lists = (mapping.allowlist_ids ?? []).map((id) => (doc.allowlists ?? []).find((a) => a.id === id)).filter((a): a is Allowlist => !!a);
+  applyAllowlists(findings, lists, ctx.now);
+  return findings;
+}
+
+/** STOP when evaluating a rule failed, else the worst action of the findings no allowlist covers. */
+export function policyActionOf(findings: PolicyFinding[], problems: EvaluationProblem[]): FinalAction {
+  return problems.some((p) => p.severity === 'error') ? 'stop' : worst(findings.filter((f) => !f.allowlisted).map((f) => f.action));
+}
+
 export async function evaluatePolicy(doc: PolicyDocument, ctx: EvaluationContext, options: { detail: boolean }): Promise<PolicyEvaluationResult> {
   const tag = ctx.image.tag;
   const problems: EvaluationProblem[] = [];
   const mapping = doc.mappings.find((m) => selects(m, tag, ctx)) ?? null;
-  const findings: PolicyFinding[] = [];
-  if (mapping) {
-    for (const setId of mapping.rule_set_ids) {
-      const set = doc.rule_sets.find((r) => r.id === setId);
-      if (!set) continue;
-      for (const rule of set.rules) appendAll(findings, await runRule(ctx, doc.id, rule, problems));
-    }
-    const lists = (mapping.allowlist_ids ?? []).map((id) => (doc.allowlists ?? []).find((a) => a.id === id)).filter((a): a is Allowlist => !!a);
-    applyAllowlists(findings, lists, ctx.now);
-  }
-  const errored = problems.some((p) => p.severity === 'error');
-  const policyAction: FinalAction = errored ? 'stop' : worst(findings.filter((f) => !f.allowlisted).map((f) => f.action));
+  const findings = mapping ? await evaluateRuleSets(doc, mapping, ctx, problems) : [];
+  const policyAction = policyActionOf(findings, problems);
   const denied = (doc.denylisted_images ?? []).find((r) => selects(r, tag, ctx)) ?? null;
   const allowed = denied ? null : ((doc.allowlisted_images ?? []).find((r) => selects(r, tag, ctx)) ?? null);
   const finalAction: FinalAction = denied ? 'stop' : allowed ? 'go' : policyAction;

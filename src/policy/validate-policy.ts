@@ -117,13 +117,16 @@ export function policyProblems(doc: unknown): PolicyProblem[] {
   });
   const ruleSetIds = new Set(ruleSets.map((r) => text(r.id)));
   const allowlistIds = new Set(allowlists.map((a) => text(a.id)));
-  mappings.forEach((m, i) => {
-    const named = (value: unknown) => (Array.isArray(value) ? value : []).map((id, j) => ({ id: text(id), j })).filter((e): e is { id: string; j: number } => e.id !== undefined);
-    for (const { id, j } of named(m.rule_set_ids))
-      if (!ruleSetIds.has(id)) problems.push({ path: `mappings[${i}].rule_set_ids[${j}]`, message: `mapping '${text(m.id)}' names rule set '${id}', which the policy does not have` });
-    for (const { id, j } of named(m.allowlist_ids))
-      if (!allowlistIds.has(id)) problems.push({ path: `mappings[${i}].allowlist_ids[${j}]`, message: `mapping '${text(m.id)}' names allowlist '${id}', which the policy does not have` });
-  });
+  const sourceMappings = listOf(policy.source_mappings);
+  duplicates(sourceMappings, 'source_mappings', 'source mapping', problems);
+  for (const [field, list] of [['mappings', mappings], ['source_mappings', sourceMappings]] as const)
+    list.forEach((m, i) => {
+      const named = (value: unknown) => (Array.isArray(value) ? value : []).map((id, j) => ({ id: text(id), j })).filter((e): e is { id: string; j: number } => e.id !== undefined);
+      for (const { id, j } of named(m.rule_set_ids))
+        if (!ruleSetIds.has(id)) problems.push({ path: `${field}[${i}].rule_set_ids[${j}]`, message: `mapping '${text(m.id)}' names rule set '${id}', which the policy does not have` });
+      for (const { id, j } of named(m.allowlist_ids))
+        if (!allowlistIds.has(id)) problems.push({ path: `${field}[${i}].allowlist_ids[${j}]`, message: `mapping '${text(m.id)}' names allowlist '${id}', which the policy does not have` });
+    });
   return problems;
 }
 

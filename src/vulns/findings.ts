@@ -2,6 +2,8 @@
  * Findings: the vulnerabilities matched to an image's packages, stored per image so they survive feed changes
  * with their history (`detected_at`, `fix_observed_at`). A refresh matches the packages again, compares with what
  * is stored and writes only the difference; the difference is what a `vuln_update` notification carries.
+ * Imported source repositories (sources/) keep packages and findings in tables of the same columns, so the one
+ * refresh serves both kinds of subject (FindingsSubjectKind).
  */
 import { createHash } from 'node:crypto';
 import { databaseKind, type Db } from '../db/index.js';
@@ -18,6 +20,43 @@ import { readGoSymbols } from '../images/store.js';
 import { appendAll } from '../util/arrays.js';
 import { correctPackages, type CorrectionProvider } from './corrections/apply.js';
 import { knexCorrectionProvider } from './corrections/store.js';
+
+/**
+ * What findings belong to: an analyzed image, or a source repository imported from an SBOM. Each keeps its packages
+ * and findings in tables of the same columns, keyed by the account and the subject's id column; its own row holds
+ * the distro and analyzed_at and is locked during a refresh.
+ */
+export interface FindingsSubjectKind {
+  table: 'images' | 'sources';
+  idColumn: 'image_digest' | 'source_id';
+  packagesTable: 'image_packages' | 'source_packages';
+  findingsTable: 'image_vulnerabilities' | 'source_vulnerabilities';
+  /** Whether its Go packages may carry a binary's symbol index (a source tree has no binaries). */
+  goSymbols: boolean;
+}
+
+export const IMAGE_FINDINGS: FindingsSubjectKind = {
+  table: 'images',
+  idColumn: 'image_digest',
+  packagesTable: 'image_packages',
+  findingsTable: 'image_vulnerabilities',
+  goSymbols: true,
+};
+
+export const SOURCE_FINDINGS: FindingsSubjectKind = {
+  table: 'sources',
+  idColumn: 'source_id',
+  packagesTable: 'source_packages',
+  findingsTable: 'source_vulnerabilities',
+  goSymbols: false,
+};
+
+/** The rows of one subject: its account and id. */
+export type SubjectScope = Record<string, string>;
+
+export function subjectScope(kind: FindingsSubjectKind, accountName: string, id: string): SubjectScope {
+  return { account_name: accountName, [kind.idColumn]: id };
+}
 
 /** A package as stored for an image, with what matching and findings need. */
 export interface ImagePackage extends MatchablePackage {
@@ -125,7 +164,11 @@ export function distroOf(image: { distro: string | null; distro_version: string 
 }
 
 export async function loadImagePackages(db: Db, accountName: string, digest: string, names?: readonly string[]): Promise<ImagePackage[]> {
-  const q = db('image_packages').where({ account_name: accountName, image_digest: digest }).select(...PACKAGE_COLUMNS);
+  return loadSubjectPackages(db, IMAGE_FINDINGS, accountName, digest, names);
+}
+
+export async function loadSubjectPackages(db: Db, kind: FindingsSubjectKind, accountName: string, id: string, names?: readonly string[]): Promise<ImagePackage[]> {
+  const q = db(kind.packagesTable).where(subjectScope(kind, accountName, id)).select(...PACKAGE_COLUMNS);
   if (names) {
     if (names.length === 0) return [];
     q.where((w) => w.whereIn('name', names).orWhereIn('origin', names));
@@ -181,21 +224,22 @@ async function matchWithCache(provider: VulnerabilityProvider, packages: ImagePa
 }
 
 /**
- * The findings an image's packages should have now, keyed by finding key. `looked` is each package as matching sees
+ * The findings a subject's packages should have now, keyed by finding key. `looked` is each package as matching sees
  * it (corrected, corrections/apply.ts); findings are about the package as analysed. Go matches pass the
  * reachability and confidence step after the shared cache: what it decides depends on the image's binary.
  */
 async function desiredFindings(
   db: Db,
   provider: VulnerabilityProvider,
-  scope: { account_name: string; image_digest: string },
+  subject: { kind: FindingsSubjectKind; accountName: string; id: string },
   packages: { analysed: ImagePackage[]; looked: ImagePackage[] },
   distro: DistroInfo | undefined,
   exclusions: MatchExclusions,
   cache?: MatchCache,
 ) {
   const raw = await matchWithCache(provider, packages.looked, distro, exclusions, cache);
-  const { matches } = await refineGoMatches(provider, packages.looked, raw, (pkg) => readGoSymbols(db, scope.account_name, scope.image_digest, pkg as ImagePackage));
+  const symbols = subject.kind.goSymbols ? (pkg: MatchablePackage) => readGoSymbols(db, subject.accountName, subject.id, pkg as ImagePackage) : async () => undefined;
+  const { matches } = await refineGoMatches(provider, packages.looked, raw, symbols);
   const desired = new Map<string, { pkg: ImagePackage; match: ConfidentMatch }>();
   packages.analysed.forEach((pkg, i) => {
     for (const match of matches[i]!) desired.set(findingKey(match.vulnId, pkg), { pkg, match });
@@ -209,7 +253,13 @@ async function desiredFindings(
  * results and their findings land together.
  */
 export async function refreshImageFindings(db: Db, accountName: string, digest: string, options: RefreshOptions = {}): Promise<FindingsDiff> {
-  const lookup = db('images').where({ account_name: accountName, image_digest: digest });
+  return refreshFindings(db, IMAGE_FINDINGS, accountName, digest, options);
+}
+
+/** refreshImageFindings for either kind of subject (an image's digest, a source's id). */
+export async function refreshFindings(db: Db, kind: FindingsSubjectKind, accountName: string, id: string, options: RefreshOptions = {}): Promise<FindingsDiff> {
+  const scope = subjectScope(kind, accountName, id);
+  const lookup = db(kind.table).where(scope);
   // Two refreshes of one image (a re-match job and a force_refresh request) must not interleave their diffs:
   // on Postgres the row lock serialises them; SQLite has one writer anyway.
   if (databaseKind(db) === 'postgres') lookup.forUpdate();
@@ -219,7 +269,7 @@ export async function refreshImageFindings(db: Db, accountName: string, digest: 
   const provider = knexVulnerabilityProvider(db);
   const exclusions = options.exclusions ?? (await provider.exclusions());
   const fresh = options.packages !== undefined && options.packagesAsOf === image.analyzed_at;
-  let packages = fresh ? options.packages! : await loadImagePackages(db, accountName, digest, options.onlyKeys ? options.candidateNames : undefined);
+  let packages = fresh ? options.packages! : await loadSubjectPackages(db, kind, accountName, id, options.onlyKeys ? options.candidateNames : undefined);
   let looked = await correctPackages(options.corrections ?? knexCorrectionProvider(db), packages);
   if (options.onlyKeys) {
     // A corrected package is looked up under its corrected names; its own may still hold findings to drop.
@@ -227,8 +277,7 @@ export async function refreshImageFindings(db: Db, accountName: string, digest: 
     packages = packages.filter((_, i) => hit[i]);
     looked = looked.filter((_, i) => hit[i]);
   }
-  const scope = { account_name: accountName, image_digest: digest };
-  const desired = await desiredFindings(db, provider, scope, { analysed: packages, looked }, distro, exclusions, options.cache);
+  const desired = await desiredFindings(db, provider, { kind, accountName, id }, { analysed: packages, looked }, distro, exclusions, options.cache);
 
   let existing: FindingRow[];
   if (options.onlyKeys) {
@@ -236,15 +285,16 @@ export async function refreshImageFindings(db: Db, accountName: string, digest: 
     const names = [...new Set(packages.map((p) => p.name))];
     existing = [];
     for (let i = 0; i < names.length; i += 400)
-      appendAll(existing, await db('image_vulnerabilities').where(scope).whereIn('package_name', names.slice(i, i + 400)).select(FINDING_COLUMNS));
+      appendAll(existing, await db(kind.findingsTable).where(scope).whereIn('package_name', names.slice(i, i + 400)).select(FINDING_COLUMNS));
     existing = existing.filter((f) => inScope.has(packageIdentity({ type: f.package_type, name: f.package_name, version: f.package_version, path: f.package_path })));
-  } else existing = await db('image_vulnerabilities').where(scope).select(FINDING_COLUMNS);
-  return writeDiff(db, scope, existing, desired, options.now ?? nowIso());
+  } else existing = await db(kind.findingsTable).where(scope).select(FINDING_COLUMNS);
+  return writeDiff(db, kind.findingsTable, scope, existing, desired, options.now ?? nowIso());
 }
 
 async function writeDiff(
   db: Db,
-  scope: { account_name: string; image_digest: string },
+  table: FindingsSubjectKind['findingsTable'],
+  scope: SubjectScope,
   existing: FindingRow[],
   desired: Map<string, { pkg: ImagePackage; match: ConfidentMatch }>,
   now: string,
@@ -274,28 +324,32 @@ async function writeDiff(
       diff.added.push(changeOf(row));
     } else if (before.fix_state !== row.fix_state || before.fixed_in !== row.fixed_in || before.feed !== row.feed || before.feed_group !== row.feed_group) {
       const fixObserved = before.fix_observed_at ?? (row.fix_state === 'fixed' ? now : null);
-      await db('image_vulnerabilities').where({ ...scope, finding_key: key }).update({ ...row, fix_observed_at: fixObserved, last_updated: now });
+      await db(table).where({ ...scope, finding_key: key }).update({ ...row, fix_observed_at: fixObserved, last_updated: now });
       diff.updated.push(changeOf(row));
     } else if (before.matched_by !== row.matched_by || before.matched_name !== row.matched_name || before.confidence !== row.confidence) {
       // How it matched, and a record reviewed since (or un-reviewed), explain a finding: neither is a change
       // upstream's vuln_update notification can express, so subscribers are not told.
-      await db('image_vulnerabilities')
+      await db(table)
         .where({ ...scope, finding_key: key })
         .update({ matched_name: row.matched_name, matched_by: row.matched_by, confidence: row.confidence, last_updated: now });
     }
   }
   const gone = existing.filter((f) => !desired.has(f.finding_key));
   for (let i = 0; i < gone.length; i += 400)
-    await db('image_vulnerabilities').where(scope).whereIn('finding_key', gone.slice(i, i + 400).map((f) => f.finding_key)).delete();
+    await db(table).where(scope).whereIn('finding_key', gone.slice(i, i + 400).map((f) => f.finding_key)).delete();
   diff.removed = gone.map(changeOf);
-  for (let i = 0; i < inserts.length; i += 200) await db('image_vulnerabilities').insert(inserts.slice(i, i + 200));
+  for (let i = 0; i < inserts.length; i += 200) await db(table).insert(inserts.slice(i, i + 200));
   return diff;
 }
 
 /** Findings of an image as stored, ordered by vulnerability and package. */
 export async function storedFindings(db: Db, accountName: string, digest: string): Promise<FindingRow[]> {
-  return db('image_vulnerabilities')
-    .where({ account_name: accountName, image_digest: digest })
+  return storedSubjectFindings(db, IMAGE_FINDINGS, accountName, digest);
+}
+
+export async function storedSubjectFindings(db: Db, kind: FindingsSubjectKind, accountName: string, id: string): Promise<FindingRow[]> {
+  return db(kind.findingsTable)
+    .where(subjectScope(kind, accountName, id))
     .orderBy(['vuln_id', 'package_name', 'package_version', 'finding_key'])
     .select('*');
 }

@@ -114,6 +114,20 @@ export async function describeMatches(db: Db, matches: MatchedVulnerability[], o
   });
 }
 
+export interface FindingSelection {
+  vulnType: VulnType;
+  vendorOnly: boolean;
+  confidence?: Confidence;
+}
+
+/** Stored findings of a type; `vendorOnly` leaves out won't-fix ones, `confidence` keeps only that confidence. */
+export function selectFindings(findings: FindingRow[], options: FindingSelection): FindingRow[] {
+  return findings
+    .filter((f) => ofVulnType(f.package_type, options.vulnType))
+    .filter((f) => !(options.vendorOnly && f.fix_state === 'wont-fix'))
+    .filter((f) => options.confidence === undefined || f.confidence === options.confidence);
+}
+
 /**
  * The image's stored findings of a type; `vendorOnly` leaves out what the distribution will not fix, `confidence`
  * keeps only findings of that confidence.
@@ -122,12 +136,9 @@ export async function imageVulnerabilities(
   db: Db,
   accountName: string,
   digest: string,
-  options: ReportOptions & { vulnType: VulnType; vendorOnly: boolean; confidence?: Confidence },
+  options: ReportOptions & FindingSelection,
 ): Promise<PackageVulnerabilityItem[]> {
-  const findings = (await storedFindings(db, accountName, digest))
-    .filter((f) => ofVulnType(f.package_type, options.vulnType))
-    .filter((f) => !(options.vendorOnly && f.fix_state === 'wont-fix'))
-    .filter((f) => options.confidence === undefined || f.confidence === options.confidence);
+  const findings = selectFindings(await storedFindings(db, accountName, digest), options);
   const annotations = await listAnnotations(db, accountName, digest);
   return describeMatches(db, findings.map(fromFinding), options, annotations);
 }

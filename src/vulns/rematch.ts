@@ -1,12 +1,25 @@
 /**
- * Keeping findings current without re-analysis: after a feed sync, only the images holding a package whose
- * advisories changed are re-matched, and within them only those packages. Each image's new findings and its
- * `vuln_update` events (one per subscribed tag, carrying the diff) are written in one transaction.
+ * Keeping findings current without re-analysis: after a feed sync, only the images (and imported sources) holding
+ * a package whose advisories changed are re-matched, and within them only those packages. Each image's new
+ * findings and its `vuln_update` events (one per subscribed tag, carrying the diff) are written in one transaction;
+ * a source's changed findings record a `user.source.vulnerabilities.update` event.
  */
 import type { Db } from '../db/index.js';
 import { recordEvent } from '../events/events.js';
 import { lookupTarget } from './ecosystems.js';
-import { imagePackageOf, isEmptyDiff, PACKAGE_COLUMNS, refreshImageFindings, type FindingsDiff, type ImagePackage, type MatchCache, type PackageRowFields } from './findings.js';
+import {
+  IMAGE_FINDINGS,
+  imagePackageOf,
+  isEmptyDiff,
+  PACKAGE_COLUMNS,
+  refreshFindings,
+  SOURCE_FINDINGS,
+  type FindingsDiff,
+  type FindingsSubjectKind,
+  type ImagePackage,
+  type MatchCache,
+  type PackageRowFields,
+} from './findings.js';
 import { matchKeyId, type MatchKey } from './records.js';
 import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 import { applyCorrections, listedCorrections, renamingCorrections } from './corrections/apply.js';
@@ -16,10 +29,15 @@ import type { Correction } from './corrections/model.js';
 export interface RematchStats {
   images: number;
   changedImages: number;
+  sources: number;
+  changedSources: number;
   added: number;
   updated: number;
   removed: number;
 }
+
+/** The kinds of subject a re-match covers, images first. */
+const SUBJECT_KINDS: readonly FindingsSubjectKind[] = [IMAGE_FINDINGS, SOURCE_FINDINGS];
 
 export interface RematchOptions {
   onProgress?: (stats: Readonly<RematchStats>) => void;
@@ -45,30 +63,33 @@ function correctableLookupNames(p: { type: string; name: string; origin: string 
   return names;
 }
 
-interface ImageScope {
+interface SubjectScope {
+  kind: FindingsSubjectKind;
   account_name: string;
-  image_digest: string;
+  id: string;
   analyzed_at?: string | null;
   packages?: ImagePackage[];
 }
 
 /**
- * Analyzed images holding a package looked up under one of the keys' names (the release is checked per image),
- * with those packages, and the keys that can hit any package at all: one pass over the package table by name for
- * all images, not a query per image. The keys come in batches and only those naming a package some image holds
- * are kept, so memory follows what the images hold, not how many keys a sync changed.
+ * Analyzed images and sources holding a package looked up under one of the keys' names (the release is checked per
+ * subject), with those packages, and the keys that can hit any package at all: one pass over each package table by
+ * name for all subjects, not a query per subject. The keys come in batches and only those naming a package some
+ * subject holds are kept, so memory follows what the subjects hold, not how many keys a sync changed.
  */
-async function imagesHolding(db: Db, keyBatches: AsyncIterable<MatchKey[]> | Iterable<MatchKey[]>): Promise<{ images: ImageScope[]; rawNames: string[]; keys: Set<string> }> {
-  const tuples: { type: string; name: string; origin: string | null }[] = await db('image_packages').distinct('type', 'name', 'origin');
+async function subjectsHolding(db: Db, keyBatches: AsyncIterable<MatchKey[]> | Iterable<MatchKey[]>): Promise<{ subjects: SubjectScope[]; rawNames: string[]; keys: Set<string> }> {
   // A corrected package is looked up under its corrected names too (corrections/apply.ts).
   const renaming = renamingCorrections(await listCorrections(db));
   const rawNamesByLookup = new Map<string, string[]>();
-  for (const t of tuples)
-    for (const n of correctableLookupNames(t, renaming)) {
-      const raw = rawNamesByLookup.get(n);
-      if (raw) raw.push(t.name);
-      else rawNamesByLookup.set(n, [t.name]);
-    }
+  for (const kind of SUBJECT_KINDS) {
+    const tuples: { type: string; name: string; origin: string | null }[] = await db(kind.packagesTable).distinct('type', 'name', 'origin');
+    for (const t of tuples)
+      for (const n of correctableLookupNames(t, renaming)) {
+        const raw = rawNamesByLookup.get(n);
+        if (raw) raw.push(t.name);
+        else rawNamesByLookup.set(n, [t.name]);
+      }
+  }
   const keys = new Set<string>();
   const names = new Set<string>();
   for await (const batch of keyBatches)
@@ -79,27 +100,36 @@ async function imagesHolding(db: Db, keyBatches: AsyncIterable<MatchKey[]> | Ite
       for (const n of raw) names.add(n);
     }
   const rawNames = [...names];
-  const images = new Map<string, ImageScope & { packages: ImagePackage[] }>();
-  for (let i = 0; i < rawNames.length; i += CHUNK) {
-    const rows: (PackageRowFields & { account_name: string; image_digest: string; analyzed_at: string | null })[] = await db('image_packages as p')
-      .join('images as i', function joinImage() {
-        this.on('i.account_name', '=', 'p.account_name').andOn('i.image_digest', '=', 'p.image_digest');
-      })
-      .where('i.analysis_status', 'analyzed')
-      .whereIn('p.name', rawNames.slice(i, i + CHUNK))
-      .select('p.account_name', 'p.image_digest', 'i.analyzed_at', ...PACKAGE_COLUMNS.map((c) => `p.${c}`));
-    for (const r of rows) {
-      const key = `${r.account_name}\u0000${r.image_digest}`;
-      let scope = images.get(key);
-      if (!scope) images.set(key, (scope = { account_name: r.account_name, image_digest: r.image_digest, analyzed_at: r.analyzed_at, packages: [] }));
-      scope.packages.push(imagePackageOf(r));
+  const subjects = new Map<string, SubjectScope & { packages: ImagePackage[] }>();
+  for (const kind of SUBJECT_KINDS)
+    for (let i = 0; i < rawNames.length; i += CHUNK) {
+      const rows: (PackageRowFields & { account_name: string; id: string; analyzed_at: string | null })[] = await db(`${kind.packagesTable} as p`)
+        .join(`${kind.table} as i`, function joinSubject() {
+          this.on('i.account_name', '=', 'p.account_name').andOn(`i.${kind.idColumn}`, '=', `p.${kind.idColumn}`);
+        })
+        .where('i.analysis_status', 'analyzed')
+        .whereIn('p.name', rawNames.slice(i, i + CHUNK))
+        .select('p.account_name', `p.${kind.idColumn} as id`, 'i.analyzed_at', ...PACKAGE_COLUMNS.map((c) => `p.${c}`));
+      for (const r of rows) {
+        const key = `${kind.table}\u0000${r.account_name}\u0000${r.id}`;
+        let scope = subjects.get(key);
+        if (!scope) subjects.set(key, (scope = { kind, account_name: r.account_name, id: r.id, analyzed_at: r.analyzed_at, packages: [] }));
+        scope.packages.push(imagePackageOf(r));
+      }
     }
-  }
-  return { images: [...images.values()], rawNames, keys };
+  return { subjects: [...subjects.values()], rawNames, keys };
 }
 
-async function analyzedImages(db: Db): Promise<ImageScope[]> {
-  return db('images').where({ analysis_status: 'analyzed' }).orderBy(['account_name', 'image_digest']).select('account_name', 'image_digest');
+async function analyzedSubjects(db: Db): Promise<SubjectScope[]> {
+  const out: SubjectScope[] = [];
+  for (const kind of SUBJECT_KINDS) {
+    const rows: { account_name: string; id: string }[] = await db(kind.table)
+      .where({ analysis_status: 'analyzed' })
+      .orderBy(['account_name', kind.idColumn])
+      .select('account_name', `${kind.idColumn} as id`);
+    for (const r of rows) out.push({ kind, ...r });
+  }
+  return out;
 }
 
 /** Records one `vuln_update` event per current tag of the image that has an active vuln_update subscription. */
@@ -122,23 +152,39 @@ export async function notifySubscribedTags(db: Db, accountName: string, digest: 
   return tags.length;
 }
 
+/** Records what a re-match changed: per subscribed tag for an image, one event for a source. */
+async function recordChange(db: Db, subject: SubjectScope, diff: FindingsDiff): Promise<void> {
+  if (subject.kind === IMAGE_FINDINGS) {
+    await notifySubscribedTags(db, subject.account_name, subject.id, diff);
+    return;
+  }
+  await recordEvent(db, {
+    accountName: subject.account_name,
+    type: 'user.source.vulnerabilities.update',
+    resourceType: 'source',
+    resourceId: subject.id,
+    message: `source ${subject.id}: ${diff.added.length} added, ${diff.updated.length} updated, ${diff.removed.length} removed`,
+    details: { source_id: subject.id, diff_vulnerability_result: diff },
+  });
+}
+
 /** Whole images to re-match, all their packages (after a package correction changed: corrections/). */
 export interface ImageList {
   images: { account_name: string; image_digest: string }[];
 }
 
-async function rematchScope(db: Db, changed: MatchKey[] | AsyncIterable<MatchKey[]> | 'all' | ImageList): Promise<{ images: ImageScope[]; rawNames?: string[]; keys?: Set<string> }> {
-  if (changed === 'all') return { images: await analyzedImages(db), rawNames: undefined, keys: undefined };
-  if ('images' in changed) return { images: changed.images, rawNames: undefined, keys: undefined };
-  return imagesHolding(db, Array.isArray(changed) ? [changed] : changed);
+async function rematchScope(db: Db, changed: MatchKey[] | AsyncIterable<MatchKey[]> | 'all' | ImageList): Promise<{ subjects: SubjectScope[]; rawNames?: string[]; keys?: Set<string> }> {
+  if (changed === 'all') return { subjects: await analyzedSubjects(db), rawNames: undefined, keys: undefined };
+  if ('images' in changed) return { subjects: changed.images.map((i) => ({ kind: IMAGE_FINDINGS, account_name: i.account_name, id: i.image_digest })), rawNames: undefined, keys: undefined };
+  return subjectsHolding(db, Array.isArray(changed) ? [changed] : changed);
 }
 
 /**
- * Re-matches the images affected by changed index keys (a list, or batches of them), the images listed, or every
- * analyzed image for `'all'` (after a feed or group is enabled, disabled or deleted).
+ * Re-matches the images and sources affected by changed index keys (a list, or batches of them), the images
+ * listed, or every analyzed image and source for `'all'` (after a feed or group is enabled, disabled or deleted).
  */
 export async function rematchImages(db: Db, changed: MatchKey[] | AsyncIterable<MatchKey[]> | 'all' | ImageList, options: RematchOptions = {}): Promise<RematchStats> {
-  const stats: RematchStats = { images: 0, changedImages: 0, added: 0, updated: 0, removed: 0 };
+  const stats: RematchStats = { images: 0, changedImages: 0, sources: 0, changedSources: 0, added: 0, updated: 0, removed: 0 };
   if (Array.isArray(changed) && changed.length === 0) return stats;
   const scope = await rematchScope(db, changed);
   const onlyKeys = scope.keys;
@@ -146,31 +192,36 @@ export async function rematchImages(db: Db, changed: MatchKey[] | AsyncIterable<
   // Read once, before the transactions (on SQLite a read through `db` inside one would wait for its connection).
   const corrections = listedCorrections(await listCorrections(db));
   const cache: MatchCache = new Map();
-  // A few images per transaction: fewer commits, and each image's findings still land with its events.
-  for (let i = 0; i < scope.images.length; i += IMAGES_PER_TRANSACTION) {
-    const batch = scope.images.slice(i, i + IMAGES_PER_TRANSACTION);
+  // A few subjects per transaction: fewer commits, and each one's findings still land with its events.
+  for (let i = 0; i < scope.subjects.length; i += IMAGES_PER_TRANSACTION) {
+    const batch = scope.subjects.slice(i, i + IMAGES_PER_TRANSACTION);
     const diffs = await db.transaction(async (trx) => {
       const out: FindingsDiff[] = [];
-      for (const image of batch) {
-        const d = await refreshImageFindings(trx, image.account_name, image.image_digest, {
+      for (const subject of batch) {
+        const d = await refreshFindings(trx, subject.kind, subject.account_name, subject.id, {
           onlyKeys,
           candidateNames: scope.rawNames,
-          packages: image.packages,
-          packagesAsOf: image.analyzed_at,
+          packages: subject.packages,
+          packagesAsOf: subject.analyzed_at,
           exclusions,
           corrections,
           cache,
         });
-        if (!isEmptyDiff(d)) await notifySubscribedTags(trx, image.account_name, image.image_digest, d);
+        if (!isEmptyDiff(d)) await recordChange(trx, subject, d);
         out.push(d);
       }
       return out;
     });
     for (const [j, diff] of diffs.entries()) {
-      stats.images++;
+      const subject = batch[j]!;
+      const isImage = subject.kind === IMAGE_FINDINGS;
+      if (isImage) stats.images++;
+      else stats.sources++;
       if (!isEmptyDiff(diff)) {
-        stats.changedImages++;
-        await options.onImageChanged?.(batch[j]!.account_name, batch[j]!.image_digest);
+        if (isImage) {
+          stats.changedImages++;
+          await options.onImageChanged?.(subject.account_name, subject.id);
+        } else stats.changedSources++;
       }
       stats.added += diff.added.length;
       stats.updated += diff.updated.length;

@@ -34,6 +34,7 @@ import * as m032 from './032_stored_uploads.js';
 import * as m033 from './033_node_roles.js';
 import * as m034 from './034_job_runtime.js';
 import * as m035 from './035_sso_browser_logins.js';
+import * as m036 from './036_sources.js';
 import * as m037 from './037_corrections.js';
 import * as m038 from './038_compliance_alerts.js';
 import * as m039 from './039_action_plans_and_settings.js';
@@ -75,6 +76,7 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '033_node_roles': m033,
   '034_job_runtime': m034,
   '035_sso_browser_logins': m035,
+  '036_sources': m036,
   '037_corrections': m037,
   '038_compliance_alerts': m038,
   '039_action_plans_and_settings': m039,

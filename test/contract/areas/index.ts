@@ -20,7 +20,8 @@ import { importsArea } from './imports.js';
 import { notificationsArea } from './notifications.js';
 import { oidcArea } from './oidc.js';
 import { runtimeArea } from './runtime.js';
+import { sourcesArea } from './sources.js';
 import { ssoArea } from './sso.js';
 import { systemArea } from './system.js';
 
-export const areas: Area<any>[] = [systemArea, identityArea, imagesArea, importsArea, runtimeArea, notificationsArea, ssoArea, oidcArea, alertsArea];
+export const areas: Area<any>[] = [systemArea, identityArea, imagesArea, importsArea, sourcesArea, runtimeArea, notificationsArea, ssoArea, oidcArea, alertsArea];

@@ -1,0 +1,4 @@
+import { runArea } from './harness.js';
+import { sourcesArea } from './areas/sources.js';
+
+runArea(sourcesArea);
