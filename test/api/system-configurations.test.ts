@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReusableStore } from '../support/auth-fixtures.js';
 import { expectValidationError, ISO_UTC } from '../support/fixtures.js';
+import { ecsReport } from '../support/ecs-report.js';
 import { client, json, raw } from '../support/http.js';
 import { createAccount, createUser, expectForbidden, expectNotFound } from '../support/rbac-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -17,7 +18,6 @@ const BASE = '/v2/system/configurations';
 const FEEDS = 'feeds.sync_schedule';
 const REFRESH = 'reports.refresh_interval_seconds';
 const TTL = 'inventory.ttl_seconds';
-const ARN = 'arn:aws:ecs:eu-west-1:123456789012';
 
 let store: { env: Record<string, string>; cleanup(): Promise<void> };
 let server: TestServer;
@@ -28,15 +28,6 @@ async function waitingSlots(s: TestServer, kind: string): Promise<number[]> {
   return rows.map((r: { run_at: string }) => Date.parse(r.run_at));
 }
 const refreshSlots = (s: TestServer) => waitingSlots(s, 'reports_refresh');
-
-function ecsReport(name: string, minutesAgo: number) {
-  return {
-    cluster_arn: `${ARN}:cluster/${name}`,
-    timestamp: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
-    tasks: [{ arn: `${ARN}:task/${name}/t1` }],
-    containers: [{ arn: `${ARN}:container/${name}/c1`, image_tag: 'nginx:1' }],
-  };
-}
 
 /** A feed source (never synced here: no sync at start, scheduled ones in the future), so the feed schedule runs. */
 const env = () => ({ ...store.env, VIGIL_FEED_SOURCES: `osv=${join(store.env.VIGIL_DATA_DIR!, 'no-feed')}`, VIGIL_FEED_SYNC_ON_START: 'false' });
@@ -219,34 +210,6 @@ describe('runtime settings', () => {
     expect(old.json.message).toContain('inventory.ttl_seconds=120');
 
     for (const key of [FEEDS, REFRESH, TTL, 'log_level']) expect((await raw(server.url, 'DELETE', `${BASE}/${key}`)).status).toBe(204);
-    expect(server.running.services.log.level).toBe('silent');
-  });
-});
-
-// Two nodes at once need a shared Postgres database (SQLite lives in one node's data dir, see vitest.config.ts).
-describe.runIf(process.env.VIGIL_TEST_DATABASE_URL)('runtime settings on two nodes of one database', () => {
-  let other: TestServer;
-  beforeAll(async () => {
-    other = await startTestServer({ ...env(), VIGIL_HOST_ID: 'settings-other', VIGIL_DATABASE_URL: server.running.services.config.databaseUrl! });
-  }, 60_000);
-  afterAll(async () => {
-    await other?.close();
-  });
-
-  it('shows a change made through one node on the other at once, and its logger follows at its next heartbeat', async () => {
-    const put = await json(server.url, 'PUT', `${BASE}/log_level`, { key: 'log_level', value: 'fatal' });
-    expect(put.status, put.text).toBe(200);
-    expect((await client(other.url).GET('/system/configurations/{config_key}', { params: { path: { config_key: 'log_level' } } })).data).toMatchObject({ value: 'fatal', source: 'api' });
-    await other.running.services.registry.beat();
-    expect(other.running.services.log.level).toBe('fatal');
-
-    const ttl = await json(server.url, 'PUT', `${BASE}/${TTL}`, { key: TTL, value: 60 });
-    expect(ttl.status, ttl.text).toBe(200);
-    const old = await json(other.url, 'POST', '/v2/ecs-inventory', ecsReport('other-node', 10));
-    expect(old.status, old.text).toBe(400);
-
-    for (const key of ['log_level', TTL]) expect((await raw(other.url, 'DELETE', `${BASE}/${key}`)).status).toBe(204);
-    await server.running.services.registry.beat();
     expect(server.running.services.log.level).toBe('silent');
   });
 });
