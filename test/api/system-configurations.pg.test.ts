@@ -3,9 +3,7 @@
  * its logger follows at its next heartbeat. Two nodes need a shared PostgreSQL database (SQLite lives in one node's
  * data dir), so this runs where VIGIL_TEST_DATABASE_URL is set (vitest.config.ts).
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReusableStore } from '../support/auth-fixtures.js';
 import { ecsReport } from '../support/ecs-report.js';
 import { client, json, raw } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -13,24 +11,19 @@ import { startTestServer, type TestServer } from '../support/server.js';
 const BASE = '/v2/system/configurations';
 const TTL = 'inventory.ttl_seconds';
 
-let store: { env: Record<string, string>; cleanup(): Promise<void> };
 let server: TestServer;
 
-const env = () => ({ ...store.env, VIGIL_FEED_SOURCES: `osv=${join(store.env.VIGIL_DATA_DIR!, 'no-feed')}`, VIGIL_FEED_SYNC_ON_START: 'false' });
-
 beforeAll(async () => {
-  store = await createReusableStore();
-  server = await startTestServer(env());
+  server = await startTestServer();
 });
 afterAll(async () => {
   await server?.close();
-  await store?.cleanup();
 });
 
 describe('runtime settings on two nodes of one database', () => {
   let other: TestServer;
   beforeAll(async () => {
-    other = await startTestServer({ ...env(), VIGIL_HOST_ID: 'settings-other', VIGIL_DATABASE_URL: server.running.services.config.databaseUrl! });
+    other = await startTestServer({ VIGIL_HOST_ID: 'settings-other', VIGIL_DATABASE_URL: server.running.services.config.databaseUrl! });
   }, 60_000);
   afterAll(async () => {
     await other?.close();
