@@ -376,6 +376,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/artifact-relationships": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the relationships between software supply chain artifacts (images, source revisions)
+         * @description The account's relationships, newest first, optionally those with an artifact of a type (`artifact_type`)
+         *     or an id (`artifact_id`: an image digest or a source uuid) as either their source or their target.
+         *     Upstream does not page this list; Vigil answers at most the 1000 newest that match.
+         */
+        get: operations["list_artifact_relationships"];
+        put?: never;
+        /**
+         * Add a relationship between an image and another artifact (source revision or image)
+         * @description Records that one artifact relates to another: `contains` (the source artifact holds the content of the
+         *     target, e.g. an image built from a source revision) or `contained_by` (the reverse). Both artifacts must
+         *     exist in the account (404 otherwise) and at least one must be an image; an artifact cannot relate to
+         *     itself (400). The same source, target and type recorded twice is a conflict (409).
+         */
+        post: operations["add_artifact_relationship"];
+        /**
+         * Delete one or more relationships
+         * @description Deletes every named relationship of the account, or none when one of them does not exist (404). The
+         *     artifacts themselves are kept.
+         */
+        delete: operations["delete_artifact_relationships"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/artifact-relationships/{relationship_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the relationship. */
+                relationship_id: string;
+            };
+            cookie?: never;
+        };
+        /** Get the relationship between software supply chain artifacts (images, source revisions) */
+        get: operations["get_artifact_relationship"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/artifact-relationships/{relationship_id}/diffs/sbom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                relationship_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The diff of the SBOMs of the relationship's two artifacts
+         * @description Compares the packages of the relationship's source artifact with those of its target, by package type
+         *     and name: `source_only` are in the source artifact only, `target_only` in the target only,
+         *     `source_modified` are in both at other versions (`source` and `target` give each side's package), and
+         *     `both_unmodified` are in both at the same version. For a `contains` relationship from an image to the
+         *     source revision it was built from, `source_only` is what the image adds and `target_only` what it drops.
+         *     Vigil extension: each package of `source_only`, `target_only` and `source_modified` carries the
+         *     vulnerabilities stored for it on its side (`vulnerabilities`, PackageVulnerability items), so the diff
+         *     shows what each change brings or removes; a package's `type` is given too. Computed from the stored
+         *     packages and findings on each request.
+         */
+        get: operations["get_relationship_sbom_diff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/corrections": {
         parameters: {
             query?: never;
@@ -4891,6 +4975,37 @@ export interface components {
         ApiKeyList: {
             items: components["schemas"]["UserApiKey"][];
         };
+        ArtifactReference: {
+            /** @description An image digest (`sha256:…`) or a source revision's uuid. */
+            artifact_id: string;
+            artifact_type: components["schemas"]["ArtifactType"];
+        };
+        /**
+         * @description A relationship of a specific type between two artifacts (e.g. a container image and a source revision): an
+         *     edge directed from `source` to `target`. `contains` means the source artifact holds the content of the target.
+         */
+        ArtifactRelationship: {
+            comment?: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            relationship_type: components["schemas"]["RelationshipType"];
+            source: components["schemas"]["ArtifactReference"];
+            target: components["schemas"]["ArtifactReference"];
+            /** @description User-provided metadata about the relationship (JSON, at most 16 KiB). */
+            user_metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description Vigil extension. The relationship's id (`relationship_id` in paths). */
+            readonly uuid?: string;
+        };
+        /** @description Vigil's answer to a deletion (upstream answers an object without a schema). */
+        ArtifactRelationshipDeletion: {
+            deleted: string[];
+        };
+        /** @description List of artifact relationships. */
+        ArtifactRelationships: components["schemas"]["ArtifactRelationship"][];
+        /** @enum {string} */
+        ArtifactType: "source" | "image";
         AwsArn: string;
         /** @description What an alert was raised for - the tag, the image it pointed at, the policy and its evaluation. */
         ComplianceResource: {
@@ -5797,6 +5912,11 @@ export interface components {
             metadata: unknown;
             metadata_type: string;
         };
+        /** @description A package present on both sides at other versions; `source` and `target` are each side's package. */
+        ModifiedPackage: {
+            source: components["schemas"]["Package"];
+            target: components["schemas"]["Package"];
+        };
         /** @description Vigil extension. A notification queued for one configuration, with where its delivery stands. */
         NotificationDelivery: {
             account_name: string;
@@ -6140,6 +6260,22 @@ export interface components {
              * @default preferred_username
              */
             username_claim?: string;
+        };
+        /** @description A normalized package of either side of an SBOM diff. */
+        Package: {
+            cpes?: string[];
+            licenses?: string[];
+            location?: string;
+            name: string;
+            origin?: string;
+            purl?: string;
+            size?: number;
+            sourcepkg?: string;
+            /** @description Vigil extension. The package type (npm, python, apk, ...). */
+            type: string;
+            version: string;
+            /** @description Vigil extension. The vulnerabilities stored for this package on its side of the relationship. */
+            vulnerabilities?: components["schemas"]["PackageVulnerability"][];
         };
         PackageContent: {
             cpes: string[];
@@ -6681,6 +6817,21 @@ export interface components {
             /** @description An image reference with a tag, e.g. `nginx:1.25` (Docker Hub names are normalised) or `registry.example.com:5000/team/app:v1`. */
             pull_string: string;
         };
+        /**
+         * @description The diff of two SBOMs, directed by the relationship: `source_only` packages are in the relationship's source
+         *     artifact only, `target_only` in its target only.
+         */
+        RelationshipSbomDiff: {
+            both_unmodified: components["schemas"]["Package"][];
+            source_modified: components["schemas"]["ModifiedPackage"][];
+            source_only: components["schemas"]["Package"][];
+            target_only: components["schemas"]["Package"][];
+        };
+        /**
+         * @description The type of relationship between two artifacts.
+         * @enum {string}
+         */
+        RelationshipType: "contains" | "contained_by";
         /** @description A page of result elements of a report, as the GraphQL report type describes them (see the schema served by `/v2/reports/graphql`). */
         ReportResults: {
             results: Record<string, never>[];
@@ -8601,6 +8752,181 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AlertSummaryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_artifact_relationships: {
+        parameters: {
+            query?: {
+                /** @description Filter for artifact id as either source or target. */
+                artifact_id?: string;
+                /** @description Filter for artifact type as either source or target. */
+                artifact_type?: "source" | "image";
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The relationships. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactRelationships"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_artifact_relationship: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArtifactRelationship"];
+            };
+        };
+        responses: {
+            /** @description The recorded relationship. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactRelationship"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_artifact_relationships: {
+        parameters: {
+            query: {
+                /** @description List of relationship ids to delete. */
+                relationship_ids: string[];
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ids deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactRelationshipDeletion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_artifact_relationship: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description Id of the relationship. */
+                relationship_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The relationship. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactRelationship"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_relationship_sbom_diff: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                relationship_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SBOM diff for the related artifacts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RelationshipSbomDiff"];
                 };
             };
             400: components["responses"]["BadRequest"];

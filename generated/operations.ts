@@ -25,6 +25,7 @@ export interface OperationMeta {
 
 export const operationTable = {
   add_action_plan: {"operationId":"add_action_plan","method":"post","path":"/actions","tag":"Actions","authzAction":"addAction","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_artifact_relationship: {"operationId":"add_artifact_relationship","method":"post","path":"/artifact-relationships","tag":"Relationships","authzAction":"createArtifactRelationship","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_correction: {"operationId":"add_correction","method":"post","path":"/corrections","tag":"Corrections","authzAction":"addCorrection","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_credential: {"operationId":"add_credential","method":"post","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_idp: {"operationId":"add_idp","method":"post","path":"/rbac-manager/saml/idps","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -59,6 +60,7 @@ export const operationTable = {
   create_user_group: {"operationId":"create_user_group","method":"post","path":"/system/user-groups","tag":"User Management","authzAction":"createUserGroup","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   delete_account: {"operationId":"delete_account","method":"delete","path":"/accounts/{account_name}","tag":"User Management","authzAction":"deleteAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_api_key: {"operationId":"delete_api_key","method":"delete","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfDeleteApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_artifact_relationships: {"operationId":"delete_artifact_relationships","method":"delete","path":"/artifact-relationships","tag":"Relationships","authzAction":"deleteArtifactRelationships","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_configuration: {"operationId":"delete_configuration","method":"delete","path":"/system/configurations/{config_key}","tag":"System Configuration","authzAction":"unsetSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_correction_by_uuid: {"operationId":"delete_correction_by_uuid","method":"delete","path":"/corrections/{uuid}","tag":"Corrections","authzAction":"deleteCorrection","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_event: {"operationId":"delete_event","method":"delete","path":"/events/{event_id}","tag":"Events","authzAction":"deleteEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -104,6 +106,7 @@ export const operationTable = {
   get_action_plans: {"operationId":"get_action_plans","method":"get","path":"/actions","tag":"Actions","authzAction":"getActions","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_alert_summaries: {"operationId":"get_alert_summaries","method":"get","path":"/alerts/summaries","tag":"Alerts","authzAction":"listAlerts","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_api_key: {"operationId":"get_api_key","method":"get","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfGetApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_artifact_relationship: {"operationId":"get_artifact_relationship","method":"get","path":"/artifact-relationships/{relationship_id}","tag":"Relationships","authzAction":"getArtifactRelationship","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_compliance_violation_alert: {"operationId":"get_compliance_violation_alert","method":"get","path":"/alerts/compliance-violations/{uuid}","tag":"Alerts","authzAction":"getAlert","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_compliance_violation_alerts: {"operationId":"get_compliance_violation_alerts","method":"get","path":"/alerts/compliance-violations","tag":"Alerts","authzAction":"listAlerts","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_configuration: {"operationId":"get_configuration","method":"get","path":"/system/configurations/{config_key}","tag":"System Configuration","authzAction":"getSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -158,6 +161,7 @@ export const operationTable = {
   get_policy: {"operationId":"get_policy","method":"get","path":"/policies/{policy_id}","tag":"Policies","authzAction":"getPolicy","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_query_result: {"operationId":"get_query_result","method":"get","path":"/reporting/scheduled-query-results/{result_uuid}","tag":"Reports","authzAction":"viewReports","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_registry: {"operationId":"get_registry","method":"get","path":"/registries/{registry}","tag":"Registries","authzAction":"getRegistry","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_relationship_sbom_diff: {"operationId":"get_relationship_sbom_diff","method":"get","path":"/artifact-relationships/{relationship_id}/diffs/sbom","tag":"Relationships","authzAction":"getArtifactRelationshipDiff","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_resource_limits: {"operationId":"get_resource_limits","method":"get","path":"/system/resource-limits","tag":"System","authzAction":"getResourceLimits","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_role: {"operationId":"get_role","method":"get","path":"/rbac-manager/roles/{role_name}","tag":"RBAC","authzAction":"getRole","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_service_detail: {"operationId":"get_service_detail","method":"get","path":"/system","tag":"System","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -216,6 +220,7 @@ export const operationTable = {
   list_accounts: {"operationId":"list_accounts","method":"get","path":"/accounts","tag":"User Management","authzAction":"listAccounts","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_all_system_users: {"operationId":"list_all_system_users","method":"get","path":"/accounts/users","tag":"User Management","authzAction":"listAllUsers","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_api_keys: {"operationId":"list_api_keys","method":"get","path":"/user/api-keys","tag":"Identity","authzAction":"selfListApiKeys","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_artifact_relationships: {"operationId":"list_artifact_relationships","method":"get","path":"/artifact-relationships","tag":"Relationships","authzAction":"listArtifactRelationships","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_configurations: {"operationId":"list_configurations","method":"get","path":"/system/configurations","tag":"System Configuration","authzAction":"getSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_endpoints: {"operationId":"list_endpoints","method":"get","path":"/notifications/endpoints","tag":"Notifications","authzAction":"listNotificationEndpoints","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_event_types: {"operationId":"list_event_types","method":"get","path":"/event-types","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -347,6 +352,7 @@ export const authzActions = [
   "addUserGroupUser",
   "createAccount",
   "createApiKey",
+  "createArtifactRelationship",
   "createImage",
   "createNotificationEndpointConfiguration",
   "createPolicy",
@@ -359,6 +365,7 @@ export const authzActions = [
   "createVulnAnnotation",
   "deleteAccount",
   "deleteApiKey",
+  "deleteArtifactRelationships",
   "deleteCorrection",
   "deleteEvents",
   "deleteImage",
@@ -380,6 +387,8 @@ export const authzActions = [
   "getActions",
   "getAlert",
   "getApiKey",
+  "getArtifactRelationship",
+  "getArtifactRelationshipDiff",
   "getCorrection",
   "getECSContainers",
   "getECSServices",
@@ -415,6 +424,7 @@ export const authzActions = [
   "listAlerts",
   "listAllUsers",
   "listApiKeys",
+  "listArtifactRelationships",
   "listEvents",
   "listFeeds",
   "listImages",
@@ -471,6 +481,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['add_action_plan']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_action_plan']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_action_plan']['responses'][200]['content']['application/json'] };
+  };
+  add_artifact_relationship: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_artifact_relationship']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_artifact_relationship']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_artifact_relationship']['responses'][200]['content']['application/json'] };
   };
   add_correction: {
     path: Record<string, never>;
@@ -675,6 +691,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 204: undefined };
+  };
+  delete_artifact_relationships: {
+    path: Record<string, never>;
+    query: NonNullable<operations['delete_artifact_relationships']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['delete_artifact_relationships']['responses'][200]['content']['application/json'] };
   };
   delete_configuration: {
     path: operations['delete_configuration']['parameters']['path'];
@@ -945,6 +967,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_api_key']['responses'][200]['content']['application/json'] };
+  };
+  get_artifact_relationship: {
+    path: operations['get_artifact_relationship']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_artifact_relationship']['responses'][200]['content']['application/json'] };
   };
   get_compliance_violation_alert: {
     path: operations['get_compliance_violation_alert']['parameters']['path'];
@@ -1269,6 +1297,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_registry']['responses'][200]['content']['application/json'] };
+  };
+  get_relationship_sbom_diff: {
+    path: operations['get_relationship_sbom_diff']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_relationship_sbom_diff']['responses'][200]['content']['application/json'] };
   };
   get_resource_limits: {
     path: Record<string, never>;
@@ -1617,6 +1651,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_api_keys']['responses'][200]['content']['application/json'] };
+  };
+  list_artifact_relationships: {
+    path: Record<string, never>;
+    query: NonNullable<operations['list_artifact_relationships']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_artifact_relationships']['responses'][200]['content']['application/json'] };
   };
   list_configurations: {
     path: Record<string, never>;

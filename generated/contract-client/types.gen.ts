@@ -2599,6 +2599,99 @@ export type SourceMappingRule = {
     description?: string;
 };
 
+export type ArtifactType = 'source' | 'image';
+
+export type ArtifactReference = {
+    /**
+     * An image digest (`sha256:…`) or a source revision's uuid.
+     */
+    artifact_id: string;
+    artifact_type: ArtifactType;
+};
+
+/**
+ * The type of relationship between two artifacts.
+ */
+export type RelationshipType = 'contains' | 'contained_by';
+
+/**
+ * A relationship of a specific type between two artifacts (e.g. a container image and a source revision): an
+ * edge directed from `source` to `target`. `contains` means the source artifact holds the content of the target.
+ *
+ */
+export type ArtifactRelationship = {
+    /**
+     * Vigil extension. The relationship's id (`relationship_id` in paths).
+     */
+    readonly uuid?: string;
+    readonly created_at?: string;
+    source: ArtifactReference;
+    target: ArtifactReference;
+    relationship_type: RelationshipType;
+    comment?: string;
+    /**
+     * User-provided metadata about the relationship (JSON, at most 16 KiB).
+     */
+    user_metadata?: {
+        [key: string]: unknown;
+    };
+};
+
+/**
+ * List of artifact relationships.
+ */
+export type ArtifactRelationships = Array<ArtifactRelationship>;
+
+/**
+ * Vigil's answer to a deletion (upstream answers an object without a schema).
+ */
+export type ArtifactRelationshipDeletion = {
+    deleted: Array<string>;
+};
+
+/**
+ * A normalized package of either side of an SBOM diff.
+ */
+export type Package = {
+    name: string;
+    version: string;
+    /**
+     * Vigil extension. The package type (npm, python, apk, ...).
+     */
+    type: string;
+    sourcepkg?: string;
+    location?: string;
+    origin?: string;
+    size?: number;
+    licenses?: Array<string>;
+    cpes?: Array<string>;
+    purl?: string;
+    /**
+     * Vigil extension. The vulnerabilities stored for this package on its side of the relationship.
+     */
+    vulnerabilities?: Array<PackageVulnerability>;
+};
+
+/**
+ * A package present on both sides at other versions; `source` and `target` are each side's package.
+ */
+export type ModifiedPackage = {
+    source: Package;
+    target: Package;
+};
+
+/**
+ * The diff of two SBOMs, directed by the relationship: `source_only` packages are in the relationship's source
+ * artifact only, `target_only` in its target only.
+ *
+ */
+export type RelationshipSbomDiff = {
+    source_only: Array<Package>;
+    target_only: Array<Package>;
+    source_modified: Array<ModifiedPackage>;
+    both_unmodified: Array<Package>;
+};
+
 /**
  * A snapshot of one Amazon ECS cluster, as an inventory agent reports it.
  */
@@ -3620,6 +3713,29 @@ export type PackageVulnerabilityAnnotationRequestWritable = {
 export type PackageVulnerabilityAnnotationResponseListWritable = {
     items: Array<PackageVulnerabilityAnnotationWritable>;
 };
+
+/**
+ * A relationship of a specific type between two artifacts (e.g. a container image and a source revision): an
+ * edge directed from `source` to `target`. `contains` means the source artifact holds the content of the target.
+ *
+ */
+export type ArtifactRelationshipWritable = {
+    source: ArtifactReference;
+    target: ArtifactReference;
+    relationship_type: RelationshipType;
+    comment?: string;
+    /**
+     * User-provided metadata about the relationship (JSON, at most 16 KiB).
+     */
+    user_metadata?: {
+        [key: string]: unknown;
+    };
+};
+
+/**
+ * List of artifact relationships.
+ */
+export type ArtifactRelationshipsWritable = Array<ArtifactRelationshipWritable>;
 
 /**
  * A Webhook notification endpoint configuration of an account.
@@ -16076,6 +16192,314 @@ export type GetSourceVulnerabilitiesResponses = {
 };
 
 export type GetSourceVulnerabilitiesResponse = GetSourceVulnerabilitiesResponses[keyof GetSourceVulnerabilitiesResponses];
+
+export type DeleteArtifactRelationshipsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query: {
+        /**
+         * List of relationship ids to delete.
+         */
+        relationship_ids: Array<string>;
+    };
+    url: '/artifact-relationships';
+};
+
+export type DeleteArtifactRelationshipsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteArtifactRelationshipsError = DeleteArtifactRelationshipsErrors[keyof DeleteArtifactRelationshipsErrors];
+
+export type DeleteArtifactRelationshipsResponses = {
+    /**
+     * The ids deleted.
+     */
+    200: ArtifactRelationshipDeletion;
+};
+
+export type DeleteArtifactRelationshipsResponse = DeleteArtifactRelationshipsResponses[keyof DeleteArtifactRelationshipsResponses];
+
+export type ListArtifactRelationshipsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: {
+        /**
+         * Filter for artifact type as either source or target.
+         */
+        artifact_type?: 'source' | 'image';
+        /**
+         * Filter for artifact id as either source or target.
+         */
+        artifact_id?: string;
+    };
+    url: '/artifact-relationships';
+};
+
+export type ListArtifactRelationshipsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListArtifactRelationshipsError = ListArtifactRelationshipsErrors[keyof ListArtifactRelationshipsErrors];
+
+export type ListArtifactRelationshipsResponses = {
+    /**
+     * The relationships.
+     */
+    200: ArtifactRelationships;
+};
+
+export type ListArtifactRelationshipsResponse = ListArtifactRelationshipsResponses[keyof ListArtifactRelationshipsResponses];
+
+export type AddArtifactRelationshipData = {
+    body: ArtifactRelationshipWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/artifact-relationships';
+};
+
+export type AddArtifactRelationshipErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddArtifactRelationshipError = AddArtifactRelationshipErrors[keyof AddArtifactRelationshipErrors];
+
+export type AddArtifactRelationshipResponses = {
+    /**
+     * The recorded relationship.
+     */
+    200: ArtifactRelationship;
+};
+
+export type AddArtifactRelationshipResponse = AddArtifactRelationshipResponses[keyof AddArtifactRelationshipResponses];
+
+export type GetArtifactRelationshipData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * Id of the relationship.
+         */
+        relationship_id: string;
+    };
+    query?: never;
+    url: '/artifact-relationships/{relationship_id}';
+};
+
+export type GetArtifactRelationshipErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetArtifactRelationshipError = GetArtifactRelationshipErrors[keyof GetArtifactRelationshipErrors];
+
+export type GetArtifactRelationshipResponses = {
+    /**
+     * The relationship.
+     */
+    200: ArtifactRelationship;
+};
+
+export type GetArtifactRelationshipResponse = GetArtifactRelationshipResponses[keyof GetArtifactRelationshipResponses];
+
+export type GetRelationshipSbomDiffData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        relationship_id: string;
+    };
+    query?: never;
+    url: '/artifact-relationships/{relationship_id}/diffs/sbom';
+};
+
+export type GetRelationshipSbomDiffErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetRelationshipSbomDiffError = GetRelationshipSbomDiffErrors[keyof GetRelationshipSbomDiffErrors];
+
+export type GetRelationshipSbomDiffResponses = {
+    /**
+     * SBOM diff for the related artifacts.
+     */
+    200: RelationshipSbomDiff;
+};
+
+export type GetRelationshipSbomDiffResponse = GetRelationshipSbomDiffResponses[keyof GetRelationshipSbomDiffResponses];
 
 export type PostKubernetesInventoryData = {
     body: KubernetesInventory;

@@ -2158,6 +2158,82 @@ export const zSourcePolicyEvaluation = z.object({
     status: z.enum(['pass', 'fail'])
 });
 
+export const zArtifactType = z.enum(['source', 'image']);
+
+export const zArtifactReference = z.object({
+    artifact_id: z.string().min(1).max(128),
+    artifact_type: zArtifactType
+});
+
+/**
+ * The type of relationship between two artifacts.
+ */
+export const zRelationshipType = z.enum(['contains', 'contained_by']);
+
+/**
+ * A relationship of a specific type between two artifacts (e.g. a container image and a source revision): an
+ * edge directed from `source` to `target`. `contains` means the source artifact holds the content of the target.
+ *
+ */
+export const zArtifactRelationship = z.object({
+    uuid: z.string().readonly().optional(),
+    created_at: z.iso.datetime().readonly().optional(),
+    source: zArtifactReference,
+    target: zArtifactReference,
+    relationship_type: zRelationshipType,
+    comment: z.string().max(4096).optional(),
+    user_metadata: z.record(z.string(), z.unknown()).optional()
+});
+
+/**
+ * List of artifact relationships.
+ */
+export const zArtifactRelationships = z.array(zArtifactRelationship);
+
+/**
+ * Vigil's answer to a deletion (upstream answers an object without a schema).
+ */
+export const zArtifactRelationshipDeletion = z.object({
+    deleted: z.array(z.string())
+});
+
+/**
+ * A normalized package of either side of an SBOM diff.
+ */
+export const zPackage = z.object({
+    name: z.string(),
+    version: z.string(),
+    type: z.string(),
+    sourcepkg: z.string().optional(),
+    location: z.string().optional(),
+    origin: z.string().optional(),
+    size: z.int().optional(),
+    licenses: z.array(z.string()).optional(),
+    cpes: z.array(z.string()).optional(),
+    purl: z.string().optional(),
+    vulnerabilities: z.array(zPackageVulnerability).optional()
+});
+
+/**
+ * A package present on both sides at other versions; `source` and `target` are each side's package.
+ */
+export const zModifiedPackage = z.object({
+    source: zPackage,
+    target: zPackage
+});
+
+/**
+ * The diff of two SBOMs, directed by the relationship: `source_only` packages are in the relationship's source
+ * artifact only, `target_only` in its target only.
+ *
+ */
+export const zRelationshipSbomDiff = z.object({
+    source_only: z.array(zPackage),
+    target_only: z.array(zPackage),
+    source_modified: z.array(zModifiedPackage),
+    both_unmodified: z.array(zPackage)
+});
+
 export const zAwsArn = z.string().min(5).max(512).regex(/^arn:[A-Za-z0-9._:\/@+=,-]+$/);
 
 export const zEcsTags = z.record(z.string(), z.string().max(256));
@@ -2877,6 +2953,24 @@ export const zPackageVulnerabilityAnnotationRequestWritable = z.object({
 export const zPackageVulnerabilityAnnotationResponseListWritable = z.object({
     items: z.array(zPackageVulnerabilityAnnotationWritable)
 });
+
+/**
+ * A relationship of a specific type between two artifacts (e.g. a container image and a source revision): an
+ * edge directed from `source` to `target`. `contains` means the source artifact holds the content of the target.
+ *
+ */
+export const zArtifactRelationshipWritable = z.object({
+    source: zArtifactReference,
+    target: zArtifactReference,
+    relationship_type: zRelationshipType,
+    comment: z.string().max(4096).optional(),
+    user_metadata: z.record(z.string(), z.unknown()).optional()
+});
+
+/**
+ * List of artifact relationships.
+ */
+export const zArtifactRelationshipsWritable = z.array(zArtifactRelationshipWritable);
 
 /**
  * A Webhook notification endpoint configuration of an account.
@@ -5696,6 +5790,75 @@ export const zGetSourceVulnerabilitiesQuery = z.object({
  * The vulnerabilities.
  */
 export const zGetSourceVulnerabilitiesResponse = zSourcePackageVulnerabilityResponse;
+
+export const zDeleteArtifactRelationshipsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zDeleteArtifactRelationshipsQuery = z.object({
+    relationship_ids: z.array(z.string().max(64)).min(1).max(100)
+});
+
+/**
+ * The ids deleted.
+ */
+export const zDeleteArtifactRelationshipsResponse = zArtifactRelationshipDeletion;
+
+export const zListArtifactRelationshipsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zListArtifactRelationshipsQuery = z.object({
+    artifact_type: z.enum(['source', 'image']).optional(),
+    artifact_id: z.string().max(128).optional()
+});
+
+/**
+ * The relationships.
+ */
+export const zListArtifactRelationshipsResponse = zArtifactRelationships;
+
+export const zAddArtifactRelationshipBody = zArtifactRelationshipWritable;
+
+export const zAddArtifactRelationshipHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The recorded relationship.
+ */
+export const zAddArtifactRelationshipResponse = zArtifactRelationship;
+
+export const zGetArtifactRelationshipHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetArtifactRelationshipPath = z.object({
+    relationship_id: z.string().max(64)
+});
+
+/**
+ * The relationship.
+ */
+export const zGetArtifactRelationshipResponse = zArtifactRelationship;
+
+export const zGetRelationshipSbomDiffHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetRelationshipSbomDiffPath = z.object({
+    relationship_id: z.string().max(64)
+});
+
+/**
+ * SBOM diff for the related artifacts.
+ */
+export const zGetRelationshipSbomDiffResponse = zRelationshipSbomDiff;
 
 export const zPostKubernetesInventoryBody = zKubernetesInventory;
 

@@ -15,6 +15,7 @@ import { imageHandlers } from './images.js';
 import { policyBodyChecks, policyHandlers } from './policies.js';
 import { rbacHandlers } from './rbac.js';
 import { registryHandlers } from './registries.js';
+import { relationshipHandlers } from './relationships.js';
 import { reportHandlers } from './reports.js';
 import { oidcHandlers } from './oidc.js';
 import { samlHandlers } from './saml.js';
@@ -48,6 +49,7 @@ export const handlers: Handlers = {
   ...importHandlers,
   ...sourceImportHandlers,
   ...sourceHandlers,
+  ...relationshipHandlers,
   ...subscriptionHandlers,
   ...alertHandlers,
   ...feedHandlers,
