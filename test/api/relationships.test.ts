@@ -46,7 +46,7 @@ function imageLayers(): FileSpec[][] {
 
 /** Imports the fixture tree's SBOM as a source revision (into `account` when given); answers its uuid. */
 async function importSource(revision: string, account?: string): Promise<string> {
-  const headers = account ? { 'x-anchore-account': account } : {};
+  const headers: Record<string, string> = account ? { 'x-anchore-account': account } : {};
   const post = (path: string, body: unknown) => json(server.url, 'POST', path, body, undefined, headers);
   const operation = (await post('/v2/imports/sources', undefined)).json.uuid;
   const uploaded = await post(`/v2/imports/sources/${operation}/sbom`, await sourceTreeSbom(TREE));

@@ -1,10 +1,13 @@
 /**
  * Source repositories: a source import operation gets the SBOM of the fixture source tree and is finalized into a
  * source record, which is then read every way (content, SBOMs, vulnerabilities, policy check) and deleted; a second
- * operation is invalidated.
+ * operation is invalidated. Before it is deleted, the source is related to an image built from the same tree, and
+ * the relationship is read, diffed and deleted.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as sdk from '../../../generated/contract-client/sdk.gen.js';
+import { analyzeArchiveImage } from '../../support/analysis.js';
 import { sourceTreeSbom } from '../../support/source-sbom.js';
 import { defineArea, ok } from '../harness.js';
 
@@ -14,6 +17,8 @@ interface State {
   other: string;
   digest: string;
   sourceId: string;
+  imageDigest: string;
+  relationshipId: string;
 }
 
 const TREE = join(import.meta.dirname, '..', '..', 'fixtures', 'source-tree');
@@ -21,8 +26,13 @@ const source = (s: State) => ({ path: { source_id: s.sourceId } });
 
 export const sourcesArea = defineArea<State>({
   name: 'sources',
-  async setup() {
-    return { sbom: await sourceTreeSbom(TREE), uuid: '', other: '', digest: '', sourceId: '' };
+  async setup(_url, server) {
+    const layers = [
+      [{ path: 'etc/os-release', content: 'ID=alpine\nVERSION_ID=3.18.4\n' }],
+      [{ path: 'app/package-lock.json', content: readFileSync(join(TREE, 'package-lock.json')) }],
+    ];
+    const imageDigest = await analyzeArchiveImage(server, layers, 'contract.example/sources/app:1');
+    return { sbom: await sourceTreeSbom(TREE), uuid: '', other: '', digest: '', sourceId: '', imageDigest, relationshipId: '' };
   },
   calls: {
     create_sources_operation: async (s) => {
@@ -54,6 +64,14 @@ export const sourcesArea = defineArea<State>({
     get_source_vulnerability_types: (s) => ok(sdk.getSourceVulnerabilityTypes(source(s))),
     get_source_vulnerabilities: (s) => ok(sdk.getSourceVulnerabilities({ path: { source_id: s.sourceId, vuln_type: 'all' } })),
     get_source_policy_check: (s) => ok(sdk.getSourcePolicyCheck(source(s))),
+    add_artifact_relationship: async (s) => {
+      const body = { source: { artifact_type: 'image' as const, artifact_id: s.imageDigest }, target: { artifact_type: 'source' as const, artifact_id: s.sourceId }, relationship_type: 'contains' as const };
+      s.relationshipId = (await ok(sdk.addArtifactRelationship({ body }))).uuid!;
+    },
+    list_artifact_relationships: (s) => ok(sdk.listArtifactRelationships({ query: { artifact_id: s.sourceId } })),
+    get_artifact_relationship: (s) => ok(sdk.getArtifactRelationship({ path: { relationship_id: s.relationshipId } })),
+    get_relationship_sbom_diff: (s) => ok(sdk.getRelationshipSbomDiff({ path: { relationship_id: s.relationshipId } })),
+    delete_artifact_relationships: (s) => ok(sdk.deleteArtifactRelationships({ query: { relationship_ids: [s.relationshipId] } })),
     delete_source: (s) => ok(sdk.deleteSource(source(s))),
   },
 });
