@@ -38,6 +38,7 @@ import * as m036 from './036_sources.js';
 import * as m037 from './037_corrections.js';
 import * as m038 from './038_compliance_alerts.js';
 import * as m039 from './039_action_plans_and_settings.js';
+import * as m041 from './041_applications.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -80,4 +81,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '037_corrections': m037,
   '038_compliance_alerts': m038,
   '039_action_plans_and_settings': m039,
+  '041_applications': m041,
 };
