@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeArchiveImage } from '../support/analysis.js';
-import { createAccount, expectError, expectValidationError, ISO_UTC, uniqueName } from '../support/fixtures.js';
+import { accountWithUser, createAccount, expectError, expectValidationError, ISO_UTC, uniqueName } from '../support/fixtures.js';
 import { json, raw } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { sourceTreeSbom } from '../support/source-sbom.js';
@@ -98,6 +98,14 @@ describe('applications and versions', () => {
     expectValidationError(await json(server.url, 'POST', '/v2/applications', { name: '' }), ['body.name']);
     expectValidationError(await json(server.url, 'POST', `/v2/applications/${id}/versions`, {}), ['body.version_name']);
     expectError(await raw(server.url, 'GET', '/v2/applications/not-an-id'), 400, 'validation_error');
+  });
+
+  it("grants reading to read-only users and changes to read-write ones, as the account's other resources", async () => {
+    const reader = await accountWithUser(server.url, ['read-only']);
+    expect((await raw(server.url, 'GET', '/v2/applications', { auth: reader.auth })).status).toBe(200);
+    expectError(await json(server.url, 'POST', '/v2/applications', { name: 'nope' }, reader.auth), 403, 'forbidden');
+    const writer = await accountWithUser(server.url, ['read-write']);
+    expect((await json(server.url, 'POST', '/v2/applications', { name: 'theirs' }, writer.auth)).status).toBe(200);
   });
 
   it('keeps applications apart per account', async () => {
