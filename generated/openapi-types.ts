@@ -376,6 +376,203 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's applications with their versions, by name */
+        get: operations["get_applications"];
+        put?: never;
+        /**
+         * Create an application
+         * @description Names are unique per account; a second application of the same name answers 409.
+         */
+        post: operations["add_application"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{application_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+            };
+            cookie?: never;
+        };
+        /** Get an application with its versions */
+        get: operations["get_application"];
+        /**
+         * Update an application's name and description
+         * @description A description left out is kept.
+         */
+        put: operations["update_application"];
+        post?: never;
+        /**
+         * Delete an application with its versions and their artifact associations
+         * @description The associated images and sources themselves are kept.
+         */
+        delete: operations["delete_application"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{application_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an application's versions, oldest first
+         * @description An application holds at most 1000 versions.
+         */
+        get: operations["get_application_versions"];
+        put?: never;
+        /**
+         * Create an application version
+         * @description Version names are unique per application (409 otherwise); an application holds at most 1000 versions.
+         */
+        post: operations["add_application_version"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{application_id}/versions/{application_version_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+            };
+            cookie?: never;
+        };
+        /** Get an application version */
+        get: operations["get_application_version"];
+        /** Rename an application version */
+        put: operations["update_application_version"];
+        post?: never;
+        /** Delete an application version with its artifact associations */
+        delete: operations["delete_application_version"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{application_id}/versions/{application_version_id}/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the images and sources associated with an application version
+         * @description An association whose image or source has since been deleted is left out.
+         */
+        get: operations["list_artifacts"];
+        put?: never;
+        /**
+         * Associate an image or a source with an application version
+         * @description `artifact_type` `image` names the image by `artifact_keys.image_digest`, `source` names the source by
+         *     `artifact_keys.source_id`; either must exist in the account (404 otherwise). Associating the same artifact
+         *     twice answers 409; a version holds at most 1000 artifacts.
+         */
+        post: operations["add_artifact_to_application_version"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{application_id}/versions/{application_version_id}/artifacts/{association_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+                association_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an artifact's association with an application version
+         * @description The image or source itself is kept.
+         */
+        delete: operations["remove_artifact_from_application_version"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{application_id}/versions/{application_version_id}/sboms/native-json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the combined SBOM of an application version's artifacts
+         * @description One syft-native document holding the packages of every associated artifact (or only of the types
+         *     `artifact_types` names), described as the application version `<application name>:<version name>`.
+         */
+        get: operations["get_application_version_sbom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{application_id}/versions/{application_version_id}/vulnerabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the vulnerabilities of an application version's artifacts
+         * @description The stored findings of every associated image and source (as their own vulnerability reports give them,
+         *     won't-fix findings left out), one entry per vulnerability with a match per affected package and artifact.
+         */
+        get: operations["get_application_version_vulnerabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/artifact-relationships": {
         parameters: {
             query?: never;
@@ -4975,6 +5172,73 @@ export interface components {
         ApiKeyList: {
             items: components["schemas"]["UserApiKey"][];
         };
+        /** @description An application; in a request only name and description count (the rest is assigned). */
+        Application: {
+            application_id?: string;
+            application_versions?: components["schemas"]["ApplicationVersion"][];
+            /** Format: date-time */
+            created_at?: string;
+            description?: string | null;
+            /** Format: date-time */
+            last_updated?: string;
+            name: string;
+        };
+        ApplicationList: components["schemas"]["Application"][];
+        /** @description A version of an application; in a request only version_name counts. */
+        ApplicationVersion: {
+            application_id?: string;
+            application_version_id?: string;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            last_updated?: string;
+            /** @description Unique per application. */
+            version_name: string;
+        };
+        ApplicationVersionList: components["schemas"]["ApplicationVersion"][];
+        /** @description A syft-native SBOM document (artifacts, source, distro, descriptor, schema). */
+        ApplicationVersionSbom: {
+            [key: string]: unknown;
+        };
+        ApplicationVersionVulnerabilityReport: {
+            application: {
+                artifacts: {
+                    images: components["schemas"]["ImageArtifact"][];
+                    sources: components["schemas"]["Source"][];
+                };
+                id: string;
+                name: string;
+                version_id: string;
+                version_name: string;
+            };
+            vulnerabilities: components["schemas"]["VersionVulnerability"][];
+        };
+        ArtifactAssociationMetadata: {
+            association_id: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ArtifactAssociationRequest: {
+            /** @description `image_digest` for an image, `source_id` for a source. */
+            artifact_keys: {
+                image_digest?: string;
+                source_id?: string;
+            };
+            /** @enum {string} */
+            artifact_type: "image" | "source";
+        };
+        ArtifactAssociationResponse: {
+            artifact_association_metadata: components["schemas"]["ArtifactAssociationMetadata"];
+            artifact_keys: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            artifact_type: "image" | "source";
+        };
+        ArtifactListResponse: {
+            associated_image_artifacts: components["schemas"]["AssociatedImageArtifact"][];
+            associated_source_artifacts: components["schemas"]["AssociatedSourceArtifact"][];
+        };
         ArtifactReference: {
             /** @description An image digest (`sha256:…`) or a source revision's uuid. */
             artifact_id: string;
@@ -5006,6 +5270,14 @@ export interface components {
         ArtifactRelationships: components["schemas"]["ArtifactRelationship"][];
         /** @enum {string} */
         ArtifactType: "source" | "image";
+        AssociatedImageArtifact: {
+            artifact_association_metadata: components["schemas"]["ArtifactAssociationMetadata"];
+            image: components["schemas"]["ImageArtifact"];
+        };
+        AssociatedSourceArtifact: {
+            artifact_association_metadata: components["schemas"]["ArtifactAssociationMetadata"];
+            source: components["schemas"]["Source"];
+        };
         AwsArn: string;
         /** @description What an alert was raised for - the tag, the image it pointed at, the policy and its evaluation. */
         ComplianceResource: {
@@ -5513,6 +5785,22 @@ export interface components {
             user_marked_base: boolean;
         };
         ImageAncestry: components["schemas"]["ImageAncestor"][];
+        ImageArtifact: {
+            account_name: string;
+            /** @enum {string} */
+            analysis_status: "not_analyzed" | "analyzing" | "analyzed" | "analysis_failed";
+            /** Format: date-time */
+            analyzed_at?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            distro?: string | null;
+            distro_version?: string | null;
+            image_digest: string;
+            /** @enum {string} */
+            image_status: "active" | "deleting";
+            /** Format: date-time */
+            last_updated: string;
+        };
         ImageContentMetadata: {
             arch?: string;
             distro?: string;
@@ -7507,6 +7795,29 @@ export interface components {
             /** @enum {string} */
             type?: "Primary" | "Secondary" | "None";
         };
+        VersionVulnerability: {
+            id: string;
+            matches: components["schemas"]["VersionVulnerabilityMatch"][];
+            nvd: components["schemas"]["NvdDataObject"][];
+            /** @enum {string} */
+            severity: "Unknown" | "Negligible" | "Low" | "Medium" | "High" | "Critical";
+            url: string;
+            vendor_data: components["schemas"]["VendorDataObject"][];
+        };
+        VersionVulnerabilityMatch: {
+            /** @description The versions that fix it, comma-separated, or `None`. */
+            fix: string;
+            location: {
+                /** @description The image digest or the source id. */
+                artifact_id: string;
+                /** @enum {string} */
+                artifact_type: "image" | "source";
+                package_name: string;
+                package_path: string | null;
+                package_type: string;
+                package_version: string;
+            };
+        };
         /** @enum {string} */
         VulnAnnotationStatus: "not_affected" | "affected" | "fixed" | "under_investigation";
         VulnerabilityAnnotation: {
@@ -7712,6 +8023,8 @@ export interface components {
         AccountName: string;
         /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
         AnchoreAccount: string;
+        ApplicationId: string;
+        ApplicationVersionId: string;
         /** @description Use extended-support (EUS) vulnerability data. Vigil holds none, so the answer's `extended_support` is false. */
         ExtendedSupport: boolean;
         FeedGroupName: string;
@@ -7748,6 +8061,16 @@ export interface components {
         AccessCredential: {
             content: {
                 "application/json": components["schemas"]["AccessCredential"];
+            };
+        };
+        Application: {
+            content: {
+                "application/json": components["schemas"]["Application"];
+            };
+        };
+        ApplicationVersion: {
+            content: {
+                "application/json": components["schemas"]["ApplicationVersion"];
             };
         };
         Correction: {
@@ -8752,6 +9075,526 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AlertSummaryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_applications: {
+        parameters: {
+            query?: {
+                /** @description Vigil extension. Applications per page; upstream answers all of them, Vigil at most 1000 per request. */
+                limit?: number;
+                /** @description Vigil extension. The page, of `limit` applications each. */
+                page?: number;
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The applications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplicationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_application: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Application"];
+        responses: {
+            /** @description The application created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_application: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_application: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Application"];
+        responses: {
+            /** @description The application updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_application: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_application_versions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplicationVersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_application_version: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ApplicationVersion"];
+        responses: {
+            /** @description The version created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplicationVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_application_version: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplicationVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_application_version: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ApplicationVersion"];
+        responses: {
+            /** @description The version updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplicationVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_application_version: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_artifacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The artifacts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_artifact_to_application_version: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArtifactAssociationRequest"];
+            };
+        };
+        responses: {
+            /** @description The association. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactAssociationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    remove_artifact_from_application_version: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+                association_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_application_version_sbom: {
+        parameters: {
+            query?: {
+                artifact_types?: ("image" | "source")[];
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SBOM. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplicationVersionSbom"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_application_version_vulnerabilities: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                application_id: components["parameters"]["ApplicationId"];
+                application_version_id: components["parameters"]["ApplicationVersionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplicationVersionVulnerabilityReport"];
                 };
             };
             400: components["responses"]["BadRequest"];

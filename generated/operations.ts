@@ -25,7 +25,10 @@ export interface OperationMeta {
 
 export const operationTable = {
   add_action_plan: {"operationId":"add_action_plan","method":"post","path":"/actions","tag":"Actions","authzAction":"addAction","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_application: {"operationId":"add_application","method":"post","path":"/applications","tag":"Applications","authzAction":"createApplication","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_application_version: {"operationId":"add_application_version","method":"post","path":"/applications/{application_id}/versions","tag":"Applications","authzAction":"updateApplication","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_artifact_relationship: {"operationId":"add_artifact_relationship","method":"post","path":"/artifact-relationships","tag":"Relationships","authzAction":"createArtifactRelationship","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_artifact_to_application_version: {"operationId":"add_artifact_to_application_version","method":"post","path":"/applications/{application_id}/versions/{application_version_id}/artifacts","tag":"Applications","authzAction":"updateApplication","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_correction: {"operationId":"add_correction","method":"post","path":"/corrections","tag":"Corrections","authzAction":"addCorrection","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_credential: {"operationId":"add_credential","method":"post","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_idp: {"operationId":"add_idp","method":"post","path":"/rbac-manager/saml/idps","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -60,6 +63,8 @@ export const operationTable = {
   create_user_group: {"operationId":"create_user_group","method":"post","path":"/system/user-groups","tag":"User Management","authzAction":"createUserGroup","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   delete_account: {"operationId":"delete_account","method":"delete","path":"/accounts/{account_name}","tag":"User Management","authzAction":"deleteAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_api_key: {"operationId":"delete_api_key","method":"delete","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfDeleteApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_application: {"operationId":"delete_application","method":"delete","path":"/applications/{application_id}","tag":"Applications","authzAction":"deleteApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_application_version: {"operationId":"delete_application_version","method":"delete","path":"/applications/{application_id}/versions/{application_version_id}","tag":"Applications","authzAction":"updateApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_artifact_relationships: {"operationId":"delete_artifact_relationships","method":"delete","path":"/artifact-relationships","tag":"Relationships","authzAction":"deleteArtifactRelationships","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_configuration: {"operationId":"delete_configuration","method":"delete","path":"/system/configurations/{config_key}","tag":"System Configuration","authzAction":"unsetSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_correction_by_uuid: {"operationId":"delete_correction_by_uuid","method":"delete","path":"/corrections/{uuid}","tag":"Corrections","authzAction":"deleteCorrection","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
@@ -106,6 +111,12 @@ export const operationTable = {
   get_action_plans: {"operationId":"get_action_plans","method":"get","path":"/actions","tag":"Actions","authzAction":"getActions","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_alert_summaries: {"operationId":"get_alert_summaries","method":"get","path":"/alerts/summaries","tag":"Alerts","authzAction":"listAlerts","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_api_key: {"operationId":"get_api_key","method":"get","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfGetApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_application: {"operationId":"get_application","method":"get","path":"/applications/{application_id}","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_application_version: {"operationId":"get_application_version","method":"get","path":"/applications/{application_id}/versions/{application_version_id}","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_application_version_sbom: {"operationId":"get_application_version_sbom","method":"get","path":"/applications/{application_id}/versions/{application_version_id}/sboms/native-json","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_application_version_vulnerabilities: {"operationId":"get_application_version_vulnerabilities","method":"get","path":"/applications/{application_id}/versions/{application_version_id}/vulnerabilities","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_application_versions: {"operationId":"get_application_versions","method":"get","path":"/applications/{application_id}/versions","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_applications: {"operationId":"get_applications","method":"get","path":"/applications","tag":"Applications","authzAction":"listApplications","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_artifact_relationship: {"operationId":"get_artifact_relationship","method":"get","path":"/artifact-relationships/{relationship_id}","tag":"Relationships","authzAction":"getArtifactRelationship","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_compliance_violation_alert: {"operationId":"get_compliance_violation_alert","method":"get","path":"/alerts/compliance-violations/{uuid}","tag":"Alerts","authzAction":"getAlert","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_compliance_violation_alerts: {"operationId":"get_compliance_violation_alerts","method":"get","path":"/alerts/compliance-violations","tag":"Alerts","authzAction":"listAlerts","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -221,6 +232,7 @@ export const operationTable = {
   list_all_system_users: {"operationId":"list_all_system_users","method":"get","path":"/accounts/users","tag":"User Management","authzAction":"listAllUsers","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_api_keys: {"operationId":"list_api_keys","method":"get","path":"/user/api-keys","tag":"Identity","authzAction":"selfListApiKeys","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_artifact_relationships: {"operationId":"list_artifact_relationships","method":"get","path":"/artifact-relationships","tag":"Relationships","authzAction":"listArtifactRelationships","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_artifacts: {"operationId":"list_artifacts","method":"get","path":"/applications/{application_id}/versions/{application_version_id}/artifacts","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_configurations: {"operationId":"list_configurations","method":"get","path":"/system/configurations","tag":"System Configuration","authzAction":"getSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_endpoints: {"operationId":"list_endpoints","method":"get","path":"/notifications/endpoints","tag":"Notifications","authzAction":"listNotificationEndpoints","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_event_types: {"operationId":"list_event_types","method":"get","path":"/event-types","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -293,6 +305,7 @@ export const operationTable = {
   put_configuration: {"operationId":"put_configuration","method":"put","path":"/system/configurations/{config_key}","tag":"System Configuration","authzAction":"updateSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   query_images_by_package: {"operationId":"query_images_by_package","method":"get","path":"/query/images/by-package","tag":"Query","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   query_vulnerabilities: {"operationId":"query_vulnerabilities","method":"get","path":"/query/vulnerabilities","tag":"Query","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  remove_artifact_from_application_version: {"operationId":"remove_artifact_from_application_version","method":"delete","path":"/applications/{application_id}/versions/{application_version_id}/artifacts/{association_id}","tag":"Applications","authzAction":"updateApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   replay_slack_delivery: {"operationId":"replay_slack_delivery","method":"post","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   replay_smtp_delivery: {"operationId":"replay_smtp_delivery","method":"post","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   replay_teams_delivery: {"operationId":"replay_teams_delivery","method":"post","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -317,6 +330,8 @@ export const operationTable = {
   toggle_group_enabled: {"operationId":"toggle_group_enabled","method":"put","path":"/system/feeds/{feed}/{group}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   update_account: {"operationId":"update_account","method":"put","path":"/accounts/{account_name}","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_account_state: {"operationId":"update_account_state","method":"put","path":"/accounts/{account_name}/state","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_application: {"operationId":"update_application","method":"put","path":"/applications/{application_id}","tag":"Applications","authzAction":"updateApplication","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_application_version: {"operationId":"update_application_version","method":"put","path":"/applications/{application_id}/versions/{application_version_id}","tag":"Applications","authzAction":"updateApplication","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_compliance_violation_alert_state: {"operationId":"update_compliance_violation_alert_state","method":"patch","path":"/alerts/compliance-violations/{uuid}","tag":"Alerts","authzAction":"updateAlert","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_correction_by_uuid: {"operationId":"update_correction_by_uuid","method":"put","path":"/corrections/{uuid}","tag":"Corrections","authzAction":"updateCorrection","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_endpoint_status: {"operationId":"update_endpoint_status","method":"put","path":"/notifications/endpoints/{name}","tag":"Notifications","authzAction":"updateNotificationEndpoint","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -352,6 +367,7 @@ export const authzActions = [
   "addUserGroupUser",
   "createAccount",
   "createApiKey",
+  "createApplication",
   "createArtifactRelationship",
   "createImage",
   "createNotificationEndpointConfiguration",
@@ -365,6 +381,7 @@ export const authzActions = [
   "createVulnAnnotation",
   "deleteAccount",
   "deleteApiKey",
+  "deleteApplication",
   "deleteArtifactRelationships",
   "deleteCorrection",
   "deleteEvents",
@@ -387,6 +404,7 @@ export const authzActions = [
   "getActions",
   "getAlert",
   "getApiKey",
+  "getApplication",
   "getArtifactRelationship",
   "getArtifactRelationshipDiff",
   "getCorrection",
@@ -424,6 +442,7 @@ export const authzActions = [
   "listAlerts",
   "listAllUsers",
   "listApiKeys",
+  "listApplications",
   "listArtifactRelationships",
   "listEvents",
   "listFeeds",
@@ -457,6 +476,7 @@ export const authzActions = [
   "updateAccount",
   "updateAlert",
   "updateApiKey",
+  "updateApplication",
   "updateCorrection",
   "updateFeeds",
   "updateLoggingLevel",
@@ -482,11 +502,29 @@ export interface OperationIO {
     body: operations['add_action_plan']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_action_plan']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_action_plan']['responses'][200]['content']['application/json'] };
   };
+  add_application: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_application']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_application']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_application']['responses'][200]['content']['application/json'] };
+  };
+  add_application_version: {
+    path: operations['add_application_version']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['add_application_version']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_application_version']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_application_version']['responses'][200]['content']['application/json'] };
+  };
   add_artifact_relationship: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: operations['add_artifact_relationship']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_artifact_relationship']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_artifact_relationship']['responses'][200]['content']['application/json'] };
+  };
+  add_artifact_to_application_version: {
+    path: operations['add_artifact_to_application_version']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['add_artifact_to_application_version']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_artifact_to_application_version']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_artifact_to_application_version']['responses'][200]['content']['application/json'] };
   };
   add_correction: {
     path: Record<string, never>;
@@ -688,6 +726,18 @@ export interface OperationIO {
   };
   delete_api_key: {
     path: operations['delete_api_key']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_application: {
+    path: operations['delete_application']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_application_version: {
+    path: operations['delete_application_version']['parameters']['path'];
     query: Record<string, never>;
     body: undefined;
     responses: { 204: undefined };
@@ -967,6 +1017,42 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_api_key']['responses'][200]['content']['application/json'] };
+  };
+  get_application: {
+    path: operations['get_application']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_application']['responses'][200]['content']['application/json'] };
+  };
+  get_application_version: {
+    path: operations['get_application_version']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_application_version']['responses'][200]['content']['application/json'] };
+  };
+  get_application_version_sbom: {
+    path: operations['get_application_version_sbom']['parameters']['path'];
+    query: NonNullable<operations['get_application_version_sbom']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_application_version_sbom']['responses'][200]['content']['application/json'] };
+  };
+  get_application_version_vulnerabilities: {
+    path: operations['get_application_version_vulnerabilities']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_application_version_vulnerabilities']['responses'][200]['content']['application/json'] };
+  };
+  get_application_versions: {
+    path: operations['get_application_versions']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_application_versions']['responses'][200]['content']['application/json'] };
+  };
+  get_applications: {
+    path: Record<string, never>;
+    query: NonNullable<operations['get_applications']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_applications']['responses'][200]['content']['application/json'] };
   };
   get_artifact_relationship: {
     path: operations['get_artifact_relationship']['parameters']['path'];
@@ -1658,6 +1744,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_artifact_relationships']['responses'][200]['content']['application/json'] };
   };
+  list_artifacts: {
+    path: operations['list_artifacts']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_artifacts']['responses'][200]['content']['application/json'] };
+  };
   list_configurations: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -2090,6 +2182,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['query_vulnerabilities']['responses'][200]['content']['application/json'] };
   };
+  remove_artifact_from_application_version: {
+    path: operations['remove_artifact_from_application_version']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
   replay_slack_delivery: {
     path: operations['replay_slack_delivery']['parameters']['path'];
     query: Record<string, never>;
@@ -2233,6 +2331,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['update_account_state']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_account_state']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_account_state']['responses'][200]['content']['application/json'] };
+  };
+  update_application: {
+    path: operations['update_application']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_application']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_application']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['update_application']['responses'][200]['content']['application/json'] };
+  };
+  update_application_version: {
+    path: operations['update_application_version']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_application_version']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_application_version']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['update_application_version']['responses'][200]['content']['application/json'] };
   };
   update_compliance_violation_alert_state: {
     path: operations['update_compliance_violation_alert_state']['parameters']['path'];

@@ -3482,6 +3482,135 @@ export type NotificationReceipt = {
     error?: string | null;
 };
 
+/**
+ * An application; in a request only name and description count (the rest is assigned).
+ */
+export type Application = {
+    application_id?: string;
+    name: string;
+    description?: string | null;
+    application_versions?: Array<ApplicationVersion>;
+    created_at?: string;
+    last_updated?: string;
+};
+
+export type ApplicationList = Array<Application>;
+
+/**
+ * A version of an application; in a request only version_name counts.
+ */
+export type ApplicationVersion = {
+    application_version_id?: string;
+    application_id?: string;
+    /**
+     * Unique per application.
+     */
+    version_name: string;
+    created_at?: string;
+    last_updated?: string;
+};
+
+export type ApplicationVersionList = Array<ApplicationVersion>;
+
+export type ArtifactAssociationRequest = {
+    artifact_type: 'image' | 'source';
+    /**
+     * `image_digest` for an image, `source_id` for a source.
+     */
+    artifact_keys: {
+        image_digest?: string;
+        source_id?: string;
+    };
+};
+
+export type ArtifactAssociationMetadata = {
+    association_id: string;
+    created_at: string;
+};
+
+export type ArtifactAssociationResponse = {
+    artifact_type: 'image' | 'source';
+    artifact_keys: {
+        [key: string]: string;
+    };
+    artifact_association_metadata: ArtifactAssociationMetadata;
+};
+
+export type ArtifactListResponse = {
+    associated_image_artifacts: Array<AssociatedImageArtifact>;
+    associated_source_artifacts: Array<AssociatedSourceArtifact>;
+};
+
+export type AssociatedImageArtifact = {
+    artifact_association_metadata: ArtifactAssociationMetadata;
+    image: ImageArtifact;
+};
+
+export type AssociatedSourceArtifact = {
+    artifact_association_metadata: ArtifactAssociationMetadata;
+    source: Source;
+};
+
+export type ImageArtifact = {
+    account_name: string;
+    image_digest: string;
+    distro?: string | null;
+    distro_version?: string | null;
+    analysis_status: 'not_analyzed' | 'analyzing' | 'analyzed' | 'analysis_failed';
+    image_status: 'active' | 'deleting';
+    analyzed_at?: string | null;
+    created_at: string;
+    last_updated: string;
+};
+
+/**
+ * A syft-native SBOM document (artifacts, source, distro, descriptor, schema).
+ */
+export type ApplicationVersionSbom = {
+    [key: string]: unknown;
+};
+
+export type ApplicationVersionVulnerabilityReport = {
+    application: {
+        id: string;
+        name: string;
+        version_id: string;
+        version_name: string;
+        artifacts: {
+            images: Array<ImageArtifact>;
+            sources: Array<Source>;
+        };
+    };
+    vulnerabilities: Array<VersionVulnerability>;
+};
+
+export type VersionVulnerability = {
+    id: string;
+    severity: 'Unknown' | 'Negligible' | 'Low' | 'Medium' | 'High' | 'Critical';
+    url: string;
+    nvd: Array<NvdDataObject>;
+    vendor_data: Array<VendorDataObject>;
+    matches: Array<VersionVulnerabilityMatch>;
+};
+
+export type VersionVulnerabilityMatch = {
+    /**
+     * The versions that fix it, comma-separated, or `None`.
+     */
+    fix: string;
+    location: {
+        artifact_type: 'image' | 'source';
+        /**
+         * The image digest or the source id.
+         */
+        artifact_id: string;
+        package_name: string;
+        package_version: string;
+        package_type: string;
+        package_path: string | null;
+    };
+};
+
 export type NotificationReceiptList = {
     items: Array<NotificationReceipt>;
 };
@@ -22500,6 +22629,931 @@ export type UpdateRegistryResponses = {
 };
 
 export type UpdateRegistryResponse = UpdateRegistryResponses[keyof UpdateRegistryResponses];
+
+export type GetApplicationsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: {
+        /**
+         * Vigil extension. The page, of `limit` applications each.
+         */
+        page?: number;
+        /**
+         * Vigil extension. Applications per page; upstream answers all of them, Vigil at most 1000 per request.
+         */
+        limit?: number;
+    };
+    url: '/applications';
+};
+
+export type GetApplicationsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetApplicationsError = GetApplicationsErrors[keyof GetApplicationsErrors];
+
+export type GetApplicationsResponses = {
+    /**
+     * The applications.
+     */
+    200: ApplicationList;
+};
+
+export type GetApplicationsResponse = GetApplicationsResponses[keyof GetApplicationsResponses];
+
+export type AddApplicationData = {
+    body: Application;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/applications';
+};
+
+export type AddApplicationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddApplicationError = AddApplicationErrors[keyof AddApplicationErrors];
+
+export type AddApplicationResponses = {
+    /**
+     * The application created.
+     */
+    200: Application;
+};
+
+export type AddApplicationResponse = AddApplicationResponses[keyof AddApplicationResponses];
+
+export type DeleteApplicationData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+    };
+    query?: never;
+    url: '/applications/{application_id}';
+};
+
+export type DeleteApplicationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteApplicationError = DeleteApplicationErrors[keyof DeleteApplicationErrors];
+
+export type DeleteApplicationResponses = {
+    /**
+     * Deleted.
+     */
+    204: unknown;
+};
+
+export type GetApplicationData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+    };
+    query?: never;
+    url: '/applications/{application_id}';
+};
+
+export type GetApplicationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetApplicationError = GetApplicationErrors[keyof GetApplicationErrors];
+
+export type GetApplicationResponses = {
+    /**
+     * The application.
+     */
+    200: Application;
+};
+
+export type GetApplicationResponse = GetApplicationResponses[keyof GetApplicationResponses];
+
+export type UpdateApplicationData = {
+    body: Application;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+    };
+    query?: never;
+    url: '/applications/{application_id}';
+};
+
+export type UpdateApplicationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UpdateApplicationError = UpdateApplicationErrors[keyof UpdateApplicationErrors];
+
+export type UpdateApplicationResponses = {
+    /**
+     * The application updated.
+     */
+    200: Application;
+};
+
+export type UpdateApplicationResponse = UpdateApplicationResponses[keyof UpdateApplicationResponses];
+
+export type GetApplicationVersionsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+    };
+    query?: never;
+    url: '/applications/{application_id}/versions';
+};
+
+export type GetApplicationVersionsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetApplicationVersionsError = GetApplicationVersionsErrors[keyof GetApplicationVersionsErrors];
+
+export type GetApplicationVersionsResponses = {
+    /**
+     * The versions.
+     */
+    200: ApplicationVersionList;
+};
+
+export type GetApplicationVersionsResponse = GetApplicationVersionsResponses[keyof GetApplicationVersionsResponses];
+
+export type AddApplicationVersionData = {
+    body: ApplicationVersion;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+    };
+    query?: never;
+    url: '/applications/{application_id}/versions';
+};
+
+export type AddApplicationVersionErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddApplicationVersionError = AddApplicationVersionErrors[keyof AddApplicationVersionErrors];
+
+export type AddApplicationVersionResponses = {
+    /**
+     * The version created.
+     */
+    200: ApplicationVersion;
+};
+
+export type AddApplicationVersionResponse = AddApplicationVersionResponses[keyof AddApplicationVersionResponses];
+
+export type DeleteApplicationVersionData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+        application_version_id: string;
+    };
+    query?: never;
+    url: '/applications/{application_id}/versions/{application_version_id}';
+};
+
+export type DeleteApplicationVersionErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteApplicationVersionError = DeleteApplicationVersionErrors[keyof DeleteApplicationVersionErrors];
+
+export type DeleteApplicationVersionResponses = {
+    /**
+     * Deleted.
+     */
+    204: unknown;
+};
+
+export type GetApplicationVersionData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+        application_version_id: string;
+    };
+    query?: never;
+    url: '/applications/{application_id}/versions/{application_version_id}';
+};
+
+export type GetApplicationVersionErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetApplicationVersionError = GetApplicationVersionErrors[keyof GetApplicationVersionErrors];
+
+export type GetApplicationVersionResponses = {
+    /**
+     * The version.
+     */
+    200: ApplicationVersion;
+};
+
+export type GetApplicationVersionResponse = GetApplicationVersionResponses[keyof GetApplicationVersionResponses];
+
+export type UpdateApplicationVersionData = {
+    body: ApplicationVersion;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+        application_version_id: string;
+    };
+    query?: never;
+    url: '/applications/{application_id}/versions/{application_version_id}';
+};
+
+export type UpdateApplicationVersionErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UpdateApplicationVersionError = UpdateApplicationVersionErrors[keyof UpdateApplicationVersionErrors];
+
+export type UpdateApplicationVersionResponses = {
+    /**
+     * The version updated.
+     */
+    200: ApplicationVersion;
+};
+
+export type UpdateApplicationVersionResponse = UpdateApplicationVersionResponses[keyof UpdateApplicationVersionResponses];
+
+export type ListArtifactsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+        application_version_id: string;
+    };
+    query?: never;
+    url: '/applications/{application_id}/versions/{application_version_id}/artifacts';
+};
+
+export type ListArtifactsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListArtifactsError = ListArtifactsErrors[keyof ListArtifactsErrors];
+
+export type ListArtifactsResponses = {
+    /**
+     * The artifacts.
+     */
+    200: ArtifactListResponse;
+};
+
+export type ListArtifactsResponse = ListArtifactsResponses[keyof ListArtifactsResponses];
+
+export type AddArtifactToApplicationVersionData = {
+    body: ArtifactAssociationRequest;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+        application_version_id: string;
+    };
+    query?: never;
+    url: '/applications/{application_id}/versions/{application_version_id}/artifacts';
+};
+
+export type AddArtifactToApplicationVersionErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddArtifactToApplicationVersionError = AddArtifactToApplicationVersionErrors[keyof AddArtifactToApplicationVersionErrors];
+
+export type AddArtifactToApplicationVersionResponses = {
+    /**
+     * The association.
+     */
+    200: ArtifactAssociationResponse;
+};
+
+export type AddArtifactToApplicationVersionResponse = AddArtifactToApplicationVersionResponses[keyof AddArtifactToApplicationVersionResponses];
+
+export type RemoveArtifactFromApplicationVersionData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+        application_version_id: string;
+        association_id: string;
+    };
+    query?: never;
+    url: '/applications/{application_id}/versions/{application_version_id}/artifacts/{association_id}';
+};
+
+export type RemoveArtifactFromApplicationVersionErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type RemoveArtifactFromApplicationVersionError = RemoveArtifactFromApplicationVersionErrors[keyof RemoveArtifactFromApplicationVersionErrors];
+
+export type RemoveArtifactFromApplicationVersionResponses = {
+    /**
+     * Removed.
+     */
+    204: unknown;
+};
+
+export type GetApplicationVersionSbomData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+        application_version_id: string;
+    };
+    query?: {
+        artifact_types?: Array<'image' | 'source'>;
+    };
+    url: '/applications/{application_id}/versions/{application_version_id}/sboms/native-json';
+};
+
+export type GetApplicationVersionSbomErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetApplicationVersionSbomError = GetApplicationVersionSbomErrors[keyof GetApplicationVersionSbomErrors];
+
+export type GetApplicationVersionSbomResponses = {
+    /**
+     * The SBOM.
+     */
+    200: ApplicationVersionSbom;
+};
+
+export type GetApplicationVersionSbomResponse = GetApplicationVersionSbomResponses[keyof GetApplicationVersionSbomResponses];
+
+export type GetApplicationVersionVulnerabilitiesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        application_id: string;
+        application_version_id: string;
+    };
+    query?: never;
+    url: '/applications/{application_id}/versions/{application_version_id}/vulnerabilities';
+};
+
+export type GetApplicationVersionVulnerabilitiesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetApplicationVersionVulnerabilitiesError = GetApplicationVersionVulnerabilitiesErrors[keyof GetApplicationVersionVulnerabilitiesErrors];
+
+export type GetApplicationVersionVulnerabilitiesResponses = {
+    /**
+     * The report.
+     */
+    200: ApplicationVersionVulnerabilityReport;
+};
+
+export type GetApplicationVersionVulnerabilitiesResponse = GetApplicationVersionVulnerabilitiesResponses[keyof GetApplicationVersionVulnerabilitiesResponses];
 
 export type DeleteEventsData = {
     body?: never;

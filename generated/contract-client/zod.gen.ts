@@ -2799,6 +2799,131 @@ export const zNotificationReceipt = z.object({
     error: z.string().nullish()
 });
 
+/**
+ * A version of an application; in a request only version_name counts.
+ */
+export const zApplicationVersion = z.object({
+    application_version_id: z.string().optional(),
+    application_id: z.string().optional(),
+    version_name: z.string().min(1).max(256),
+    created_at: z.iso.datetime().optional(),
+    last_updated: z.iso.datetime().optional()
+});
+
+/**
+ * An application; in a request only name and description count (the rest is assigned).
+ */
+export const zApplication = z.object({
+    application_id: z.string().optional(),
+    name: z.string().min(1).max(256),
+    description: z.string().max(4096).nullish(),
+    application_versions: z.array(zApplicationVersion).optional(),
+    created_at: z.iso.datetime().optional(),
+    last_updated: z.iso.datetime().optional()
+});
+
+export const zApplicationList = z.array(zApplication);
+
+export const zApplicationVersionList = z.array(zApplicationVersion);
+
+export const zArtifactAssociationRequest = z.object({
+    artifact_type: z.enum(['image', 'source']),
+    artifact_keys: z.object({
+        image_digest: z.string().regex(/^sha256:[a-f0-9]{64}$/).optional(),
+        source_id: z.string().regex(/^[0-9a-f-]{36}$/).optional()
+    })
+});
+
+export const zArtifactAssociationMetadata = z.object({
+    association_id: z.string(),
+    created_at: z.iso.datetime()
+});
+
+export const zArtifactAssociationResponse = z.object({
+    artifact_type: z.enum(['image', 'source']),
+    artifact_keys: z.record(z.string(), z.string()),
+    artifact_association_metadata: zArtifactAssociationMetadata
+});
+
+export const zAssociatedSourceArtifact = z.object({
+    artifact_association_metadata: zArtifactAssociationMetadata,
+    source: zSource
+});
+
+export const zImageArtifact = z.object({
+    account_name: z.string(),
+    image_digest: z.string(),
+    distro: z.string().nullish(),
+    distro_version: z.string().nullish(),
+    analysis_status: z.enum([
+        'not_analyzed',
+        'analyzing',
+        'analyzed',
+        'analysis_failed'
+    ]),
+    image_status: z.enum(['active', 'deleting']),
+    analyzed_at: z.iso.datetime().nullish(),
+    created_at: z.iso.datetime(),
+    last_updated: z.iso.datetime()
+});
+
+export const zAssociatedImageArtifact = z.object({
+    artifact_association_metadata: zArtifactAssociationMetadata,
+    image: zImageArtifact
+});
+
+export const zArtifactListResponse = z.object({
+    associated_image_artifacts: z.array(zAssociatedImageArtifact),
+    associated_source_artifacts: z.array(zAssociatedSourceArtifact)
+});
+
+/**
+ * A syft-native SBOM document (artifacts, source, distro, descriptor, schema).
+ */
+export const zApplicationVersionSbom = z.record(z.string(), z.unknown());
+
+export const zVersionVulnerabilityMatch = z.object({
+    fix: z.string(),
+    location: z.object({
+        artifact_type: z.enum(['image', 'source']),
+        artifact_id: z.string(),
+        package_name: z.string(),
+        package_version: z.string(),
+        package_type: z.string(),
+        package_path: z.string().nullable()
+    })
+});
+
+export const zVersionVulnerability = z.object({
+    id: z.string(),
+    severity: z.enum([
+        'Unknown',
+        'Negligible',
+        'Low',
+        'Medium',
+        'High',
+        'Critical'
+    ]),
+    url: z.string(),
+    nvd: z.array(zNvdDataObject),
+    vendor_data: z.array(zVendorDataObject),
+    matches: z.array(zVersionVulnerabilityMatch)
+});
+
+export const zApplicationVersionVulnerabilityReport = z.object({
+    application: z.object({
+        id: z.string(),
+        name: z.string(),
+        version_id: z.string(),
+        version_name: z.string(),
+        artifacts: z.object({
+            images: z.array(zImageArtifact),
+            sources: z.array(zSource)
+        })
+    }),
+    vulnerabilities: z.array(zVersionVulnerability)
+});
+
 export const zNotificationReceiptList = z.object({
     items: z.array(zNotificationReceipt)
 });
@@ -7241,6 +7366,221 @@ export const zUpdateRegistryQuery = z.object({
  * A one-element array holding the stored configuration.
  */
 export const zUpdateRegistryResponse = zRegistryConfigurationList;
+
+export const zGetApplicationsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetApplicationsQuery = z.object({
+    page: z.int().gte(1).optional().default(1),
+    limit: z.int().gte(1).lte(1000).optional().default(1000)
+});
+
+/**
+ * The applications.
+ */
+export const zGetApplicationsResponse = zApplicationList;
+
+export const zAddApplicationBody = zApplication;
+
+export const zAddApplicationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The application created.
+ */
+export const zAddApplicationResponse = zApplication;
+
+export const zDeleteApplicationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zDeleteApplicationPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetApplicationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetApplicationPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The application.
+ */
+export const zGetApplicationResponse = zApplication;
+
+export const zUpdateApplicationBody = zApplication;
+
+export const zUpdateApplicationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zUpdateApplicationPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The application updated.
+ */
+export const zUpdateApplicationResponse = zApplication;
+
+export const zGetApplicationVersionsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetApplicationVersionsPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The versions.
+ */
+export const zGetApplicationVersionsResponse = zApplicationVersionList;
+
+export const zAddApplicationVersionBody = zApplicationVersion;
+
+export const zAddApplicationVersionHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zAddApplicationVersionPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The version created.
+ */
+export const zAddApplicationVersionResponse = zApplicationVersion;
+
+export const zDeleteApplicationVersionHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zDeleteApplicationVersionPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/),
+    application_version_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetApplicationVersionHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetApplicationVersionPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/),
+    application_version_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The version.
+ */
+export const zGetApplicationVersionResponse = zApplicationVersion;
+
+export const zUpdateApplicationVersionBody = zApplicationVersion;
+
+export const zUpdateApplicationVersionHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zUpdateApplicationVersionPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/),
+    application_version_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The version updated.
+ */
+export const zUpdateApplicationVersionResponse = zApplicationVersion;
+
+export const zListArtifactsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zListArtifactsPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/),
+    application_version_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The artifacts.
+ */
+export const zListArtifactsResponse = zArtifactListResponse;
+
+export const zAddArtifactToApplicationVersionBody = zArtifactAssociationRequest;
+
+export const zAddArtifactToApplicationVersionHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zAddArtifactToApplicationVersionPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/),
+    application_version_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The association.
+ */
+export const zAddArtifactToApplicationVersionResponse = zArtifactAssociationResponse;
+
+export const zRemoveArtifactFromApplicationVersionHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zRemoveArtifactFromApplicationVersionPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/),
+    application_version_id: z.string().regex(/^[0-9a-f-]{36}$/),
+    association_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetApplicationVersionSbomHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetApplicationVersionSbomPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/),
+    application_version_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetApplicationVersionSbomQuery = z.object({
+    artifact_types: z.array(z.enum(['image', 'source'])).optional()
+});
+
+/**
+ * The SBOM.
+ */
+export const zGetApplicationVersionSbomResponse = zApplicationVersionSbom;
+
+export const zGetApplicationVersionVulnerabilitiesHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetApplicationVersionVulnerabilitiesPath = z.object({
+    application_id: z.string().regex(/^[0-9a-f-]{36}$/),
+    application_version_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The report.
+ */
+export const zGetApplicationVersionVulnerabilitiesResponse = zApplicationVersionVulnerabilityReport;
 
 export const zDeleteEventsHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),

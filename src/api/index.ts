@@ -1,6 +1,7 @@
 /** Every operation's handler; the Handlers type makes a missing one a compile error. */
 import type { BodyChecks, Handlers } from '../server/handler-types.js';
 import { alertHandlers } from './alerts.js';
+import { applicationHandlers } from './applications.js';
 import { actionHandlers } from './actions.js';
 import { correctionHandlers } from './corrections.js';
 import { eventHandlers } from './events.js';
@@ -50,6 +51,7 @@ export const handlers: Handlers = {
   ...sourceImportHandlers,
   ...sourceHandlers,
   ...relationshipHandlers,
+  ...applicationHandlers,
   ...subscriptionHandlers,
   ...alertHandlers,
   ...feedHandlers,

@@ -3,7 +3,7 @@
  * roles count for each member through effectiveGrants; this module owns the groups' own tables.
  */
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../db/index.js';
+import { isUniqueViolation, type Db } from '../db/index.js';
 import { ConflictError, InvalidError, NotFoundError } from '../errors.js';
 import { nowIso } from '../util/time.js';
 
@@ -37,8 +37,6 @@ export interface GroupFilter {
 
 /** Bounds one request's additions, so a single body cannot turn into an unbounded run of statements. */
 export const MAX_ITEMS_PER_REQUEST = 500;
-
-const isUniqueViolation = (err: unknown) => /unique|duplicate key/i.test(String((err as Error)?.message));
 
 export async function getGroup(db: Db, groupUuid: string): Promise<UserGroupRecord> {
   const row = await db<UserGroupRecord>('user_groups').where({ group_uuid: groupUuid }).first();

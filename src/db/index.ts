@@ -109,3 +109,6 @@ export function startsWithLiteral(column: string, prefix: string): [string, [num
 export function toBool(v: unknown): boolean {
   return v === true || v === 1 || v === '1' || v === 't';
 }
+
+/** Whether a write failed on a unique constraint (SQLite and PostgreSQL word it differently). */
+export const isUniqueViolation = (err: unknown): boolean => /unique|duplicate key/i.test(String((err as Error)?.message));

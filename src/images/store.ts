@@ -99,6 +99,11 @@ export async function findImage(db: Db, accountName: string, digest: string): Pr
   return db<ImageRecord>('images').where({ account_name: accountName, image_digest: digest }).first();
 }
 
+/** The account's images among the digests, in no particular order; unknown digests are left out. */
+export async function findImages(db: Db, accountName: string, digests: string[]): Promise<ImageRecord[]> {
+  return digests.length ? db<ImageRecord>('images').where({ account_name: accountName }).whereIn('image_digest', digests) : [];
+}
+
 export async function getImage(db: Db, accountName: string, digest: string): Promise<ImageRecord> {
   const image = await findImage(db, accountName, digest);
   if (!image) throw notFound(digest);

@@ -50,6 +50,11 @@ export async function getSource(db: Db, accountName: string, sourceId: string): 
   return row;
 }
 
+/** The account's sources among the ids, in no particular order; unknown ids are left out. */
+export async function findSources(db: Db, accountName: string, sourceIds: string[]): Promise<SourceRecord[]> {
+  return sourceIds.length ? db('sources').where({ account_name: accountName }).whereIn('source_id', sourceIds) : [];
+}
+
 export async function findSourceByRevision(db: Db, accountName: string, host: string, repositoryName: string, revision: string): Promise<SourceRecord | undefined> {
   return db('sources').where({ account_name: accountName, host, repository_name: repositoryName, revision }).first();
 }

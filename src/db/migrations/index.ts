@@ -39,6 +39,7 @@ import * as m037 from './037_corrections.js';
 import * as m038 from './038_compliance_alerts.js';
 import * as m039 from './039_action_plans_and_settings.js';
 import * as m040 from './040_artifact_relationships.js';
+import * as m041 from './041_applications.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -82,4 +83,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '038_compliance_alerts': m038,
   '039_action_plans_and_settings': m039,
   '040_artifact_relationships': m040,
+  '041_applications': m041,
 };

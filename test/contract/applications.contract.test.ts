@@ -1,0 +1,4 @@
+import { runArea } from './harness.js';
+import { applicationsArea } from './areas/applications.js';
+
+runArea(applicationsArea);
