@@ -4327,6 +4327,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/system/artifact-lifecycle-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List all artifact lifecycle policies
+         * @description The policies that are not deleted, oldest first, each with its current conditions (at most 100 policies
+         *     can exist). Administrators only.
+         */
+        get: operations["list_artifact_lifecycle_policies"];
+        put?: never;
+        /**
+         * Create new artifact lifecycle policy
+         * @description A rule that deletes, in every account, the images its conditions select (analysed more than
+         *     `days_since_analyzed` days ago, with a current tag the `selector` matches, not in runtime inventory unless
+         *     `even_if_exists_in_runtime_inventory`). Enabled policies run as the periodic `artifact_lifecycle_run` job;
+         *     a new policy is disabled unless `enabled` is true. Its conditions are version 1. 409 when another policy
+         *     has the name. Administrators only.
+         */
+        post: operations["create_artifact_lifecycle_policy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/artifact-lifecycle-policies/{policy_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                policy_uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get single artifact lifecycle policy
+         * @description The policy with its current conditions. With `dry_run=true` the answer also carries `dry_run`: how many
+         *     images the policy would delete if it ran now (nothing is deleted). 404 for an unknown or deleted policy.
+         *     Administrators only.
+         */
+        get: operations["get_artifact_lifecycle_policy"];
+        /**
+         * Update a single artifact lifecycle policy
+         * @description Replaces the policy's name, description, action, enabled flag and conditions; the conditions become a new
+         *     version (the previous ones stay readable through `/versions`). All or nothing. 404 for an unknown or
+         *     deleted policy, 409 when another policy has the name. Administrators only.
+         */
+        put: operations["update_artifact_lifecycle_policy"];
+        post?: never;
+        /**
+         * Delete lifecycle policy
+         * @description The policy stops running and is no longer listed; its name is free again. Its versions are kept (the
+         *     events of its runs refer to them). 404 for an unknown or deleted policy. Administrators only.
+         */
+        delete: operations["delete_artifact_lifecycle_policy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/system/artifact-lifecycle-policies/{policy_uuid}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                policy_uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get single artifact lifecycle policy by its version
+         * @description The policy with the conditions of one version (`version`), of the latest (`latest=true`), or, with
+         *     neither, every version oldest first. 400 when both are given, 404 for an unknown policy or version.
+         *     Administrators only.
+         */
+        get: operations["get_artifact_lifecycle_policy_by_version"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/system/configurations": {
         parameters: {
             query?: never;
@@ -5234,6 +5322,82 @@ export interface components {
             };
             /** @enum {string} */
             artifact_type: "image" | "source";
+        };
+        /** @description A Vigil addition (`dry_run=true`): what the policy's current version would delete if it ran now. */
+        ArtifactLifecycleDryRun: {
+            /** Format: date-time */
+            evaluated_at: string;
+            /** @description How many images, across every account, the policy would delete (images being analysed are counted; the run skips them). */
+            image_count: number;
+        };
+        /**
+         * @description A Vigil addition: the images whose current tags match. Each field is a pattern where `*` is any run of
+         *     characters (default `*`); an image matches when one of its current tags matches all three. An image without
+         *     a current tag matches only a selector that is all `*`.
+         */
+        ArtifactLifecycleImageSelector: {
+            registry?: string;
+            repository?: string;
+            tag?: string;
+        };
+        /** @description An artifact lifecycle policy as sent to create or update one. `uuid`, `created_at`, `updated_at` and `deleted_at` are set by the service; sent ones are ignored. */
+        ArtifactLifecyclePolicy: {
+            /**
+             * @description The action that should be taken when the rule parameters are met.
+             * @enum {string}
+             */
+            action: "delete";
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            deleted_at?: string;
+            /** @description A user provided description for the policy. */
+            description?: string;
+            /** @description Indicates if the policy should be active or not. Defaulted to false. */
+            enabled?: boolean;
+            /** @description A user provided name for the policy, unique among the policies that are not deleted. */
+            name: string;
+            policy_conditions: components["schemas"]["ArtifactLifecyclePolicyConditions"];
+            /** Format: date-time */
+            updated_at?: string;
+            /** @description A system defined unique identifier. */
+            uuid?: string;
+        };
+        /** @description Which images a policy selects. `version` is set by the service (sent ones are ignored). */
+        ArtifactLifecyclePolicyConditions: {
+            /**
+             * @description The type of artifact that will be processed.
+             * @enum {string}
+             */
+            artifact_type: "image";
+            /** @description An image analysis must be this many days old before it will be considered; zero or less ignores the age. */
+            days_since_analyzed: number;
+            /** @description Select an image even if runtime inventory reports it running; when false, such images are kept. */
+            even_if_exists_in_runtime_inventory: boolean;
+            selector?: components["schemas"]["ArtifactLifecycleImageSelector"];
+            /** @description The version of these policy conditions. */
+            version?: number;
+        };
+        ArtifactLifecyclePolicyList: {
+            items: components["schemas"]["ArtifactLifecyclePolicyResponse"][];
+        };
+        ArtifactLifecyclePolicyResponse: {
+            /** @enum {string} */
+            action: "delete";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            deleted_at?: string;
+            description?: string;
+            dry_run?: components["schemas"]["ArtifactLifecycleDryRun"];
+            enabled: boolean;
+            name: string;
+            /** @description The conditions of the requested versions (the current one, except through `/versions`). */
+            policy_conditions: components["schemas"]["ArtifactLifecyclePolicyConditions"][];
+            /** Format: date-time */
+            updated_at: string;
+            /** @description A system defined unique identifier. */
+            uuid: string;
         };
         ArtifactListResponse: {
             associated_image_artifacts: components["schemas"]["AssociatedImageArtifact"][];
@@ -8071,6 +8235,11 @@ export interface components {
         ApplicationVersion: {
             content: {
                 "application/json": components["schemas"]["ApplicationVersion"];
+            };
+        };
+        ArtifactLifecyclePolicy: {
+            content: {
+                "application/json": components["schemas"]["ArtifactLifecyclePolicy"];
             };
         };
         Correction: {
@@ -18052,6 +18221,185 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SystemStatusResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_artifact_lifecycle_policies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policies. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactLifecyclePolicyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    create_artifact_lifecycle_policy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ArtifactLifecyclePolicy"];
+        responses: {
+            /** @description The policy as created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactLifecyclePolicyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_artifact_lifecycle_policy: {
+        parameters: {
+            query?: {
+                /** @description Count the images the policy would delete now, without deleting any (a Vigil addition). */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                policy_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactLifecyclePolicyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_artifact_lifecycle_policy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                policy_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ArtifactLifecyclePolicy"];
+        responses: {
+            /** @description The policy as updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactLifecyclePolicyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_artifact_lifecycle_policy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                policy_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_artifact_lifecycle_policy_by_version: {
+        parameters: {
+            query?: {
+                /** @description Request the latest version. */
+                latest?: boolean;
+                /** @description Request a specific version number. */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                policy_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy with the requested versions of its conditions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactLifecyclePolicyResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

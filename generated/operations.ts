@@ -53,6 +53,7 @@ export const operationTable = {
   add_webhook_selector: {"operationId":"add_webhook_selector","method":"post","path":"/notifications/endpoints/webhook/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_account: {"operationId":"create_account","method":"post","path":"/accounts","tag":"User Management","authzAction":"createAccount","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_api_key: {"operationId":"create_api_key","method":"post","path":"/user/api-keys","tag":"Identity","authzAction":"selfCreateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
+  create_artifact_lifecycle_policy: {"operationId":"create_artifact_lifecycle_policy","method":"post","path":"/system/artifact-lifecycle-policies","tag":"Artifact Lifecycle","authzAction":"createArtifactLifecyclePolicy","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   create_image_vuln_annotation: {"operationId":"create_image_vuln_annotation","method":"post","path":"/images/{image_digest}/vuln-annotations","tag":"Images","authzAction":"createVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   create_operation: {"operationId":"create_operation","method":"post","path":"/imports/images","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   create_registry: {"operationId":"create_registry","method":"post","path":"/registries","tag":"Registries","authzAction":"createRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -65,6 +66,7 @@ export const operationTable = {
   delete_api_key: {"operationId":"delete_api_key","method":"delete","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfDeleteApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_application: {"operationId":"delete_application","method":"delete","path":"/applications/{application_id}","tag":"Applications","authzAction":"deleteApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_application_version: {"operationId":"delete_application_version","method":"delete","path":"/applications/{application_id}/versions/{application_version_id}","tag":"Applications","authzAction":"updateApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_artifact_lifecycle_policy: {"operationId":"delete_artifact_lifecycle_policy","method":"delete","path":"/system/artifact-lifecycle-policies/{policy_uuid}","tag":"Artifact Lifecycle","authzAction":"deleteArtifactLifecyclePolicy","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_artifact_relationships: {"operationId":"delete_artifact_relationships","method":"delete","path":"/artifact-relationships","tag":"Relationships","authzAction":"deleteArtifactRelationships","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_configuration: {"operationId":"delete_configuration","method":"delete","path":"/system/configurations/{config_key}","tag":"System Configuration","authzAction":"unsetSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_correction_by_uuid: {"operationId":"delete_correction_by_uuid","method":"delete","path":"/corrections/{uuid}","tag":"Corrections","authzAction":"deleteCorrection","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
@@ -117,6 +119,8 @@ export const operationTable = {
   get_application_version_vulnerabilities: {"operationId":"get_application_version_vulnerabilities","method":"get","path":"/applications/{application_id}/versions/{application_version_id}/vulnerabilities","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_application_versions: {"operationId":"get_application_versions","method":"get","path":"/applications/{application_id}/versions","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_applications: {"operationId":"get_applications","method":"get","path":"/applications","tag":"Applications","authzAction":"listApplications","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_artifact_lifecycle_policy: {"operationId":"get_artifact_lifecycle_policy","method":"get","path":"/system/artifact-lifecycle-policies/{policy_uuid}","tag":"Artifact Lifecycle","authzAction":"getArtifactLifecyclePolicy","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_artifact_lifecycle_policy_by_version: {"operationId":"get_artifact_lifecycle_policy_by_version","method":"get","path":"/system/artifact-lifecycle-policies/{policy_uuid}/versions","tag":"Artifact Lifecycle","authzAction":"getArtifactLifecyclePolicy","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_artifact_relationship: {"operationId":"get_artifact_relationship","method":"get","path":"/artifact-relationships/{relationship_id}","tag":"Relationships","authzAction":"getArtifactRelationship","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_compliance_violation_alert: {"operationId":"get_compliance_violation_alert","method":"get","path":"/alerts/compliance-violations/{uuid}","tag":"Alerts","authzAction":"getAlert","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_compliance_violation_alerts: {"operationId":"get_compliance_violation_alerts","method":"get","path":"/alerts/compliance-violations","tag":"Alerts","authzAction":"listAlerts","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -231,6 +235,7 @@ export const operationTable = {
   list_accounts: {"operationId":"list_accounts","method":"get","path":"/accounts","tag":"User Management","authzAction":"listAccounts","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_all_system_users: {"operationId":"list_all_system_users","method":"get","path":"/accounts/users","tag":"User Management","authzAction":"listAllUsers","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_api_keys: {"operationId":"list_api_keys","method":"get","path":"/user/api-keys","tag":"Identity","authzAction":"selfListApiKeys","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_artifact_lifecycle_policies: {"operationId":"list_artifact_lifecycle_policies","method":"get","path":"/system/artifact-lifecycle-policies","tag":"Artifact Lifecycle","authzAction":"listArtifactLifecyclePolicies","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_artifact_relationships: {"operationId":"list_artifact_relationships","method":"get","path":"/artifact-relationships","tag":"Relationships","authzAction":"listArtifactRelationships","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_artifacts: {"operationId":"list_artifacts","method":"get","path":"/applications/{application_id}/versions/{application_version_id}/artifacts","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_configurations: {"operationId":"list_configurations","method":"get","path":"/system/configurations","tag":"System Configuration","authzAction":"getSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -332,6 +337,7 @@ export const operationTable = {
   update_account_state: {"operationId":"update_account_state","method":"put","path":"/accounts/{account_name}/state","tag":"User Management","authzAction":"updateAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_application: {"operationId":"update_application","method":"put","path":"/applications/{application_id}","tag":"Applications","authzAction":"updateApplication","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_application_version: {"operationId":"update_application_version","method":"put","path":"/applications/{application_id}/versions/{application_version_id}","tag":"Applications","authzAction":"updateApplication","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_artifact_lifecycle_policy: {"operationId":"update_artifact_lifecycle_policy","method":"put","path":"/system/artifact-lifecycle-policies/{policy_uuid}","tag":"Artifact Lifecycle","authzAction":"updateArtifactLifecyclePolicy","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_compliance_violation_alert_state: {"operationId":"update_compliance_violation_alert_state","method":"patch","path":"/alerts/compliance-violations/{uuid}","tag":"Alerts","authzAction":"updateAlert","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_correction_by_uuid: {"operationId":"update_correction_by_uuid","method":"put","path":"/corrections/{uuid}","tag":"Corrections","authzAction":"updateCorrection","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_endpoint_status: {"operationId":"update_endpoint_status","method":"put","path":"/notifications/endpoints/{name}","tag":"Notifications","authzAction":"updateNotificationEndpoint","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -368,6 +374,7 @@ export const authzActions = [
   "createAccount",
   "createApiKey",
   "createApplication",
+  "createArtifactLifecyclePolicy",
   "createArtifactRelationship",
   "createImage",
   "createNotificationEndpointConfiguration",
@@ -382,6 +389,7 @@ export const authzActions = [
   "deleteAccount",
   "deleteApiKey",
   "deleteApplication",
+  "deleteArtifactLifecyclePolicy",
   "deleteArtifactRelationships",
   "deleteCorrection",
   "deleteEvents",
@@ -405,6 +413,7 @@ export const authzActions = [
   "getAlert",
   "getApiKey",
   "getApplication",
+  "getArtifactLifecyclePolicy",
   "getArtifactRelationship",
   "getArtifactRelationshipDiff",
   "getCorrection",
@@ -443,6 +452,7 @@ export const authzActions = [
   "listAllUsers",
   "listApiKeys",
   "listApplications",
+  "listArtifactLifecyclePolicies",
   "listArtifactRelationships",
   "listEvents",
   "listFeeds",
@@ -477,6 +487,7 @@ export const authzActions = [
   "updateAlert",
   "updateApiKey",
   "updateApplication",
+  "updateArtifactLifecyclePolicy",
   "updateCorrection",
   "updateFeeds",
   "updateLoggingLevel",
@@ -670,6 +681,12 @@ export interface OperationIO {
     body: operations['create_api_key']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_api_key']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 201: operations['create_api_key']['responses'][201]['content']['application/json'] };
   };
+  create_artifact_lifecycle_policy: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['create_artifact_lifecycle_policy']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_artifact_lifecycle_policy']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 201: operations['create_artifact_lifecycle_policy']['responses'][201]['content']['application/json'] };
+  };
   create_image_vuln_annotation: {
     path: operations['create_image_vuln_annotation']['parameters']['path'];
     query: Record<string, never>;
@@ -738,6 +755,12 @@ export interface OperationIO {
   };
   delete_application_version: {
     path: operations['delete_application_version']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 204: undefined };
+  };
+  delete_artifact_lifecycle_policy: {
+    path: operations['delete_artifact_lifecycle_policy']['parameters']['path'];
     query: Record<string, never>;
     body: undefined;
     responses: { 204: undefined };
@@ -1053,6 +1076,18 @@ export interface OperationIO {
     query: NonNullable<operations['get_applications']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['get_applications']['responses'][200]['content']['application/json'] };
+  };
+  get_artifact_lifecycle_policy: {
+    path: operations['get_artifact_lifecycle_policy']['parameters']['path'];
+    query: NonNullable<operations['get_artifact_lifecycle_policy']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_artifact_lifecycle_policy']['responses'][200]['content']['application/json'] };
+  };
+  get_artifact_lifecycle_policy_by_version: {
+    path: operations['get_artifact_lifecycle_policy_by_version']['parameters']['path'];
+    query: NonNullable<operations['get_artifact_lifecycle_policy_by_version']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['get_artifact_lifecycle_policy_by_version']['responses'][200]['content']['application/json'] };
   };
   get_artifact_relationship: {
     path: operations['get_artifact_relationship']['parameters']['path'];
@@ -1738,6 +1773,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_api_keys']['responses'][200]['content']['application/json'] };
   };
+  list_artifact_lifecycle_policies: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_artifact_lifecycle_policies']['responses'][200]['content']['application/json'] };
+  };
   list_artifact_relationships: {
     path: Record<string, never>;
     query: NonNullable<operations['list_artifact_relationships']['parameters']['query']>;
@@ -2343,6 +2384,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['update_application_version']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_application_version']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_application_version']['responses'][200]['content']['application/json'] };
+  };
+  update_artifact_lifecycle_policy: {
+    path: operations['update_artifact_lifecycle_policy']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_artifact_lifecycle_policy']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_artifact_lifecycle_policy']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['update_artifact_lifecycle_policy']['responses'][200]['content']['application/json'] };
   };
   update_compliance_violation_alert_state: {
     path: operations['update_compliance_violation_alert_state']['parameters']['path'];

@@ -480,6 +480,105 @@ export type ActionPlan = {
 export type ActionPlans = Array<ActionPlan>;
 
 /**
+ * An artifact lifecycle policy as sent to create or update one. `uuid`, `created_at`, `updated_at` and `deleted_at` are set by the service; sent ones are ignored.
+ */
+export type ArtifactLifecyclePolicy = {
+    /**
+     * A system defined unique identifier.
+     */
+    uuid?: string;
+    /**
+     * The action that should be taken when the rule parameters are met.
+     */
+    action: 'delete';
+    /**
+     * A user provided name for the policy, unique among the policies that are not deleted.
+     */
+    name: string;
+    /**
+     * A user provided description for the policy.
+     */
+    description?: string;
+    policy_conditions: ArtifactLifecyclePolicyConditions;
+    /**
+     * Indicates if the policy should be active or not. Defaulted to false.
+     */
+    enabled?: boolean;
+    created_at?: string;
+    updated_at?: string;
+    deleted_at?: string;
+};
+
+/**
+ * Which images a policy selects. `version` is set by the service (sent ones are ignored).
+ */
+export type ArtifactLifecyclePolicyConditions = {
+    /**
+     * The version of these policy conditions.
+     */
+    version?: number;
+    /**
+     * The type of artifact that will be processed.
+     */
+    artifact_type: 'image';
+    /**
+     * An image analysis must be this many days old before it will be considered; zero or less ignores the age.
+     */
+    days_since_analyzed: number;
+    /**
+     * Select an image even if runtime inventory reports it running; when false, such images are kept.
+     */
+    even_if_exists_in_runtime_inventory: boolean;
+    selector?: ArtifactLifecycleImageSelector;
+};
+
+/**
+ * A Vigil addition: the images whose current tags match. Each field is a pattern where `*` is any run of
+ * characters (default `*`); an image matches when one of its current tags matches all three. An image without
+ * a current tag matches only a selector that is all `*`.
+ *
+ */
+export type ArtifactLifecycleImageSelector = {
+    registry?: string;
+    repository?: string;
+    tag?: string;
+};
+
+export type ArtifactLifecyclePolicyResponse = {
+    /**
+     * A system defined unique identifier.
+     */
+    uuid: string;
+    action: 'delete';
+    name: string;
+    description?: string;
+    /**
+     * The conditions of the requested versions (the current one, except through `/versions`).
+     */
+    policy_conditions: Array<ArtifactLifecyclePolicyConditions>;
+    enabled: boolean;
+    created_at: string;
+    updated_at: string;
+    deleted_at?: string;
+    dry_run?: ArtifactLifecycleDryRun;
+};
+
+/**
+ * A Vigil addition (`dry_run=true`): what the policy's current version would delete if it ran now.
+ */
+export type ArtifactLifecycleDryRun = {
+    /**
+     * How many images, across every account, the policy would delete (images being analysed are counted; the run skips them).
+     */
+    image_count: number;
+    evaluated_at: string;
+};
+
+export type ArtifactLifecyclePolicyList = {
+    items: Array<ArtifactLifecyclePolicyResponse>;
+};
+
+/**
  * A setting's value (any JSON value, null included); its type is the setting's `data_type`.
  */
 export type SystemConfigurationValue = unknown;
@@ -6416,6 +6515,332 @@ export type AddActionPlanResponses = {
 };
 
 export type AddActionPlanResponse = AddActionPlanResponses[keyof AddActionPlanResponses];
+
+export type ListArtifactLifecyclePoliciesData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/system/artifact-lifecycle-policies';
+};
+
+export type ListArtifactLifecyclePoliciesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListArtifactLifecyclePoliciesError = ListArtifactLifecyclePoliciesErrors[keyof ListArtifactLifecyclePoliciesErrors];
+
+export type ListArtifactLifecyclePoliciesResponses = {
+    /**
+     * The policies.
+     */
+    200: ArtifactLifecyclePolicyList;
+};
+
+export type ListArtifactLifecyclePoliciesResponse = ListArtifactLifecyclePoliciesResponses[keyof ListArtifactLifecyclePoliciesResponses];
+
+export type CreateArtifactLifecyclePolicyData = {
+    body: ArtifactLifecyclePolicy;
+    path?: never;
+    query?: never;
+    url: '/system/artifact-lifecycle-policies';
+};
+
+export type CreateArtifactLifecyclePolicyErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type CreateArtifactLifecyclePolicyError = CreateArtifactLifecyclePolicyErrors[keyof CreateArtifactLifecyclePolicyErrors];
+
+export type CreateArtifactLifecyclePolicyResponses = {
+    /**
+     * The policy as created.
+     */
+    201: ArtifactLifecyclePolicyResponse;
+};
+
+export type CreateArtifactLifecyclePolicyResponse = CreateArtifactLifecyclePolicyResponses[keyof CreateArtifactLifecyclePolicyResponses];
+
+export type DeleteArtifactLifecyclePolicyData = {
+    body?: never;
+    path: {
+        policy_uuid: string;
+    };
+    query?: never;
+    url: '/system/artifact-lifecycle-policies/{policy_uuid}';
+};
+
+export type DeleteArtifactLifecyclePolicyErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteArtifactLifecyclePolicyError = DeleteArtifactLifecyclePolicyErrors[keyof DeleteArtifactLifecyclePolicyErrors];
+
+export type DeleteArtifactLifecyclePolicyResponses = {
+    /**
+     * Deleted.
+     */
+    204: unknown;
+};
+
+export type GetArtifactLifecyclePolicyData = {
+    body?: never;
+    path: {
+        policy_uuid: string;
+    };
+    query?: {
+        /**
+         * Count the images the policy would delete now, without deleting any (a Vigil addition).
+         */
+        dry_run?: boolean;
+    };
+    url: '/system/artifact-lifecycle-policies/{policy_uuid}';
+};
+
+export type GetArtifactLifecyclePolicyErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetArtifactLifecyclePolicyError = GetArtifactLifecyclePolicyErrors[keyof GetArtifactLifecyclePolicyErrors];
+
+export type GetArtifactLifecyclePolicyResponses = {
+    /**
+     * The policy.
+     */
+    200: ArtifactLifecyclePolicyResponse;
+};
+
+export type GetArtifactLifecyclePolicyResponse = GetArtifactLifecyclePolicyResponses[keyof GetArtifactLifecyclePolicyResponses];
+
+export type UpdateArtifactLifecyclePolicyData = {
+    body: ArtifactLifecyclePolicy;
+    path: {
+        policy_uuid: string;
+    };
+    query?: never;
+    url: '/system/artifact-lifecycle-policies/{policy_uuid}';
+};
+
+export type UpdateArtifactLifecyclePolicyErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UpdateArtifactLifecyclePolicyError = UpdateArtifactLifecyclePolicyErrors[keyof UpdateArtifactLifecyclePolicyErrors];
+
+export type UpdateArtifactLifecyclePolicyResponses = {
+    /**
+     * The policy as updated.
+     */
+    200: ArtifactLifecyclePolicyResponse;
+};
+
+export type UpdateArtifactLifecyclePolicyResponse = UpdateArtifactLifecyclePolicyResponses[keyof UpdateArtifactLifecyclePolicyResponses];
+
+export type GetArtifactLifecyclePolicyByVersionData = {
+    body?: never;
+    path: {
+        policy_uuid: string;
+    };
+    query?: {
+        /**
+         * Request a specific version number.
+         */
+        version?: number;
+        /**
+         * Request the latest version.
+         */
+        latest?: boolean;
+    };
+    url: '/system/artifact-lifecycle-policies/{policy_uuid}/versions';
+};
+
+export type GetArtifactLifecyclePolicyByVersionErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetArtifactLifecyclePolicyByVersionError = GetArtifactLifecyclePolicyByVersionErrors[keyof GetArtifactLifecyclePolicyByVersionErrors];
+
+export type GetArtifactLifecyclePolicyByVersionResponses = {
+    /**
+     * The policy with the requested versions of its conditions.
+     */
+    200: ArtifactLifecyclePolicyResponse;
+};
+
+export type GetArtifactLifecyclePolicyByVersionResponse = GetArtifactLifecyclePolicyByVersionResponses[keyof GetArtifactLifecyclePolicyByVersionResponses];
 
 export type ListConfigurationsData = {
     body?: never;

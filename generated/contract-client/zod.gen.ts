@@ -337,6 +337,69 @@ export const zActionPlan = z.object({
 export const zActionPlans = z.array(zActionPlan);
 
 /**
+ * A Vigil addition: the images whose current tags match. Each field is a pattern where `*` is any run of
+ * characters (default `*`); an image matches when one of its current tags matches all three. An image without
+ * a current tag matches only a selector that is all `*`.
+ *
+ */
+export const zArtifactLifecycleImageSelector = z.object({
+    registry: z.string().min(1).max(255).optional(),
+    repository: z.string().min(1).max(255).optional(),
+    tag: z.string().min(1).max(255).optional()
+});
+
+/**
+ * Which images a policy selects. `version` is set by the service (sent ones are ignored).
+ */
+export const zArtifactLifecyclePolicyConditions = z.object({
+    version: z.int().optional(),
+    artifact_type: z.enum(['image']),
+    days_since_analyzed: z.int().gte(-2147483648).lte(36500),
+    even_if_exists_in_runtime_inventory: z.boolean(),
+    selector: zArtifactLifecycleImageSelector.optional()
+});
+
+/**
+ * An artifact lifecycle policy as sent to create or update one. `uuid`, `created_at`, `updated_at` and `deleted_at` are set by the service; sent ones are ignored.
+ */
+export const zArtifactLifecyclePolicy = z.object({
+    uuid: z.string().optional(),
+    action: z.enum(['delete']),
+    name: z.string().min(1).max(256),
+    description: z.string().max(1024).optional(),
+    policy_conditions: zArtifactLifecyclePolicyConditions,
+    enabled: z.boolean().optional(),
+    created_at: z.iso.datetime().optional(),
+    updated_at: z.iso.datetime().optional(),
+    deleted_at: z.iso.datetime().optional()
+});
+
+/**
+ * A Vigil addition (`dry_run=true`): what the policy's current version would delete if it ran now.
+ */
+export const zArtifactLifecycleDryRun = z.object({
+    image_count: z.int(),
+    evaluated_at: z.iso.datetime()
+});
+
+export const zArtifactLifecyclePolicyResponse = z.object({
+    uuid: z.string(),
+    action: z.enum(['delete']),
+    name: z.string(),
+    description: z.string().optional(),
+    policy_conditions: z.array(zArtifactLifecyclePolicyConditions),
+    enabled: z.boolean(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+    deleted_at: z.iso.datetime().optional(),
+    dry_run: zArtifactLifecycleDryRun.optional()
+});
+
+export const zArtifactLifecyclePolicyList = z.object({
+    items: z.array(zArtifactLifecyclePolicyResponse)
+});
+
+/**
  * A setting's value (any JSON value, null included); its type is the setting's `data_type`.
  */
 export const zSystemConfigurationValue = z.unknown();
@@ -3633,6 +3696,60 @@ export const zAddActionPlanHeaders = z.object({
  * The recorded plan.
  */
 export const zAddActionPlanResponse = zActionPlan;
+
+/**
+ * The policies.
+ */
+export const zListArtifactLifecyclePoliciesResponse = zArtifactLifecyclePolicyList;
+
+export const zCreateArtifactLifecyclePolicyBody = zArtifactLifecyclePolicy;
+
+/**
+ * The policy as created.
+ */
+export const zCreateArtifactLifecyclePolicyResponse = zArtifactLifecyclePolicyResponse;
+
+export const zDeleteArtifactLifecyclePolicyPath = z.object({
+    policy_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetArtifactLifecyclePolicyPath = z.object({
+    policy_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetArtifactLifecyclePolicyQuery = z.object({
+    dry_run: z.boolean().optional()
+});
+
+/**
+ * The policy.
+ */
+export const zGetArtifactLifecyclePolicyResponse = zArtifactLifecyclePolicyResponse;
+
+export const zUpdateArtifactLifecyclePolicyBody = zArtifactLifecyclePolicy;
+
+export const zUpdateArtifactLifecyclePolicyPath = z.object({
+    policy_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The policy as updated.
+ */
+export const zUpdateArtifactLifecyclePolicyResponse = zArtifactLifecyclePolicyResponse;
+
+export const zGetArtifactLifecyclePolicyByVersionPath = z.object({
+    policy_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetArtifactLifecyclePolicyByVersionQuery = z.object({
+    version: z.int().gte(1).lte(2147483647).optional(),
+    latest: z.boolean().optional()
+});
+
+/**
+ * The policy with the requested versions of its conditions.
+ */
+export const zGetArtifactLifecyclePolicyByVersionResponse = zArtifactLifecyclePolicyResponse;
 
 /**
  * The runtime settings.

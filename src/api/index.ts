@@ -2,6 +2,7 @@
 import type { BodyChecks, Handlers } from '../server/handler-types.js';
 import { alertHandlers } from './alerts.js';
 import { applicationHandlers } from './applications.js';
+import { artifactLifecycleHandlers } from './artifact-lifecycle.js';
 import { actionHandlers } from './actions.js';
 import { correctionHandlers } from './corrections.js';
 import { eventHandlers } from './events.js';
@@ -34,6 +35,7 @@ import { vulnerabilityHandlers } from './vulnerabilities.js';
 export const handlers: Handlers = {
   ...systemHandlers,
   ...systemConfigurationHandlers,
+  ...artifactLifecycleHandlers,
   ...actionHandlers,
   ...identityHandlers,
   ...userManagementHandlers,

@@ -36,6 +36,12 @@ export const SYSTEM_ACTIONS: ReadonlySet<string> = new Set([
   'addCorrection',
   'updateCorrection',
   'deleteCorrection',
+  // Artifact lifecycle policies delete images of every account.
+  'listArtifactLifecyclePolicies',
+  'createArtifactLifecyclePolicy',
+  'getArtifactLifecyclePolicy',
+  'updateArtifactLifecyclePolicy',
+  'deleteArtifactLifecyclePolicy',
   // User groups span accounts (a group holds roles in any of them), so only administrators manage them.
   'listUserGroups',
   'createUserGroup',

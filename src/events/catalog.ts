@@ -62,6 +62,11 @@ export const EVENT_CATEGORIES: { name: string; description: string; types: Event
     ],
   },
   {
+    name: 'system.artifact_lifecycle',
+    description: 'Runs of the artifact lifecycle policies',
+    types: [{ type: 'system.artifact_lifecycle.policy_executed', level: 'INFO', message: 'An artifact lifecycle policy ran; the details list the images it deleted' }],
+  },
+  {
     name: 'system.repository',
     description: 'Repository watches',
     types: [{ type: 'system.repository.list_tags_fail', level: 'ERROR', message: 'Listing the tags of a watched repository failed' }],

@@ -8,6 +8,7 @@ import { ANALYZE_IMAGE_JOB, analyzeImageJob, failInterruptedAnalysis } from '../
 import { pollWatches, WATCH_SWEEP_JOB } from '../images/watch.js';
 import { ANALYZE_RUNNING_IMAGES_JOB, analyzeRunningImagesJob } from '../inventory/analysis-queue.js';
 import { expireAllInventory, INVENTORY_EXPIRY_JOB } from '../inventory/expiry.js';
+import { ARTIFACT_LIFECYCLE_RUN_JOB, ARTIFACT_LIFECYCLE_SCHEDULE, runLifecyclePolicies } from '../lifecycle/run.js';
 import { NOTIFICATIONS_DELIVER_JOB } from '../notifications/dispatcher.js';
 import { POLICY_REEVALUATE_IMAGES_JOB, POLICY_REEVALUATE_JOB, reevaluateAccount, reevaluateImagesQuietly } from '../policy/reevaluate.js';
 import { METRICS_COLLECT_JOB } from '../reports/metrics/scheduler.js';
@@ -92,6 +93,9 @@ export function registerJobs(services: Services): void {
     });
   if (held(INVENTORY_EXPIRY_JOB))
     worker.registerPeriodic(INVENTORY_EXPIRY_JOB, inventoryExpirySchedule(services.settings), () => expireAllInventory(services));
+  // Artifact lifecycle policies delete old images of every account (src/lifecycle/run.ts).
+  if (held(ARTIFACT_LIFECYCLE_RUN_JOB))
+    worker.registerPeriodic(ARTIFACT_LIFECYCLE_RUN_JOB, ARTIFACT_LIFECYCLE_SCHEDULE, ({ slot }) => runLifecyclePolicies(services.db, services.log, slot));
   if (held(JOB_RECORDS_PRUNE_JOB))
     worker.registerPeriodic(JOB_RECORDS_PRUNE_JOB, { cron: '41 * * * *' }, async () => {
       const ago = (ms: number) => new Date(Date.now() - ms).toISOString();

@@ -43,6 +43,12 @@ export const SYSTEM_ACTIONS = [
   // SAML identity providers and their user-group mappings.
   'listSamlIdps',
   'manageSamlIdps',
+  // Artifact lifecycle policies delete images of every account.
+  'listArtifactLifecyclePolicies',
+  'createArtifactLifecyclePolicy',
+  'getArtifactLifecyclePolicy',
+  'updateArtifactLifecyclePolicy',
+  'deleteArtifactLifecyclePolicy',
   // User groups.
   'listUserGroups',
   'createUserGroup',
