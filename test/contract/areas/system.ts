@@ -1,6 +1,6 @@
 /**
- * System operations: liveness, versions, the spec itself, status, the policy gate catalog, vulnerability feeds
- * (an uploaded OSV feed: sync, show, enable/disable, delete) and events.
+ * System operations: liveness, versions, the spec itself, status, runtime settings, artifact lifecycle policies,
+ * the policy gate catalog, vulnerability feeds (an uploaded OSV feed: sync, show, enable/disable, delete) and events.
  */
 import { createHash } from 'node:crypto';
 import * as sdk from '../../../generated/contract-client/sdk.gen.js';
@@ -47,13 +47,20 @@ interface State {
   server: TestServer;
   groups: string[];
   eventId: string;
+  lifecyclePolicy: string;
 }
+
+const LIFECYCLE_POLICY = {
+  name: 'contract lifecycle policy',
+  action: 'delete' as const,
+  policy_conditions: { artifact_type: 'image' as const, days_since_analyzed: 90, even_if_exists_in_runtime_inventory: false, selector: { repository: 'contract/*' } },
+};
 
 export const systemArea = defineArea<State>({
   name: 'system',
   env: () => ({ VIGIL_FEED_SYNC_ON_START: 'false' }),
   async setup(_url, server) {
-    return { server, groups: [], eventId: '' };
+    return { server, groups: [], eventId: '', lifecyclePolicy: '' };
   },
   calls: {
     ping: () => ok(sdk.ping()),
@@ -99,6 +106,21 @@ export const systemArea = defineArea<State>({
       await ok(sdk.deleteConfiguration({ path: { config_key: 'reports.refresh_interval_seconds' } }));
       await ok(sdk.deleteConfiguration({ path: { config_key: 'inventory.ttl_seconds' } }));
     },
+    list_artifact_lifecycle_policies: () => ok(sdk.listArtifactLifecyclePolicies()),
+    create_artifact_lifecycle_policy: async (s) => {
+      s.lifecyclePolicy = (await ok(sdk.createArtifactLifecyclePolicy({ body: LIFECYCLE_POLICY }))).uuid;
+    },
+    get_artifact_lifecycle_policy: async (s) => {
+      await ok(sdk.getArtifactLifecyclePolicy({ path: { policy_uuid: s.lifecyclePolicy }, query: { dry_run: true } }));
+      await expectAnswer(404, sdk.getArtifactLifecyclePolicy({ path: { policy_uuid: '00000000-0000-4000-8000-000000000000' } }));
+    },
+    update_artifact_lifecycle_policy: (s) =>
+      ok(sdk.updateArtifactLifecyclePolicy({ path: { policy_uuid: s.lifecyclePolicy }, body: { ...LIFECYCLE_POLICY, policy_conditions: { ...LIFECYCLE_POLICY.policy_conditions, days_since_analyzed: 60 } } })),
+    get_artifact_lifecycle_policy_by_version: async (s) => {
+      await ok(sdk.getArtifactLifecyclePolicyByVersion({ path: { policy_uuid: s.lifecyclePolicy } }));
+      await ok(sdk.getArtifactLifecyclePolicyByVersion({ path: { policy_uuid: s.lifecyclePolicy }, query: { version: 1 } }));
+    },
+    delete_artifact_lifecycle_policy: (s) => ok(sdk.deleteArtifactLifecyclePolicy({ path: { policy_uuid: s.lifecyclePolicy } })),
     set_new_log_level: async () => {
       await ok(sdk.setNewLogLevel({ body: { service_name: 'apiext', logging_level: 'DEBUG' } }));
       // The test server logs nothing ('silent', which the API does not offer); FATAL is the quietest it does.
