@@ -2148,7 +2148,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                name: "webhook" | "slack" | "teams" | "smtp";
+                name: "webhook" | "slack" | "teams" | "smtp" | "github" | "jira";
             };
             cookie?: never;
         };
@@ -2159,6 +2159,498 @@ export interface paths {
          */
         put: operations["update_endpoint_status"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/github/configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's GitHub configurations */
+        get: operations["list_github_configurations"];
+        put?: never;
+        /** Add a GitHub configuration */
+        post: operations["add_github_configuration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/github/configurations/{configuration_uuid}/deliveries/{notification_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a notification queued for a GitHub configuration
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["get_github_delivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/github/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List every attempt to deliver a notification to a GitHub configuration, oldest first
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["list_github_delivery_receipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/github/configurations/{configuration_uuid}/deliveries/{notification_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a failed or past notification to a GitHub configuration again
+         * @description Vigil extension (not in the upstream API). The notification keeps its id, so receivers that de-duplicate see a replay of one they already have as a duplicate; its tries start again from zero. A notification still queued or being delivered cannot be replayed (409).
+         */
+        post: operations["replay_github_delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/github/configurations/{configuration_uuid}/selectors/{selector_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a selector of a GitHub configuration */
+        get: operations["get_github_selector"];
+        /** Replace a selector of a GitHub configuration */
+        put: operations["update_github_selector"];
+        post?: never;
+        /** Delete a selector of a GitHub configuration */
+        delete: operations["delete_github_selector"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/github/configurations/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a GitHub configuration */
+        get: operations["get_github_configuration"];
+        /**
+         * Replace a GitHub configuration
+         * @description A secret field left out keeps its stored value.
+         */
+        put: operations["update_github_configuration"];
+        post?: never;
+        /** Delete a GitHub configuration with its selectors and delivery history */
+        delete: operations["delete_github_configuration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/github/configurations/{uuid}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List the notifications queued for a GitHub configuration, newest first
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["list_github_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/github/configurations/{uuid}/selectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** List the selectors of a GitHub configuration */
+        get: operations["list_github_selectors"];
+        put?: never;
+        /** Add a selector choosing which events a GitHub configuration is sent */
+        post: operations["add_github_selector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/github/configurations/{uuid}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Operational status of a GitHub configuration, from its latest delivery attempt */
+        get: operations["get_github_configuration_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/github/configurations/{uuid}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Open an issue for a sample notification with a stored GitHub configuration now
+         * @description The answer says whether the receiver accepted it; the configuration's operational status is updated.
+         */
+        get: operations["test_stored_github_configuration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/github/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open an issue for a sample notification with a GitHub configuration without storing it */
+        post: operations["test_github_configuration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/jira/configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's Jira configurations */
+        get: operations["list_jira_configurations"];
+        put?: never;
+        /** Add a Jira configuration */
+        post: operations["add_jira_configuration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/jira/configurations/{configuration_uuid}/deliveries/{notification_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a notification queued for a Jira configuration
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["get_jira_delivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/jira/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List every attempt to deliver a notification to a Jira configuration, oldest first
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["list_jira_delivery_receipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/jira/configurations/{configuration_uuid}/deliveries/{notification_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a failed or past notification to a Jira configuration again
+         * @description Vigil extension (not in the upstream API). The notification keeps its id, so receivers that de-duplicate see a replay of one they already have as a duplicate; its tries start again from zero. A notification still queued or being delivered cannot be replayed (409).
+         */
+        post: operations["replay_jira_delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/jira/configurations/{configuration_uuid}/selectors/{selector_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a selector of a Jira configuration */
+        get: operations["get_jira_selector"];
+        /** Replace a selector of a Jira configuration */
+        put: operations["update_jira_selector"];
+        post?: never;
+        /** Delete a selector of a Jira configuration */
+        delete: operations["delete_jira_selector"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/jira/configurations/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Get a Jira configuration */
+        get: operations["get_jira_configuration"];
+        /**
+         * Replace a Jira configuration
+         * @description A secret field left out keeps its stored value.
+         */
+        put: operations["update_jira_configuration"];
+        post?: never;
+        /** Delete a Jira configuration with its selectors and delivery history */
+        delete: operations["delete_jira_configuration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/jira/configurations/{uuid}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List the notifications queued for a Jira configuration, newest first
+         * @description Vigil extension (not in the upstream API).
+         */
+        get: operations["list_jira_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/jira/configurations/{uuid}/selectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** List the selectors of a Jira configuration */
+        get: operations["list_jira_selectors"];
+        put?: never;
+        /** Add a selector choosing which events a Jira configuration is sent */
+        post: operations["add_jira_selector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/jira/configurations/{uuid}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** Operational status of a Jira configuration, from its latest delivery attempt */
+        get: operations["get_jira_configuration_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/jira/configurations/{uuid}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Create an issue for a sample notification with a stored Jira configuration now
+         * @description The answer says whether the receiver accepted it; the configuration's operational status is updated.
+         */
+        get: operations["test_stored_jira_configuration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/endpoints/jira/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create an issue for a sample notification with a Jira configuration without storing it */
+        post: operations["test_jira_configuration"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6378,7 +6870,7 @@ export interface components {
             /** Format: date-time */
             delivered_at?: string | null;
             /** @enum {string} */
-            endpoint: "webhook" | "slack" | "teams" | "smtp";
+            endpoint: "webhook" | "slack" | "teams" | "smtp" | "github" | "jira";
             /** @description The event the notification was made from. */
             event_id?: string | null;
             event_type?: string;
@@ -6415,7 +6907,7 @@ export interface components {
             /** Format: date-time */
             last_updated?: string;
             /** @enum {string} */
-            name?: "webhook" | "slack" | "teams" | "smtp";
+            name?: "webhook" | "slack" | "teams" | "smtp" | "github" | "jira";
         };
         NotificationEndpointEnabledStatus: {
             enabled: boolean;
@@ -6431,6 +6923,262 @@ export interface components {
             level: "*" | "info" | "error";
             resource_type: string;
             type: string;
+        };
+        /** @description A GitHub notification endpoint configuration of an account. Each notification opens an issue in the repository. */
+        NotificationGitHubEndpointConfigurationBase: {
+            /** @description A personal access token (or fine-grained token) that may create issues in the repository. Write-only; stored encrypted and never returned. */
+            access_token?: string;
+            /** @description Logins of the users each issue is assigned to. */
+            assignees?: string[];
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description A name or description for people. */
+            description?: string;
+            /** @description Labels given to each issue; GitHub creates one that does not exist yet. */
+            labels?: string[];
+            /** Format: date-time */
+            readonly last_updated?: string;
+            /**
+             * Format: int64
+             * @description The number of the milestone each issue is added to.
+             */
+            milestone?: number;
+            /** @description The user or organization that owns the repository. */
+            owner?: string;
+            /** @description The name of the repository issues are opened in. */
+            repository?: string;
+            /**
+             * @description Vigil extension. Give up on one delivery attempt after this many seconds.
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /**
+             * @description The base URL of the GitHub REST API, `https://api.github.com` when left out; `https://HOST/api/v3` for GitHub Enterprise Server.
+             * @default https://api.github.com
+             */
+            url?: string;
+            /** @description The GitHub user the access token belongs to, shown for people; the token alone signs in. */
+            username?: string;
+            /** @description The configuration's id, assigned by the service. */
+            readonly uuid?: string;
+            /**
+             * @description Verify the API's TLS certificate.
+             * @default true
+             */
+            verify_tls?: boolean;
+        };
+        NotificationGitHubEndpointConfigurationList: components["schemas"]["NotificationGitHubEndpointConfigurationBase"][];
+        /** @description A GitHub notification endpoint configuration of an account. Each notification opens an issue in the repository. */
+        NotificationGitHubEndpointConfigurationPost: {
+            /** @description A personal access token (or fine-grained token) that may create issues in the repository. Write-only; stored encrypted and never returned. */
+            access_token: string;
+            /** @description Logins of the users each issue is assigned to. */
+            assignees?: string[];
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description A name or description for people. */
+            description?: string;
+            /** @description Labels given to each issue; GitHub creates one that does not exist yet. */
+            labels?: string[];
+            /** Format: date-time */
+            readonly last_updated?: string;
+            /**
+             * Format: int64
+             * @description The number of the milestone each issue is added to.
+             */
+            milestone?: number;
+            /** @description The user or organization that owns the repository. */
+            owner: string;
+            /** @description The name of the repository issues are opened in. */
+            repository: string;
+            /**
+             * @description Vigil extension. Give up on one delivery attempt after this many seconds.
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /**
+             * @description The base URL of the GitHub REST API, `https://api.github.com` when left out; `https://HOST/api/v3` for GitHub Enterprise Server.
+             * @default https://api.github.com
+             */
+            url?: string;
+            /** @description The GitHub user the access token belongs to, shown for people; the token alone signs in. */
+            username: string;
+            /** @description The configuration's id, assigned by the service. */
+            readonly uuid?: string;
+            /**
+             * @description Verify the API's TLS certificate.
+             * @default true
+             */
+            verify_tls?: boolean;
+        };
+        /** @description A GitHub notification endpoint configuration, replaced. An access token left out keeps the stored one. */
+        NotificationGitHubEndpointConfigurationPut: {
+            /** @description A personal access token (or fine-grained token) that may create issues in the repository. Write-only; stored encrypted and never returned. */
+            access_token?: string;
+            /** @description Logins of the users each issue is assigned to. */
+            assignees?: string[];
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description A name or description for people. */
+            description?: string;
+            /** @description Labels given to each issue; GitHub creates one that does not exist yet. */
+            labels?: string[];
+            /** Format: date-time */
+            readonly last_updated?: string;
+            /**
+             * Format: int64
+             * @description The number of the milestone each issue is added to.
+             */
+            milestone?: number;
+            /** @description The user or organization that owns the repository. */
+            owner: string;
+            /** @description The name of the repository issues are opened in. */
+            repository: string;
+            /**
+             * @description Vigil extension. Give up on one delivery attempt after this many seconds.
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /**
+             * @description The base URL of the GitHub REST API, `https://api.github.com` when left out; `https://HOST/api/v3` for GitHub Enterprise Server.
+             * @default https://api.github.com
+             */
+            url?: string;
+            /** @description The GitHub user the access token belongs to, shown for people; the token alone signs in. */
+            username: string;
+            /** @description The configuration's id, assigned by the service. */
+            readonly uuid?: string;
+            /**
+             * @description Verify the API's TLS certificate.
+             * @default true
+             */
+            verify_tls?: boolean;
+        };
+        /** @description What a test send to a configuration came to. */
+        NotificationGitHubTestResult: {
+            /** @description What the receiver answered (HTTP status and the start of the body, or the SMTP reply), or why nothing was sent. */
+            response?: string;
+            /** @enum {string} */
+            status?: "success" | "failure";
+        };
+        /** @description A Jira notification endpoint configuration of an account. Each notification creates an issue in the project. */
+        NotificationJiraEndpointConfigurationBase: {
+            /** @description The user each issue is assigned to, by account id on Jira Cloud or by user name on Jira Server and Data Center. */
+            assignee?: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description A name or description for people. */
+            description?: string;
+            /** @description The name of the issue type (`Bug`, `Task`, ...). */
+            issue_type?: string;
+            /** @description Labels given to each issue (Jira labels have no spaces). */
+            labels?: string[];
+            /** Format: date-time */
+            readonly last_updated?: string;
+            /** @description The user's API token (Jira Cloud) or password (Jira Server and Data Center). Write-only; stored encrypted and never returned. */
+            password?: string;
+            /** @description The name of the priority given to each issue; the project's default when left out. */
+            priority?: string;
+            /** @description The key of the project issues are created in. */
+            project_key?: string;
+            /**
+             * @description Vigil extension. Give up on one delivery attempt after this many seconds.
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /** @description The Jira site's base URL, `http://` or `https://` with host, port and any context path (`https://example.atlassian.net`). */
+            url?: string;
+            /** @description The user issues are created as (the e-mail address on Jira Cloud). */
+            username?: string;
+            /** @description The configuration's id, assigned by the service. */
+            readonly uuid?: string;
+            /**
+             * @description Verify the Jira site's TLS certificate.
+             * @default true
+             */
+            verify_tls?: boolean;
+        };
+        NotificationJiraEndpointConfigurationList: components["schemas"]["NotificationJiraEndpointConfigurationBase"][];
+        /** @description A Jira notification endpoint configuration of an account. Each notification creates an issue in the project. */
+        NotificationJiraEndpointConfigurationPost: {
+            /** @description The user each issue is assigned to, by account id on Jira Cloud or by user name on Jira Server and Data Center. */
+            assignee?: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description A name or description for people. */
+            description?: string;
+            /** @description The name of the issue type (`Bug`, `Task`, ...). */
+            issue_type: string;
+            /** @description Labels given to each issue (Jira labels have no spaces). */
+            labels?: string[];
+            /** Format: date-time */
+            readonly last_updated?: string;
+            /** @description The user's API token (Jira Cloud) or password (Jira Server and Data Center). Write-only; stored encrypted and never returned. */
+            password: string;
+            /** @description The name of the priority given to each issue; the project's default when left out. */
+            priority?: string;
+            /** @description The key of the project issues are created in. */
+            project_key: string;
+            /**
+             * @description Vigil extension. Give up on one delivery attempt after this many seconds.
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /** @description The Jira site's base URL, `http://` or `https://` with host, port and any context path (`https://example.atlassian.net`). */
+            url: string;
+            /** @description The user issues are created as (the e-mail address on Jira Cloud). */
+            username: string;
+            /** @description The configuration's id, assigned by the service. */
+            readonly uuid?: string;
+            /**
+             * @description Verify the Jira site's TLS certificate.
+             * @default true
+             */
+            verify_tls?: boolean;
+        };
+        /** @description A Jira notification endpoint configuration, replaced. A password left out keeps the stored one. */
+        NotificationJiraEndpointConfigurationPut: {
+            /** @description The user each issue is assigned to, by account id on Jira Cloud or by user name on Jira Server and Data Center. */
+            assignee?: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** @description A name or description for people. */
+            description?: string;
+            /** @description The name of the issue type (`Bug`, `Task`, ...). */
+            issue_type: string;
+            /** @description Labels given to each issue (Jira labels have no spaces). */
+            labels?: string[];
+            /** Format: date-time */
+            readonly last_updated?: string;
+            /** @description The user's API token (Jira Cloud) or password (Jira Server and Data Center). Write-only; stored encrypted and never returned. */
+            password?: string;
+            /** @description The name of the priority given to each issue; the project's default when left out. */
+            priority?: string;
+            /** @description The key of the project issues are created in. */
+            project_key: string;
+            /**
+             * @description Vigil extension. Give up on one delivery attempt after this many seconds.
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /** @description The Jira site's base URL, `http://` or `https://` with host, port and any context path (`https://example.atlassian.net`). */
+            url: string;
+            /** @description The user issues are created as (the e-mail address on Jira Cloud). */
+            username: string;
+            /** @description The configuration's id, assigned by the service. */
+            readonly uuid?: string;
+            /**
+             * @description Verify the Jira site's TLS certificate.
+             * @default true
+             */
+            verify_tls?: boolean;
+        };
+        /** @description What a test send to a configuration came to. */
+        NotificationJiraTestResult: {
+            /** @description What the receiver answered (HTTP status and the start of the body, or the SMTP reply), or why nothing was sent. */
+            response?: string;
+            /** @enum {string} */
+            status?: "success" | "failure";
         };
         /** @description `healthy` when the latest delivery attempt (or test) succeeded, `unhealthy` when it failed, `unknown` before any. */
         NotificationOperationalStatus: {
@@ -8250,6 +8998,16 @@ export interface components {
         ImageImportContentSearchList: {
             content: {
                 "application/json": components["schemas"]["ImageImportContentSearchList"];
+            };
+        };
+        NotificationGitHubEndpointConfigurationPost: {
+            content: {
+                "application/json": components["schemas"]["NotificationGitHubEndpointConfigurationPost"];
+            };
+        };
+        NotificationJiraEndpointConfigurationPost: {
+            content: {
+                "application/json": components["schemas"]["NotificationJiraEndpointConfigurationPost"];
             };
         };
         NotificationSelector: {
@@ -13233,7 +13991,7 @@ export interface operations {
                 "x-service-account"?: components["parameters"]["ServiceAccount"];
             };
             path: {
-                name: "webhook" | "slack" | "teams" | "smtp";
+                name: "webhook" | "slack" | "teams" | "smtp" | "github" | "jira";
             };
             cookie?: never;
         };
@@ -13250,6 +14008,1224 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationEndpointEnabledStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_github_configurations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configurations; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationGitHubEndpointConfigurationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_github_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationGitHubEndpointConfigurationPost"];
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationGitHubEndpointConfigurationBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_github_delivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_github_delivery_receipts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationReceiptList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replay_github_delivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification, queued again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_github_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_github_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSelector"];
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_github_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_github_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationGitHubEndpointConfigurationBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_github_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationGitHubEndpointConfigurationPut"];
+            };
+        };
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationGitHubEndpointConfigurationBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_github_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_github_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                state?: "pending" | "delivering" | "delivered" | "failed";
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_github_selectors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selectors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelectorList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_github_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSelector"];
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_github_configuration_status: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationOperationalStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_stored_github_configuration: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationGitHubTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_github_configuration: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationGitHubEndpointConfigurationPost"];
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationGitHubTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_jira_configurations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configurations; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationJiraEndpointConfigurationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_jira_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationJiraEndpointConfigurationPost"];
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationJiraEndpointConfigurationBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_jira_delivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_jira_delivery_receipts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationReceiptList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replay_jira_delivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The notification. */
+                notification_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification, queued again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_jira_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_jira_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSelector"];
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_jira_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                configuration_uuid: string;
+                /** @description The selector. */
+                selector_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_jira_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationJiraEndpointConfigurationBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_jira_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationJiraEndpointConfigurationPut"];
+            };
+        };
+        responses: {
+            /** @description The configuration; secrets are left out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationJiraEndpointConfigurationBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_jira_configuration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_jira_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                state?: "pending" | "delivering" | "delivered" | "failed";
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_jira_selectors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selectors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelectorList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_jira_selector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationSelector"];
+        responses: {
+            /** @description The selector. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSelector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_jira_configuration_status: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationOperationalStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_stored_jira_configuration: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                /** @description The configuration. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationJiraTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    test_jira_configuration: {
+        parameters: {
+            query?: {
+                /** @description Which sample notification to send. */
+                notification_type?: "tag_update" | "analysis_update" | "vuln_update" | "policy_eval";
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["NotificationJiraEndpointConfigurationPost"];
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationJiraTestResult"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -31,10 +31,14 @@ export const operationTable = {
   add_artifact_to_application_version: {"operationId":"add_artifact_to_application_version","method":"post","path":"/applications/{application_id}/versions/{application_version_id}/artifacts","tag":"Applications","authzAction":"updateApplication","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_correction: {"operationId":"add_correction","method":"post","path":"/corrections","tag":"Corrections","authzAction":"addCorrection","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_credential: {"operationId":"add_credential","method":"post","path":"/user/credentials","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_github_configuration: {"operationId":"add_github_configuration","method":"post","path":"/notifications/endpoints/github/configurations","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_github_selector: {"operationId":"add_github_selector","method":"post","path":"/notifications/endpoints/github/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_idp: {"operationId":"add_idp","method":"post","path":"/rbac-manager/saml/idps","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_idp_user_groups: {"operationId":"add_idp_user_groups","method":"post","path":"/rbac-manager/saml/idps/{name}/user-group-mappings","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_image: {"operationId":"add_image","method":"post","path":"/images","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_image_archive: {"operationId":"add_image_archive","method":"post","path":"/images/archives","tag":"Images","authzAction":"createImage","public":false,"accountParams":[],"scoped":true,"consumes":["application/x-tar","application/gzip","application/octet-stream"],"produces":["application/json"],"successStatuses":[200]},
+  add_jira_configuration: {"operationId":"add_jira_configuration","method":"post","path":"/notifications/endpoints/jira/configurations","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  add_jira_selector: {"operationId":"add_jira_selector","method":"post","path":"/notifications/endpoints/jira/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_oidc_provider: {"operationId":"add_oidc_provider","method":"post","path":"/rbac-manager/oidc/providers","tag":"RBAC","authzAction":"manageOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_oidc_provider_user_groups: {"operationId":"add_oidc_provider_user_groups","method":"post","path":"/rbac-manager/oidc/providers/{name}/user-group-mappings","tag":"RBAC","authzAction":"manageOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_policy: {"operationId":"add_policy","method":"post","path":"/policies","tag":"Policies","authzAction":"createPolicy","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -74,12 +78,16 @@ export const operationTable = {
   delete_events: {"operationId":"delete_events","method":"delete","path":"/events","tag":"Events","authzAction":"deleteEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_feed: {"operationId":"delete_feed","method":"delete","path":"/system/feeds/{feed}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_feed_group: {"operationId":"delete_feed_group","method":"delete","path":"/system/feeds/{feed}/{group}","tag":"System","authzAction":"updateFeeds","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_github_configuration: {"operationId":"delete_github_configuration","method":"delete","path":"/notifications/endpoints/github/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_github_selector: {"operationId":"delete_github_selector","method":"delete","path":"/notifications/endpoints/github/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_idp: {"operationId":"delete_idp","method":"delete","path":"/rbac-manager/saml/idps/{name}","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_idp_user_group: {"operationId":"delete_idp_user_group","method":"delete","path":"/rbac-manager/saml/idps/{name}/user-group-mappings","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_image: {"operationId":"delete_image","method":"delete","path":"/images/{image_digest}","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_image_vuln_annotation: {"operationId":"delete_image_vuln_annotation","method":"delete","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"deleteVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_images_async: {"operationId":"delete_images_async","method":"delete","path":"/images","tag":"Images","authzAction":"deleteImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_inventory: {"operationId":"delete_inventory","method":"delete","path":"/inventories","tag":"Inventories","authzAction":"deleteInventory","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_jira_configuration: {"operationId":"delete_jira_configuration","method":"delete","path":"/notifications/endpoints/jira/configurations/{uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  delete_jira_selector: {"operationId":"delete_jira_selector","method":"delete","path":"/notifications/endpoints/jira/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"deleteNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_kubernetes_namespaces: {"operationId":"delete_kubernetes_namespaces","method":"delete","path":"/kubernetes-namespaces","tag":"Inventories","authzAction":"deleteKubernetesNamespaces","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_oidc_provider: {"operationId":"delete_oidc_provider","method":"delete","path":"/rbac-manager/oidc/providers/{name}","tag":"RBAC","authzAction":"manageOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_oidc_provider_user_group: {"operationId":"delete_oidc_provider_user_group","method":"delete","path":"/rbac-manager/oidc/providers/{name}/user-group-mappings","tag":"RBAC","authzAction":"manageOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
@@ -134,6 +142,10 @@ export const operationTable = {
   get_ecs_services: {"operationId":"get_ecs_services","method":"get","path":"/ecs-services","tag":"Inventories","authzAction":"getECSServices","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_ecs_tasks: {"operationId":"get_ecs_tasks","method":"get","path":"/ecs-tasks","tag":"Inventories","authzAction":"getECSTasks","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_event: {"operationId":"get_event","method":"get","path":"/events/{event_id}","tag":"Events","authzAction":"getEvent","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_github_configuration: {"operationId":"get_github_configuration","method":"get","path":"/notifications/endpoints/github/configurations/{uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_github_configuration_status: {"operationId":"get_github_configuration_status","method":"get","path":"/notifications/endpoints/github/configurations/{uuid}/status","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_github_delivery: {"operationId":"get_github_delivery","method":"get","path":"/notifications/endpoints/github/configurations/{configuration_uuid}/deliveries/{notification_id}","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_github_selector: {"operationId":"get_github_selector","method":"get","path":"/notifications/endpoints/github/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_global_query_result: {"operationId":"get_global_query_result","method":"get","path":"/reporting/reports/global/scheduled-query-results/{result_uuid}","tag":"Reports","authzAction":"viewReports","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_idp: {"operationId":"get_idp","method":"get","path":"/rbac-manager/saml/idps/{name}","tag":"RBAC","authzAction":"listSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_idp_user_groups: {"operationId":"get_idp_user_groups","method":"get","path":"/rbac-manager/saml/idps/{name}/user-group-mappings","tag":"RBAC","authzAction":"listSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -161,6 +173,10 @@ export const operationTable = {
   get_image_vulnerability_matching_debug: {"operationId":"get_image_vulnerability_matching_debug","method":"get","path":"/images/{image_digest}/vuln-debug","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_image_vulnerability_types: {"operationId":"get_image_vulnerability_types","method":"get","path":"/images/{image_digest}/vuln","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_import_sources_sbom: {"operationId":"get_import_sources_sbom","method":"get","path":"/imports/sources/{operation_id}/sbom","tag":"Imports","authzAction":"importSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_jira_configuration: {"operationId":"get_jira_configuration","method":"get","path":"/notifications/endpoints/jira/configurations/{uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_jira_configuration_status: {"operationId":"get_jira_configuration_status","method":"get","path":"/notifications/endpoints/jira/configurations/{uuid}/status","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_jira_delivery: {"operationId":"get_jira_delivery","method":"get","path":"/notifications/endpoints/jira/configurations/{configuration_uuid}/deliveries/{notification_id}","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_jira_selector: {"operationId":"get_jira_selector","method":"get","path":"/notifications/endpoints/jira/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"getNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_kubernetes_containers: {"operationId":"get_kubernetes_containers","method":"get","path":"/kubernetes-containers","tag":"Inventories","authzAction":"getKubernetesContainers","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_kubernetes_namespace: {"operationId":"get_kubernetes_namespace","method":"get","path":"/kubernetes-namespaces/{namespace_id}","tag":"Inventories","authzAction":"getKubernetesNamespaces","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_kubernetes_namespaces: {"operationId":"get_kubernetes_namespaces","method":"get","path":"/kubernetes-namespaces","tag":"Inventories","authzAction":"getKubernetesNamespaces","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -243,6 +259,10 @@ export const operationTable = {
   list_event_types: {"operationId":"list_event_types","method":"get","path":"/event-types","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_events: {"operationId":"list_events","method":"get","path":"/events","tag":"Events","authzAction":"listEvents","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_file_content_search_results: {"operationId":"list_file_content_search_results","method":"get","path":"/images/{image_digest}/artifacts/file-content-search","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_github_configurations: {"operationId":"list_github_configurations","method":"get","path":"/notifications/endpoints/github/configurations","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_github_deliveries: {"operationId":"list_github_deliveries","method":"get","path":"/notifications/endpoints/github/configurations/{uuid}/deliveries","tag":"Notifications","authzAction":"listNotificationDeliveries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_github_delivery_receipts: {"operationId":"list_github_delivery_receipts","method":"get","path":"/notifications/endpoints/github/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_github_selectors: {"operationId":"list_github_selectors","method":"get","path":"/notifications/endpoints/github/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_idps: {"operationId":"list_idps","method":"get","path":"/rbac-manager/saml/idps","tag":"RBAC","authzAction":"listSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_image_content: {"operationId":"list_image_content","method":"get","path":"/images/{image_digest}/content","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_image_metadata: {"operationId":"list_image_metadata","method":"get","path":"/images/{image_digest}/metadata","tag":"Images","authzAction":"getImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -256,6 +276,10 @@ export const operationTable = {
   list_import_packages: {"operationId":"list_import_packages","method":"get","path":"/imports/images/{operation_id}/packages","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_parent_manifests: {"operationId":"list_import_parent_manifests","method":"get","path":"/imports/images/{operation_id}/parent-manifest","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_import_secret_searches: {"operationId":"list_import_secret_searches","method":"get","path":"/imports/images/{operation_id}/secret-searches","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_jira_configurations: {"operationId":"list_jira_configurations","method":"get","path":"/notifications/endpoints/jira/configurations","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_jira_deliveries: {"operationId":"list_jira_deliveries","method":"get","path":"/notifications/endpoints/jira/configurations/{uuid}/deliveries","tag":"Notifications","authzAction":"listNotificationDeliveries","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_jira_delivery_receipts: {"operationId":"list_jira_delivery_receipts","method":"get","path":"/notifications/endpoints/jira/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts","tag":"Notifications","authzAction":"getNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_jira_selectors: {"operationId":"list_jira_selectors","method":"get","path":"/notifications/endpoints/jira/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"listNotificationEndpointConfigurations","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_my_user_groups: {"operationId":"list_my_user_groups","method":"get","path":"/my-user-groups","tag":"Identity","authzAction":"none","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_oidc_providers: {"operationId":"list_oidc_providers","method":"get","path":"/rbac-manager/oidc/providers","tag":"RBAC","authzAction":"listOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_operations: {"operationId":"list_operations","method":"get","path":"/imports/images","tag":"Imports","authzAction":"importImage","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -311,6 +335,8 @@ export const operationTable = {
   query_images_by_package: {"operationId":"query_images_by_package","method":"get","path":"/query/images/by-package","tag":"Query","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   query_vulnerabilities: {"operationId":"query_vulnerabilities","method":"get","path":"/query/vulnerabilities","tag":"Query","authzAction":"none","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   remove_artifact_from_application_version: {"operationId":"remove_artifact_from_application_version","method":"delete","path":"/applications/{application_id}/versions/{application_version_id}/artifacts/{association_id}","tag":"Applications","authzAction":"updateApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  replay_github_delivery: {"operationId":"replay_github_delivery","method":"post","path":"/notifications/endpoints/github/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  replay_jira_delivery: {"operationId":"replay_jira_delivery","method":"post","path":"/notifications/endpoints/jira/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   replay_slack_delivery: {"operationId":"replay_slack_delivery","method":"post","path":"/notifications/endpoints/slack/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   replay_smtp_delivery: {"operationId":"replay_smtp_delivery","method":"post","path":"/notifications/endpoints/smtp/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   replay_teams_delivery: {"operationId":"replay_teams_delivery","method":"post","path":"/notifications/endpoints/teams/configurations/{configuration_uuid}/deliveries/{notification_id}/replay","tag":"Notifications","authzAction":"replayNotificationDelivery","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -322,8 +348,12 @@ export const operationTable = {
   stateless_scan: {"operationId":"stateless_scan","method":"post","path":"/scan","tag":"Onetime","authzAction":"getImageEvaluation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   summary_image_counts: {"operationId":"summary_image_counts","method":"get","path":"/summaries/image-counts","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   summary_image_tags: {"operationId":"summary_image_tags","method":"get","path":"/summaries/image-tags","tag":"Images","authzAction":"listImages","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  test_github_configuration: {"operationId":"test_github_configuration","method":"post","path":"/notifications/endpoints/github/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  test_jira_configuration: {"operationId":"test_jira_configuration","method":"post","path":"/notifications/endpoints/jira/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   test_slack_configuration: {"operationId":"test_slack_configuration","method":"post","path":"/notifications/endpoints/slack/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   test_smtp_configuration: {"operationId":"test_smtp_configuration","method":"post","path":"/notifications/endpoints/smtp/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  test_stored_github_configuration: {"operationId":"test_stored_github_configuration","method":"get","path":"/notifications/endpoints/github/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  test_stored_jira_configuration: {"operationId":"test_stored_jira_configuration","method":"get","path":"/notifications/endpoints/jira/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   test_stored_slack_configuration: {"operationId":"test_stored_slack_configuration","method":"get","path":"/notifications/endpoints/slack/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   test_stored_smtp_configuration: {"operationId":"test_stored_smtp_configuration","method":"get","path":"/notifications/endpoints/smtp/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   test_stored_teams_configuration: {"operationId":"test_stored_teams_configuration","method":"get","path":"/notifications/endpoints/teams/configurations/{uuid}/test","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -341,8 +371,12 @@ export const operationTable = {
   update_compliance_violation_alert_state: {"operationId":"update_compliance_violation_alert_state","method":"patch","path":"/alerts/compliance-violations/{uuid}","tag":"Alerts","authzAction":"updateAlert","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_correction_by_uuid: {"operationId":"update_correction_by_uuid","method":"put","path":"/corrections/{uuid}","tag":"Corrections","authzAction":"updateCorrection","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_endpoint_status: {"operationId":"update_endpoint_status","method":"put","path":"/notifications/endpoints/{name}","tag":"Notifications","authzAction":"updateNotificationEndpoint","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_github_configuration: {"operationId":"update_github_configuration","method":"put","path":"/notifications/endpoints/github/configurations/{uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_github_selector: {"operationId":"update_github_selector","method":"put","path":"/notifications/endpoints/github/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_idp: {"operationId":"update_idp","method":"put","path":"/rbac-manager/saml/idps/{name}","tag":"RBAC","authzAction":"manageSamlIdps","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_image_vuln_annotation: {"operationId":"update_image_vuln_annotation","method":"put","path":"/images/{image_digest}/vuln-annotations/{vuln_annotation_uuid}","tag":"Images","authzAction":"updateVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_jira_configuration: {"operationId":"update_jira_configuration","method":"put","path":"/notifications/endpoints/jira/configurations/{uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  update_jira_selector: {"operationId":"update_jira_selector","method":"put","path":"/notifications/endpoints/jira/configurations/{configuration_uuid}/selectors/{selector_uuid}","tag":"Notifications","authzAction":"updateNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_oidc_provider: {"operationId":"update_oidc_provider","method":"put","path":"/rbac-manager/oidc/providers/{name}","tag":"RBAC","authzAction":"manageOidcProviders","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_policy: {"operationId":"update_policy","method":"put","path":"/policies/{policy_id}","tag":"Policies","authzAction":"updatePolicy","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   update_registry: {"operationId":"update_registry","method":"put","path":"/registries/{registry}","tag":"Registries","authzAction":"updateRegistry","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
@@ -549,6 +583,18 @@ export interface OperationIO {
     body: operations['add_credential']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_credential']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_credential']['responses'][200]['content']['application/json'] };
   };
+  add_github_configuration: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_github_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_github_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_github_configuration']['responses'][200]['content']['application/json'] };
+  };
+  add_github_selector: {
+    path: operations['add_github_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['add_github_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_github_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_github_selector']['responses'][200]['content']['application/json'] };
+  };
   add_idp: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -572,6 +618,18 @@ export interface OperationIO {
     query: NonNullable<operations['add_image_archive']['parameters']['query']>;
     body: operations['add_image_archive']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_image_archive']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_image_archive']['responses'][200]['content']['application/json'] };
+  };
+  add_jira_configuration: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['add_jira_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_jira_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_jira_configuration']['responses'][200]['content']['application/json'] };
+  };
+  add_jira_selector: {
+    path: operations['add_jira_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['add_jira_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_jira_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['add_jira_selector']['responses'][200]['content']['application/json'] };
   };
   add_oidc_provider: {
     path: Record<string, never>;
@@ -807,6 +865,18 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: undefined };
   };
+  delete_github_configuration: {
+    path: operations['delete_github_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
+  delete_github_selector: {
+    path: operations['delete_github_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
   delete_idp: {
     path: operations['delete_idp']['parameters']['path'];
     query: Record<string, never>;
@@ -842,6 +912,18 @@ export interface OperationIO {
     query: NonNullable<operations['delete_inventory']['parameters']['query']>;
     body: undefined;
     responses: { 204: undefined };
+  };
+  delete_jira_configuration: {
+    path: operations['delete_jira_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
+  delete_jira_selector: {
+    path: operations['delete_jira_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
   };
   delete_kubernetes_namespaces: {
     path: Record<string, never>;
@@ -1167,6 +1249,30 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_event']['responses'][200]['content']['application/json'] };
   };
+  get_github_configuration: {
+    path: operations['get_github_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_github_configuration']['responses'][200]['content']['application/json'] };
+  };
+  get_github_configuration_status: {
+    path: operations['get_github_configuration_status']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_github_configuration_status']['responses'][200]['content']['application/json'] };
+  };
+  get_github_delivery: {
+    path: operations['get_github_delivery']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_github_delivery']['responses'][200]['content']['application/json'] };
+  };
+  get_github_selector: {
+    path: operations['get_github_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_github_selector']['responses'][200]['content']['application/json'] };
+  };
   get_global_query_result: {
     path: operations['get_global_query_result']['parameters']['path'];
     query: NonNullable<operations['get_global_query_result']['parameters']['query']>;
@@ -1328,6 +1434,30 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['get_import_sources_sbom']['responses'][200]['content']['application/json'] };
+  };
+  get_jira_configuration: {
+    path: operations['get_jira_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_jira_configuration']['responses'][200]['content']['application/json'] };
+  };
+  get_jira_configuration_status: {
+    path: operations['get_jira_configuration_status']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_jira_configuration_status']['responses'][200]['content']['application/json'] };
+  };
+  get_jira_delivery: {
+    path: operations['get_jira_delivery']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_jira_delivery']['responses'][200]['content']['application/json'] };
+  };
+  get_jira_selector: {
+    path: operations['get_jira_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_jira_selector']['responses'][200]['content']['application/json'] };
   };
   get_kubernetes_containers: {
     path: Record<string, never>;
@@ -1821,6 +1951,30 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_file_content_search_results']['responses'][200]['content']['application/json'] };
   };
+  list_github_configurations: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_github_configurations']['responses'][200]['content']['application/json'] };
+  };
+  list_github_deliveries: {
+    path: operations['list_github_deliveries']['parameters']['path'];
+    query: NonNullable<operations['list_github_deliveries']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_github_deliveries']['responses'][200]['content']['application/json'] };
+  };
+  list_github_delivery_receipts: {
+    path: operations['list_github_delivery_receipts']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_github_delivery_receipts']['responses'][200]['content']['application/json'] };
+  };
+  list_github_selectors: {
+    path: operations['list_github_selectors']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_github_selectors']['responses'][200]['content']['application/json'] };
+  };
   list_idps: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1898,6 +2052,30 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_import_secret_searches']['responses'][200]['content']['application/json'] };
+  };
+  list_jira_configurations: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_jira_configurations']['responses'][200]['content']['application/json'] };
+  };
+  list_jira_deliveries: {
+    path: operations['list_jira_deliveries']['parameters']['path'];
+    query: NonNullable<operations['list_jira_deliveries']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_jira_deliveries']['responses'][200]['content']['application/json'] };
+  };
+  list_jira_delivery_receipts: {
+    path: operations['list_jira_delivery_receipts']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_jira_delivery_receipts']['responses'][200]['content']['application/json'] };
+  };
+  list_jira_selectors: {
+    path: operations['list_jira_selectors']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_jira_selectors']['responses'][200]['content']['application/json'] };
   };
   list_my_user_groups: {
     path: Record<string, never>;
@@ -2229,6 +2407,18 @@ export interface OperationIO {
     body: undefined;
     responses: { 204: undefined };
   };
+  replay_github_delivery: {
+    path: operations['replay_github_delivery']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['replay_github_delivery']['responses'][200]['content']['application/json'] };
+  };
+  replay_jira_delivery: {
+    path: operations['replay_jira_delivery']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['replay_jira_delivery']['responses'][200]['content']['application/json'] };
+  };
   replay_slack_delivery: {
     path: operations['replay_slack_delivery']['parameters']['path'];
     query: Record<string, never>;
@@ -2295,6 +2485,18 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['summary_image_tags']['responses'][200]['content']['application/json'] };
   };
+  test_github_configuration: {
+    path: Record<string, never>;
+    query: NonNullable<operations['test_github_configuration']['parameters']['query']>;
+    body: operations['test_github_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['test_github_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['test_github_configuration']['responses'][200]['content']['application/json'] };
+  };
+  test_jira_configuration: {
+    path: Record<string, never>;
+    query: NonNullable<operations['test_jira_configuration']['parameters']['query']>;
+    body: operations['test_jira_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['test_jira_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['test_jira_configuration']['responses'][200]['content']['application/json'] };
+  };
   test_slack_configuration: {
     path: Record<string, never>;
     query: NonNullable<operations['test_slack_configuration']['parameters']['query']>;
@@ -2306,6 +2508,18 @@ export interface OperationIO {
     query: NonNullable<operations['test_smtp_configuration']['parameters']['query']>;
     body: operations['test_smtp_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['test_smtp_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['test_smtp_configuration']['responses'][200]['content']['application/json'] };
+  };
+  test_stored_github_configuration: {
+    path: operations['test_stored_github_configuration']['parameters']['path'];
+    query: NonNullable<operations['test_stored_github_configuration']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['test_stored_github_configuration']['responses'][200]['content']['application/json'] };
+  };
+  test_stored_jira_configuration: {
+    path: operations['test_stored_jira_configuration']['parameters']['path'];
+    query: NonNullable<operations['test_stored_jira_configuration']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['test_stored_jira_configuration']['responses'][200]['content']['application/json'] };
   };
   test_stored_slack_configuration: {
     path: operations['test_stored_slack_configuration']['parameters']['path'];
@@ -2409,6 +2623,18 @@ export interface OperationIO {
     body: operations['update_endpoint_status']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_endpoint_status']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_endpoint_status']['responses'][200]['content']['application/json'] };
   };
+  update_github_configuration: {
+    path: operations['update_github_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_github_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_github_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['update_github_configuration']['responses'][200]['content']['application/json'] };
+  };
+  update_github_selector: {
+    path: operations['update_github_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_github_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_github_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['update_github_selector']['responses'][200]['content']['application/json'] };
+  };
   update_idp: {
     path: operations['update_idp']['parameters']['path'];
     query: Record<string, never>;
@@ -2420,6 +2646,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: operations['update_image_vuln_annotation']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_image_vuln_annotation']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['update_image_vuln_annotation']['responses'][200]['content']['application/json'] };
+  };
+  update_jira_configuration: {
+    path: operations['update_jira_configuration']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_jira_configuration']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_jira_configuration']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['update_jira_configuration']['responses'][200]['content']['application/json'] };
+  };
+  update_jira_selector: {
+    path: operations['update_jira_selector']['parameters']['path'];
+    query: Record<string, never>;
+    body: operations['update_jira_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['update_jira_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['update_jira_selector']['responses'][200]['content']['application/json'] };
   };
   update_oidc_provider: {
     path: operations['update_oidc_provider']['parameters']['path'];

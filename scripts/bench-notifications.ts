@@ -278,6 +278,8 @@ const OTHER_KIND_INPUT: Record<EndpointKind, (i: number) => ConfigurationInput> 
   slack: (i) => ({ url: `https://hooks.slack.example/services/T0BENCH/B0${i}/${randomBytes(12).toString('hex')}` }),
   teams: (i) => ({ url: `https://bench.webhook.office.example/webhookb2/${randomBytes(8).toString('hex')}/IncomingWebhook/${i}` }),
   smtp: (i) => ({ host: 'smtp.example.com', port: 587, use_tls: false, username: 'vigil', password: `pw-${i}`, from: 'Vigil <vigil@example.com>', to: `ops-${i}@example.com` }),
+  github: (i) => ({ username: 'vigil-bot', access_token: `ghp_${randomBytes(12).toString('hex')}`, owner: 'bench', repository: `repo-${i}` }),
+  jira: (i) => ({ url: 'https://bench.atlassian.example', username: 'vigil@example.com', password: `token-${i}`, project_key: 'BENCH', issue_type: 'Bug' }),
 };
 
 const sel = (type: string, level: SelectorInput['event']['level'] = '*', resourceType = '*'): SelectorInput => ({ scope: 'account', event: { level, resource_type: resourceType, type } });

@@ -3366,6 +3366,346 @@ export type NotificationTeamsEndpointConfiguration = {
 export type NotificationTeamsEndpointConfigurationList = Array<NotificationTeamsEndpointConfiguration>;
 
 /**
+ * A GitHub notification endpoint configuration of an account. Each notification opens an issue in the repository.
+ */
+export type NotificationGitHubEndpointConfigurationBase = {
+    /**
+     * The configuration's id, assigned by the service.
+     */
+    readonly uuid?: string;
+    /**
+     * A name or description for people.
+     */
+    description?: string;
+    /**
+     * Verify the API's TLS certificate.
+     */
+    verify_tls?: boolean;
+    /**
+     * Vigil extension. Give up on one delivery attempt after this many seconds.
+     */
+    timeout_seconds?: number;
+    readonly created_at?: string;
+    readonly last_updated?: string;
+    /**
+     * The base URL of the GitHub REST API, `https://api.github.com` when left out; `https://HOST/api/v3` for GitHub Enterprise Server.
+     */
+    url?: string;
+    /**
+     * The GitHub user the access token belongs to, shown for people; the token alone signs in.
+     */
+    username?: string;
+    /**
+     * A personal access token (or fine-grained token) that may create issues in the repository. Write-only; stored encrypted and never returned.
+     */
+    access_token?: string;
+    /**
+     * The user or organization that owns the repository.
+     */
+    owner?: string;
+    /**
+     * The name of the repository issues are opened in.
+     */
+    repository?: string;
+    /**
+     * The number of the milestone each issue is added to.
+     */
+    milestone?: number;
+    /**
+     * Labels given to each issue; GitHub creates one that does not exist yet.
+     */
+    labels?: Array<string>;
+    /**
+     * Logins of the users each issue is assigned to.
+     */
+    assignees?: Array<string>;
+};
+
+/**
+ * A GitHub notification endpoint configuration of an account. Each notification opens an issue in the repository.
+ */
+export type NotificationGitHubEndpointConfigurationPost = {
+    /**
+     * The configuration's id, assigned by the service.
+     */
+    readonly uuid?: string;
+    /**
+     * A name or description for people.
+     */
+    description?: string;
+    /**
+     * Verify the API's TLS certificate.
+     */
+    verify_tls?: boolean;
+    /**
+     * Vigil extension. Give up on one delivery attempt after this many seconds.
+     */
+    timeout_seconds?: number;
+    readonly created_at?: string;
+    readonly last_updated?: string;
+    /**
+     * The base URL of the GitHub REST API, `https://api.github.com` when left out; `https://HOST/api/v3` for GitHub Enterprise Server.
+     */
+    url?: string;
+    /**
+     * The GitHub user the access token belongs to, shown for people; the token alone signs in.
+     */
+    username: string;
+    /**
+     * A personal access token (or fine-grained token) that may create issues in the repository. Write-only; stored encrypted and never returned.
+     */
+    access_token: string;
+    /**
+     * The user or organization that owns the repository.
+     */
+    owner: string;
+    /**
+     * The name of the repository issues are opened in.
+     */
+    repository: string;
+    /**
+     * The number of the milestone each issue is added to.
+     */
+    milestone?: number;
+    /**
+     * Labels given to each issue; GitHub creates one that does not exist yet.
+     */
+    labels?: Array<string>;
+    /**
+     * Logins of the users each issue is assigned to.
+     */
+    assignees?: Array<string>;
+};
+
+/**
+ * A GitHub notification endpoint configuration, replaced. An access token left out keeps the stored one.
+ */
+export type NotificationGitHubEndpointConfigurationPut = {
+    /**
+     * The configuration's id, assigned by the service.
+     */
+    readonly uuid?: string;
+    /**
+     * A name or description for people.
+     */
+    description?: string;
+    /**
+     * Verify the API's TLS certificate.
+     */
+    verify_tls?: boolean;
+    /**
+     * Vigil extension. Give up on one delivery attempt after this many seconds.
+     */
+    timeout_seconds?: number;
+    readonly created_at?: string;
+    readonly last_updated?: string;
+    /**
+     * The base URL of the GitHub REST API, `https://api.github.com` when left out; `https://HOST/api/v3` for GitHub Enterprise Server.
+     */
+    url?: string;
+    /**
+     * The GitHub user the access token belongs to, shown for people; the token alone signs in.
+     */
+    username: string;
+    /**
+     * A personal access token (or fine-grained token) that may create issues in the repository. Write-only; stored encrypted and never returned.
+     */
+    access_token?: string;
+    /**
+     * The user or organization that owns the repository.
+     */
+    owner: string;
+    /**
+     * The name of the repository issues are opened in.
+     */
+    repository: string;
+    /**
+     * The number of the milestone each issue is added to.
+     */
+    milestone?: number;
+    /**
+     * Labels given to each issue; GitHub creates one that does not exist yet.
+     */
+    labels?: Array<string>;
+    /**
+     * Logins of the users each issue is assigned to.
+     */
+    assignees?: Array<string>;
+};
+
+export type NotificationGitHubEndpointConfigurationList = Array<NotificationGitHubEndpointConfigurationBase>;
+
+/**
+ * A Jira notification endpoint configuration of an account. Each notification creates an issue in the project.
+ */
+export type NotificationJiraEndpointConfigurationBase = {
+    /**
+     * The configuration's id, assigned by the service.
+     */
+    readonly uuid?: string;
+    /**
+     * A name or description for people.
+     */
+    description?: string;
+    /**
+     * Verify the Jira site's TLS certificate.
+     */
+    verify_tls?: boolean;
+    /**
+     * Vigil extension. Give up on one delivery attempt after this many seconds.
+     */
+    timeout_seconds?: number;
+    readonly created_at?: string;
+    readonly last_updated?: string;
+    /**
+     * The Jira site's base URL, `http://` or `https://` with host, port and any context path (`https://example.atlassian.net`).
+     */
+    url?: string;
+    /**
+     * The user issues are created as (the e-mail address on Jira Cloud).
+     */
+    username?: string;
+    /**
+     * The user's API token (Jira Cloud) or password (Jira Server and Data Center). Write-only; stored encrypted and never returned.
+     */
+    password?: string;
+    /**
+     * The key of the project issues are created in.
+     */
+    project_key?: string;
+    /**
+     * The name of the issue type (`Bug`, `Task`, ...).
+     */
+    issue_type?: string;
+    /**
+     * The name of the priority given to each issue; the project's default when left out.
+     */
+    priority?: string;
+    /**
+     * The user each issue is assigned to, by account id on Jira Cloud or by user name on Jira Server and Data Center.
+     */
+    assignee?: string;
+    /**
+     * Labels given to each issue (Jira labels have no spaces).
+     */
+    labels?: Array<string>;
+};
+
+/**
+ * A Jira notification endpoint configuration of an account. Each notification creates an issue in the project.
+ */
+export type NotificationJiraEndpointConfigurationPost = {
+    /**
+     * The configuration's id, assigned by the service.
+     */
+    readonly uuid?: string;
+    /**
+     * A name or description for people.
+     */
+    description?: string;
+    /**
+     * Verify the Jira site's TLS certificate.
+     */
+    verify_tls?: boolean;
+    /**
+     * Vigil extension. Give up on one delivery attempt after this many seconds.
+     */
+    timeout_seconds?: number;
+    readonly created_at?: string;
+    readonly last_updated?: string;
+    /**
+     * The Jira site's base URL, `http://` or `https://` with host, port and any context path (`https://example.atlassian.net`).
+     */
+    url: string;
+    /**
+     * The user issues are created as (the e-mail address on Jira Cloud).
+     */
+    username: string;
+    /**
+     * The user's API token (Jira Cloud) or password (Jira Server and Data Center). Write-only; stored encrypted and never returned.
+     */
+    password: string;
+    /**
+     * The key of the project issues are created in.
+     */
+    project_key: string;
+    /**
+     * The name of the issue type (`Bug`, `Task`, ...).
+     */
+    issue_type: string;
+    /**
+     * The name of the priority given to each issue; the project's default when left out.
+     */
+    priority?: string;
+    /**
+     * The user each issue is assigned to, by account id on Jira Cloud or by user name on Jira Server and Data Center.
+     */
+    assignee?: string;
+    /**
+     * Labels given to each issue (Jira labels have no spaces).
+     */
+    labels?: Array<string>;
+};
+
+/**
+ * A Jira notification endpoint configuration, replaced. A password left out keeps the stored one.
+ */
+export type NotificationJiraEndpointConfigurationPut = {
+    /**
+     * The configuration's id, assigned by the service.
+     */
+    readonly uuid?: string;
+    /**
+     * A name or description for people.
+     */
+    description?: string;
+    /**
+     * Verify the Jira site's TLS certificate.
+     */
+    verify_tls?: boolean;
+    /**
+     * Vigil extension. Give up on one delivery attempt after this many seconds.
+     */
+    timeout_seconds?: number;
+    readonly created_at?: string;
+    readonly last_updated?: string;
+    /**
+     * The Jira site's base URL, `http://` or `https://` with host, port and any context path (`https://example.atlassian.net`).
+     */
+    url: string;
+    /**
+     * The user issues are created as (the e-mail address on Jira Cloud).
+     */
+    username: string;
+    /**
+     * The user's API token (Jira Cloud) or password (Jira Server and Data Center). Write-only; stored encrypted and never returned.
+     */
+    password?: string;
+    /**
+     * The key of the project issues are created in.
+     */
+    project_key: string;
+    /**
+     * The name of the issue type (`Bug`, `Task`, ...).
+     */
+    issue_type: string;
+    /**
+     * The name of the priority given to each issue; the project's default when left out.
+     */
+    priority?: string;
+    /**
+     * The user each issue is assigned to, by account id on Jira Cloud or by user name on Jira Server and Data Center.
+     */
+    assignee?: string;
+    /**
+     * Labels given to each issue (Jira labels have no spaces).
+     */
+    labels?: Array<string>;
+};
+
+export type NotificationJiraEndpointConfigurationList = Array<NotificationJiraEndpointConfigurationBase>;
+
+/**
  * A SMTP (e-mail) notification endpoint configuration of an account.
  */
 export type NotificationSmtpEndpointConfiguration = {
@@ -3417,7 +3757,7 @@ export type NotificationSmtpEndpointConfigurationList = Array<NotificationSmtpEn
  * An endpoint kind.
  */
 export type NotificationEndpoint = {
-    name?: 'webhook' | 'slack' | 'teams' | 'smtp';
+    name?: 'webhook' | 'slack' | 'teams' | 'smtp' | 'github' | 'jira';
     enabled?: boolean;
     last_updated?: string;
 };
@@ -3516,6 +3856,28 @@ export type NotificationSmtpTestResult = {
 };
 
 /**
+ * What a test send to a configuration came to.
+ */
+export type NotificationGitHubTestResult = {
+    status?: 'success' | 'failure';
+    /**
+     * What the receiver answered (HTTP status and the start of the body, or the SMTP reply), or why nothing was sent.
+     */
+    response?: string;
+};
+
+/**
+ * What a test send to a configuration came to.
+ */
+export type NotificationJiraTestResult = {
+    status?: 'success' | 'failure';
+    /**
+     * What the receiver answered (HTTP status and the start of the body, or the SMTP reply), or why nothing was sent.
+     */
+    response?: string;
+};
+
+/**
  * Vigil extension. A notification queued for one configuration, with where its delivery stands.
  */
 export type NotificationDelivery = {
@@ -3524,7 +3886,7 @@ export type NotificationDelivery = {
      */
     notification_id: string;
     configuration_uuid: string;
-    endpoint: 'webhook' | 'slack' | 'teams' | 'smtp';
+    endpoint: 'webhook' | 'slack' | 'teams' | 'smtp' | 'github' | 'jira';
     account_name: string;
     notification_type: 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval' | 'event';
     /**
@@ -4057,6 +4419,310 @@ export type NotificationTeamsEndpointConfigurationWritable = {
 };
 
 export type NotificationTeamsEndpointConfigurationListWritable = Array<NotificationTeamsEndpointConfigurationWritable>;
+
+/**
+ * A GitHub notification endpoint configuration of an account. Each notification opens an issue in the repository.
+ */
+export type NotificationGitHubEndpointConfigurationBaseWritable = {
+    /**
+     * A name or description for people.
+     */
+    description?: string;
+    /**
+     * Verify the API's TLS certificate.
+     */
+    verify_tls?: boolean;
+    /**
+     * Vigil extension. Give up on one delivery attempt after this many seconds.
+     */
+    timeout_seconds?: number;
+    /**
+     * The base URL of the GitHub REST API, `https://api.github.com` when left out; `https://HOST/api/v3` for GitHub Enterprise Server.
+     */
+    url?: string;
+    /**
+     * The GitHub user the access token belongs to, shown for people; the token alone signs in.
+     */
+    username?: string;
+    /**
+     * A personal access token (or fine-grained token) that may create issues in the repository. Write-only; stored encrypted and never returned.
+     */
+    access_token?: string;
+    /**
+     * The user or organization that owns the repository.
+     */
+    owner?: string;
+    /**
+     * The name of the repository issues are opened in.
+     */
+    repository?: string;
+    /**
+     * The number of the milestone each issue is added to.
+     */
+    milestone?: number;
+    /**
+     * Labels given to each issue; GitHub creates one that does not exist yet.
+     */
+    labels?: Array<string>;
+    /**
+     * Logins of the users each issue is assigned to.
+     */
+    assignees?: Array<string>;
+};
+
+/**
+ * A GitHub notification endpoint configuration of an account. Each notification opens an issue in the repository.
+ */
+export type NotificationGitHubEndpointConfigurationPostWritable = {
+    /**
+     * A name or description for people.
+     */
+    description?: string;
+    /**
+     * Verify the API's TLS certificate.
+     */
+    verify_tls?: boolean;
+    /**
+     * Vigil extension. Give up on one delivery attempt after this many seconds.
+     */
+    timeout_seconds?: number;
+    /**
+     * The base URL of the GitHub REST API, `https://api.github.com` when left out; `https://HOST/api/v3` for GitHub Enterprise Server.
+     */
+    url?: string;
+    /**
+     * The GitHub user the access token belongs to, shown for people; the token alone signs in.
+     */
+    username: string;
+    /**
+     * A personal access token (or fine-grained token) that may create issues in the repository. Write-only; stored encrypted and never returned.
+     */
+    access_token: string;
+    /**
+     * The user or organization that owns the repository.
+     */
+    owner: string;
+    /**
+     * The name of the repository issues are opened in.
+     */
+    repository: string;
+    /**
+     * The number of the milestone each issue is added to.
+     */
+    milestone?: number;
+    /**
+     * Labels given to each issue; GitHub creates one that does not exist yet.
+     */
+    labels?: Array<string>;
+    /**
+     * Logins of the users each issue is assigned to.
+     */
+    assignees?: Array<string>;
+};
+
+/**
+ * A GitHub notification endpoint configuration, replaced. An access token left out keeps the stored one.
+ */
+export type NotificationGitHubEndpointConfigurationPutWritable = {
+    /**
+     * A name or description for people.
+     */
+    description?: string;
+    /**
+     * Verify the API's TLS certificate.
+     */
+    verify_tls?: boolean;
+    /**
+     * Vigil extension. Give up on one delivery attempt after this many seconds.
+     */
+    timeout_seconds?: number;
+    /**
+     * The base URL of the GitHub REST API, `https://api.github.com` when left out; `https://HOST/api/v3` for GitHub Enterprise Server.
+     */
+    url?: string;
+    /**
+     * The GitHub user the access token belongs to, shown for people; the token alone signs in.
+     */
+    username: string;
+    /**
+     * A personal access token (or fine-grained token) that may create issues in the repository. Write-only; stored encrypted and never returned.
+     */
+    access_token?: string;
+    /**
+     * The user or organization that owns the repository.
+     */
+    owner: string;
+    /**
+     * The name of the repository issues are opened in.
+     */
+    repository: string;
+    /**
+     * The number of the milestone each issue is added to.
+     */
+    milestone?: number;
+    /**
+     * Labels given to each issue; GitHub creates one that does not exist yet.
+     */
+    labels?: Array<string>;
+    /**
+     * Logins of the users each issue is assigned to.
+     */
+    assignees?: Array<string>;
+};
+
+export type NotificationGitHubEndpointConfigurationListWritable = Array<NotificationGitHubEndpointConfigurationBaseWritable>;
+
+/**
+ * A Jira notification endpoint configuration of an account. Each notification creates an issue in the project.
+ */
+export type NotificationJiraEndpointConfigurationBaseWritable = {
+    /**
+     * A name or description for people.
+     */
+    description?: string;
+    /**
+     * Verify the Jira site's TLS certificate.
+     */
+    verify_tls?: boolean;
+    /**
+     * Vigil extension. Give up on one delivery attempt after this many seconds.
+     */
+    timeout_seconds?: number;
+    /**
+     * The Jira site's base URL, `http://` or `https://` with host, port and any context path (`https://example.atlassian.net`).
+     */
+    url?: string;
+    /**
+     * The user issues are created as (the e-mail address on Jira Cloud).
+     */
+    username?: string;
+    /**
+     * The user's API token (Jira Cloud) or password (Jira Server and Data Center). Write-only; stored encrypted and never returned.
+     */
+    password?: string;
+    /**
+     * The key of the project issues are created in.
+     */
+    project_key?: string;
+    /**
+     * The name of the issue type (`Bug`, `Task`, ...).
+     */
+    issue_type?: string;
+    /**
+     * The name of the priority given to each issue; the project's default when left out.
+     */
+    priority?: string;
+    /**
+     * The user each issue is assigned to, by account id on Jira Cloud or by user name on Jira Server and Data Center.
+     */
+    assignee?: string;
+    /**
+     * Labels given to each issue (Jira labels have no spaces).
+     */
+    labels?: Array<string>;
+};
+
+/**
+ * A Jira notification endpoint configuration of an account. Each notification creates an issue in the project.
+ */
+export type NotificationJiraEndpointConfigurationPostWritable = {
+    /**
+     * A name or description for people.
+     */
+    description?: string;
+    /**
+     * Verify the Jira site's TLS certificate.
+     */
+    verify_tls?: boolean;
+    /**
+     * Vigil extension. Give up on one delivery attempt after this many seconds.
+     */
+    timeout_seconds?: number;
+    /**
+     * The Jira site's base URL, `http://` or `https://` with host, port and any context path (`https://example.atlassian.net`).
+     */
+    url: string;
+    /**
+     * The user issues are created as (the e-mail address on Jira Cloud).
+     */
+    username: string;
+    /**
+     * The user's API token (Jira Cloud) or password (Jira Server and Data Center). Write-only; stored encrypted and never returned.
+     */
+    password: string;
+    /**
+     * The key of the project issues are created in.
+     */
+    project_key: string;
+    /**
+     * The name of the issue type (`Bug`, `Task`, ...).
+     */
+    issue_type: string;
+    /**
+     * The name of the priority given to each issue; the project's default when left out.
+     */
+    priority?: string;
+    /**
+     * The user each issue is assigned to, by account id on Jira Cloud or by user name on Jira Server and Data Center.
+     */
+    assignee?: string;
+    /**
+     * Labels given to each issue (Jira labels have no spaces).
+     */
+    labels?: Array<string>;
+};
+
+/**
+ * A Jira notification endpoint configuration, replaced. A password left out keeps the stored one.
+ */
+export type NotificationJiraEndpointConfigurationPutWritable = {
+    /**
+     * A name or description for people.
+     */
+    description?: string;
+    /**
+     * Verify the Jira site's TLS certificate.
+     */
+    verify_tls?: boolean;
+    /**
+     * Vigil extension. Give up on one delivery attempt after this many seconds.
+     */
+    timeout_seconds?: number;
+    /**
+     * The Jira site's base URL, `http://` or `https://` with host, port and any context path (`https://example.atlassian.net`).
+     */
+    url: string;
+    /**
+     * The user issues are created as (the e-mail address on Jira Cloud).
+     */
+    username: string;
+    /**
+     * The user's API token (Jira Cloud) or password (Jira Server and Data Center). Write-only; stored encrypted and never returned.
+     */
+    password?: string;
+    /**
+     * The key of the project issues are created in.
+     */
+    project_key: string;
+    /**
+     * The name of the issue type (`Bug`, `Task`, ...).
+     */
+    issue_type: string;
+    /**
+     * The name of the priority given to each issue; the project's default when left out.
+     */
+    priority?: string;
+    /**
+     * The user each issue is assigned to, by account id on Jira Cloud or by user name on Jira Server and Data Center.
+     */
+    assignee?: string;
+    /**
+     * Labels given to each issue (Jira labels have no spaces).
+     */
+    labels?: Array<string>;
+};
+
+export type NotificationJiraEndpointConfigurationListWritable = Array<NotificationJiraEndpointConfigurationBaseWritable>;
 
 /**
  * A SMTP (e-mail) notification endpoint configuration of an account.
@@ -18168,7 +18834,7 @@ export type UpdateEndpointStatusData = {
         'x-anchore-account'?: string;
     };
     path: {
-        name: 'webhook' | 'slack' | 'teams' | 'smtp';
+        name: 'webhook' | 'slack' | 'teams' | 'smtp' | 'github' | 'jira';
     };
     query?: never;
     url: '/notifications/endpoints/{name}';
@@ -21611,6 +22277,2228 @@ export type ReplayTeamsDeliveryResponses = {
 };
 
 export type ReplayTeamsDeliveryResponse = ReplayTeamsDeliveryResponses[keyof ReplayTeamsDeliveryResponses];
+
+export type ListGithubConfigurationsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/notifications/endpoints/github/configurations';
+};
+
+export type ListGithubConfigurationsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListGithubConfigurationsError = ListGithubConfigurationsErrors[keyof ListGithubConfigurationsErrors];
+
+export type ListGithubConfigurationsResponses = {
+    /**
+     * The configurations; secrets are left out.
+     */
+    200: NotificationGitHubEndpointConfigurationList;
+};
+
+export type ListGithubConfigurationsResponse = ListGithubConfigurationsResponses[keyof ListGithubConfigurationsResponses];
+
+export type AddGithubConfigurationData = {
+    body: NotificationGitHubEndpointConfigurationPostWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/notifications/endpoints/github/configurations';
+};
+
+export type AddGithubConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddGithubConfigurationError = AddGithubConfigurationErrors[keyof AddGithubConfigurationErrors];
+
+export type AddGithubConfigurationResponses = {
+    /**
+     * The configuration; secrets are left out.
+     */
+    200: NotificationGitHubEndpointConfigurationBase;
+};
+
+export type AddGithubConfigurationResponse = AddGithubConfigurationResponses[keyof AddGithubConfigurationResponses];
+
+export type DeleteGithubConfigurationData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/github/configurations/{uuid}';
+};
+
+export type DeleteGithubConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteGithubConfigurationError = DeleteGithubConfigurationErrors[keyof DeleteGithubConfigurationErrors];
+
+export type DeleteGithubConfigurationResponses = {
+    /**
+     * Deleted.
+     */
+    200: unknown;
+};
+
+export type GetGithubConfigurationData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/github/configurations/{uuid}';
+};
+
+export type GetGithubConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetGithubConfigurationError = GetGithubConfigurationErrors[keyof GetGithubConfigurationErrors];
+
+export type GetGithubConfigurationResponses = {
+    /**
+     * The configuration; secrets are left out.
+     */
+    200: NotificationGitHubEndpointConfigurationBase;
+};
+
+export type GetGithubConfigurationResponse = GetGithubConfigurationResponses[keyof GetGithubConfigurationResponses];
+
+export type UpdateGithubConfigurationData = {
+    body: NotificationGitHubEndpointConfigurationPutWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/github/configurations/{uuid}';
+};
+
+export type UpdateGithubConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UpdateGithubConfigurationError = UpdateGithubConfigurationErrors[keyof UpdateGithubConfigurationErrors];
+
+export type UpdateGithubConfigurationResponses = {
+    /**
+     * The configuration; secrets are left out.
+     */
+    200: NotificationGitHubEndpointConfigurationBase;
+};
+
+export type UpdateGithubConfigurationResponse = UpdateGithubConfigurationResponses[keyof UpdateGithubConfigurationResponses];
+
+export type ListGithubSelectorsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/github/configurations/{uuid}/selectors';
+};
+
+export type ListGithubSelectorsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListGithubSelectorsError = ListGithubSelectorsErrors[keyof ListGithubSelectorsErrors];
+
+export type ListGithubSelectorsResponses = {
+    /**
+     * The selectors.
+     */
+    200: NotificationSelectorList;
+};
+
+export type ListGithubSelectorsResponse = ListGithubSelectorsResponses[keyof ListGithubSelectorsResponses];
+
+export type AddGithubSelectorData = {
+    body: NotificationSelectorWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/github/configurations/{uuid}/selectors';
+};
+
+export type AddGithubSelectorErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddGithubSelectorError = AddGithubSelectorErrors[keyof AddGithubSelectorErrors];
+
+export type AddGithubSelectorResponses = {
+    /**
+     * The selector.
+     */
+    200: NotificationSelector;
+};
+
+export type AddGithubSelectorResponse = AddGithubSelectorResponses[keyof AddGithubSelectorResponses];
+
+export type DeleteGithubSelectorData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        configuration_uuid: string;
+        /**
+         * The selector.
+         */
+        selector_uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/github/configurations/{configuration_uuid}/selectors/{selector_uuid}';
+};
+
+export type DeleteGithubSelectorErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteGithubSelectorError = DeleteGithubSelectorErrors[keyof DeleteGithubSelectorErrors];
+
+export type DeleteGithubSelectorResponses = {
+    /**
+     * Deleted.
+     */
+    200: unknown;
+};
+
+export type GetGithubSelectorData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        configuration_uuid: string;
+        /**
+         * The selector.
+         */
+        selector_uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/github/configurations/{configuration_uuid}/selectors/{selector_uuid}';
+};
+
+export type GetGithubSelectorErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetGithubSelectorError = GetGithubSelectorErrors[keyof GetGithubSelectorErrors];
+
+export type GetGithubSelectorResponses = {
+    /**
+     * The selector.
+     */
+    200: NotificationSelector;
+};
+
+export type GetGithubSelectorResponse = GetGithubSelectorResponses[keyof GetGithubSelectorResponses];
+
+export type UpdateGithubSelectorData = {
+    body: NotificationSelectorWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        configuration_uuid: string;
+        /**
+         * The selector.
+         */
+        selector_uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/github/configurations/{configuration_uuid}/selectors/{selector_uuid}';
+};
+
+export type UpdateGithubSelectorErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UpdateGithubSelectorError = UpdateGithubSelectorErrors[keyof UpdateGithubSelectorErrors];
+
+export type UpdateGithubSelectorResponses = {
+    /**
+     * The selector.
+     */
+    200: NotificationSelector;
+};
+
+export type UpdateGithubSelectorResponse = UpdateGithubSelectorResponses[keyof UpdateGithubSelectorResponses];
+
+export type GetGithubConfigurationStatusData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/github/configurations/{uuid}/status';
+};
+
+export type GetGithubConfigurationStatusErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetGithubConfigurationStatusError = GetGithubConfigurationStatusErrors[keyof GetGithubConfigurationStatusErrors];
+
+export type GetGithubConfigurationStatusResponses = {
+    /**
+     * The status.
+     */
+    200: NotificationOperationalStatus;
+};
+
+export type GetGithubConfigurationStatusResponse = GetGithubConfigurationStatusResponses[keyof GetGithubConfigurationStatusResponses];
+
+export type TestStoredGithubConfigurationData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: {
+        /**
+         * Which sample notification to send.
+         */
+        notification_type?: 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval';
+    };
+    url: '/notifications/endpoints/github/configurations/{uuid}/test';
+};
+
+export type TestStoredGithubConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type TestStoredGithubConfigurationError = TestStoredGithubConfigurationErrors[keyof TestStoredGithubConfigurationErrors];
+
+export type TestStoredGithubConfigurationResponses = {
+    /**
+     * What the receiver answered.
+     */
+    200: NotificationGitHubTestResult;
+};
+
+export type TestStoredGithubConfigurationResponse = TestStoredGithubConfigurationResponses[keyof TestStoredGithubConfigurationResponses];
+
+export type TestGithubConfigurationData = {
+    body: NotificationGitHubEndpointConfigurationPostWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: {
+        /**
+         * Which sample notification to send.
+         */
+        notification_type?: 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval';
+    };
+    url: '/notifications/endpoints/github/test';
+};
+
+export type TestGithubConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type TestGithubConfigurationError = TestGithubConfigurationErrors[keyof TestGithubConfigurationErrors];
+
+export type TestGithubConfigurationResponses = {
+    /**
+     * What the receiver answered.
+     */
+    200: NotificationGitHubTestResult;
+};
+
+export type TestGithubConfigurationResponse = TestGithubConfigurationResponses[keyof TestGithubConfigurationResponses];
+
+export type ListGithubDeliveriesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: {
+        state?: 'pending' | 'delivering' | 'delivered' | 'failed';
+        page?: number;
+        limit?: number;
+    };
+    url: '/notifications/endpoints/github/configurations/{uuid}/deliveries';
+};
+
+export type ListGithubDeliveriesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListGithubDeliveriesError = ListGithubDeliveriesErrors[keyof ListGithubDeliveriesErrors];
+
+export type ListGithubDeliveriesResponses = {
+    /**
+     * A page of notifications.
+     */
+    200: NotificationDeliveryList;
+};
+
+export type ListGithubDeliveriesResponse = ListGithubDeliveriesResponses[keyof ListGithubDeliveriesResponses];
+
+export type GetGithubDeliveryData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        configuration_uuid: string;
+        /**
+         * The notification.
+         */
+        notification_id: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/github/configurations/{configuration_uuid}/deliveries/{notification_id}';
+};
+
+export type GetGithubDeliveryErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetGithubDeliveryError = GetGithubDeliveryErrors[keyof GetGithubDeliveryErrors];
+
+export type GetGithubDeliveryResponses = {
+    /**
+     * The notification.
+     */
+    200: NotificationDelivery;
+};
+
+export type GetGithubDeliveryResponse = GetGithubDeliveryResponses[keyof GetGithubDeliveryResponses];
+
+export type ListGithubDeliveryReceiptsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        configuration_uuid: string;
+        /**
+         * The notification.
+         */
+        notification_id: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/github/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts';
+};
+
+export type ListGithubDeliveryReceiptsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListGithubDeliveryReceiptsError = ListGithubDeliveryReceiptsErrors[keyof ListGithubDeliveryReceiptsErrors];
+
+export type ListGithubDeliveryReceiptsResponses = {
+    /**
+     * The receipts.
+     */
+    200: NotificationReceiptList;
+};
+
+export type ListGithubDeliveryReceiptsResponse = ListGithubDeliveryReceiptsResponses[keyof ListGithubDeliveryReceiptsResponses];
+
+export type ReplayGithubDeliveryData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        configuration_uuid: string;
+        /**
+         * The notification.
+         */
+        notification_id: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/github/configurations/{configuration_uuid}/deliveries/{notification_id}/replay';
+};
+
+export type ReplayGithubDeliveryErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ReplayGithubDeliveryError = ReplayGithubDeliveryErrors[keyof ReplayGithubDeliveryErrors];
+
+export type ReplayGithubDeliveryResponses = {
+    /**
+     * The notification, queued again.
+     */
+    200: NotificationDelivery;
+};
+
+export type ReplayGithubDeliveryResponse = ReplayGithubDeliveryResponses[keyof ReplayGithubDeliveryResponses];
+
+export type ListJiraConfigurationsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations';
+};
+
+export type ListJiraConfigurationsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListJiraConfigurationsError = ListJiraConfigurationsErrors[keyof ListJiraConfigurationsErrors];
+
+export type ListJiraConfigurationsResponses = {
+    /**
+     * The configurations; secrets are left out.
+     */
+    200: NotificationJiraEndpointConfigurationList;
+};
+
+export type ListJiraConfigurationsResponse = ListJiraConfigurationsResponses[keyof ListJiraConfigurationsResponses];
+
+export type AddJiraConfigurationData = {
+    body: NotificationJiraEndpointConfigurationPostWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations';
+};
+
+export type AddJiraConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddJiraConfigurationError = AddJiraConfigurationErrors[keyof AddJiraConfigurationErrors];
+
+export type AddJiraConfigurationResponses = {
+    /**
+     * The configuration; secrets are left out.
+     */
+    200: NotificationJiraEndpointConfigurationBase;
+};
+
+export type AddJiraConfigurationResponse = AddJiraConfigurationResponses[keyof AddJiraConfigurationResponses];
+
+export type DeleteJiraConfigurationData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations/{uuid}';
+};
+
+export type DeleteJiraConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteJiraConfigurationError = DeleteJiraConfigurationErrors[keyof DeleteJiraConfigurationErrors];
+
+export type DeleteJiraConfigurationResponses = {
+    /**
+     * Deleted.
+     */
+    200: unknown;
+};
+
+export type GetJiraConfigurationData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations/{uuid}';
+};
+
+export type GetJiraConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetJiraConfigurationError = GetJiraConfigurationErrors[keyof GetJiraConfigurationErrors];
+
+export type GetJiraConfigurationResponses = {
+    /**
+     * The configuration; secrets are left out.
+     */
+    200: NotificationJiraEndpointConfigurationBase;
+};
+
+export type GetJiraConfigurationResponse = GetJiraConfigurationResponses[keyof GetJiraConfigurationResponses];
+
+export type UpdateJiraConfigurationData = {
+    body: NotificationJiraEndpointConfigurationPutWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations/{uuid}';
+};
+
+export type UpdateJiraConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UpdateJiraConfigurationError = UpdateJiraConfigurationErrors[keyof UpdateJiraConfigurationErrors];
+
+export type UpdateJiraConfigurationResponses = {
+    /**
+     * The configuration; secrets are left out.
+     */
+    200: NotificationJiraEndpointConfigurationBase;
+};
+
+export type UpdateJiraConfigurationResponse = UpdateJiraConfigurationResponses[keyof UpdateJiraConfigurationResponses];
+
+export type ListJiraSelectorsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations/{uuid}/selectors';
+};
+
+export type ListJiraSelectorsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListJiraSelectorsError = ListJiraSelectorsErrors[keyof ListJiraSelectorsErrors];
+
+export type ListJiraSelectorsResponses = {
+    /**
+     * The selectors.
+     */
+    200: NotificationSelectorList;
+};
+
+export type ListJiraSelectorsResponse = ListJiraSelectorsResponses[keyof ListJiraSelectorsResponses];
+
+export type AddJiraSelectorData = {
+    body: NotificationSelectorWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations/{uuid}/selectors';
+};
+
+export type AddJiraSelectorErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type AddJiraSelectorError = AddJiraSelectorErrors[keyof AddJiraSelectorErrors];
+
+export type AddJiraSelectorResponses = {
+    /**
+     * The selector.
+     */
+    200: NotificationSelector;
+};
+
+export type AddJiraSelectorResponse = AddJiraSelectorResponses[keyof AddJiraSelectorResponses];
+
+export type DeleteJiraSelectorData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        configuration_uuid: string;
+        /**
+         * The selector.
+         */
+        selector_uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations/{configuration_uuid}/selectors/{selector_uuid}';
+};
+
+export type DeleteJiraSelectorErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteJiraSelectorError = DeleteJiraSelectorErrors[keyof DeleteJiraSelectorErrors];
+
+export type DeleteJiraSelectorResponses = {
+    /**
+     * Deleted.
+     */
+    200: unknown;
+};
+
+export type GetJiraSelectorData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        configuration_uuid: string;
+        /**
+         * The selector.
+         */
+        selector_uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations/{configuration_uuid}/selectors/{selector_uuid}';
+};
+
+export type GetJiraSelectorErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetJiraSelectorError = GetJiraSelectorErrors[keyof GetJiraSelectorErrors];
+
+export type GetJiraSelectorResponses = {
+    /**
+     * The selector.
+     */
+    200: NotificationSelector;
+};
+
+export type GetJiraSelectorResponse = GetJiraSelectorResponses[keyof GetJiraSelectorResponses];
+
+export type UpdateJiraSelectorData = {
+    body: NotificationSelectorWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        configuration_uuid: string;
+        /**
+         * The selector.
+         */
+        selector_uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations/{configuration_uuid}/selectors/{selector_uuid}';
+};
+
+export type UpdateJiraSelectorErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type UpdateJiraSelectorError = UpdateJiraSelectorErrors[keyof UpdateJiraSelectorErrors];
+
+export type UpdateJiraSelectorResponses = {
+    /**
+     * The selector.
+     */
+    200: NotificationSelector;
+};
+
+export type UpdateJiraSelectorResponse = UpdateJiraSelectorResponses[keyof UpdateJiraSelectorResponses];
+
+export type GetJiraConfigurationStatusData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations/{uuid}/status';
+};
+
+export type GetJiraConfigurationStatusErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetJiraConfigurationStatusError = GetJiraConfigurationStatusErrors[keyof GetJiraConfigurationStatusErrors];
+
+export type GetJiraConfigurationStatusResponses = {
+    /**
+     * The status.
+     */
+    200: NotificationOperationalStatus;
+};
+
+export type GetJiraConfigurationStatusResponse = GetJiraConfigurationStatusResponses[keyof GetJiraConfigurationStatusResponses];
+
+export type TestStoredJiraConfigurationData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: {
+        /**
+         * Which sample notification to send.
+         */
+        notification_type?: 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval';
+    };
+    url: '/notifications/endpoints/jira/configurations/{uuid}/test';
+};
+
+export type TestStoredJiraConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type TestStoredJiraConfigurationError = TestStoredJiraConfigurationErrors[keyof TestStoredJiraConfigurationErrors];
+
+export type TestStoredJiraConfigurationResponses = {
+    /**
+     * What the receiver answered.
+     */
+    200: NotificationJiraTestResult;
+};
+
+export type TestStoredJiraConfigurationResponse = TestStoredJiraConfigurationResponses[keyof TestStoredJiraConfigurationResponses];
+
+export type TestJiraConfigurationData = {
+    body: NotificationJiraEndpointConfigurationPostWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: {
+        /**
+         * Which sample notification to send.
+         */
+        notification_type?: 'tag_update' | 'analysis_update' | 'vuln_update' | 'policy_eval';
+    };
+    url: '/notifications/endpoints/jira/test';
+};
+
+export type TestJiraConfigurationErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type TestJiraConfigurationError = TestJiraConfigurationErrors[keyof TestJiraConfigurationErrors];
+
+export type TestJiraConfigurationResponses = {
+    /**
+     * What the receiver answered.
+     */
+    200: NotificationJiraTestResult;
+};
+
+export type TestJiraConfigurationResponse = TestJiraConfigurationResponses[keyof TestJiraConfigurationResponses];
+
+export type ListJiraDeliveriesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        uuid: string;
+    };
+    query?: {
+        state?: 'pending' | 'delivering' | 'delivered' | 'failed';
+        page?: number;
+        limit?: number;
+    };
+    url: '/notifications/endpoints/jira/configurations/{uuid}/deliveries';
+};
+
+export type ListJiraDeliveriesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListJiraDeliveriesError = ListJiraDeliveriesErrors[keyof ListJiraDeliveriesErrors];
+
+export type ListJiraDeliveriesResponses = {
+    /**
+     * A page of notifications.
+     */
+    200: NotificationDeliveryList;
+};
+
+export type ListJiraDeliveriesResponse = ListJiraDeliveriesResponses[keyof ListJiraDeliveriesResponses];
+
+export type GetJiraDeliveryData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        configuration_uuid: string;
+        /**
+         * The notification.
+         */
+        notification_id: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations/{configuration_uuid}/deliveries/{notification_id}';
+};
+
+export type GetJiraDeliveryErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetJiraDeliveryError = GetJiraDeliveryErrors[keyof GetJiraDeliveryErrors];
+
+export type GetJiraDeliveryResponses = {
+    /**
+     * The notification.
+     */
+    200: NotificationDelivery;
+};
+
+export type GetJiraDeliveryResponse = GetJiraDeliveryResponses[keyof GetJiraDeliveryResponses];
+
+export type ListJiraDeliveryReceiptsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        configuration_uuid: string;
+        /**
+         * The notification.
+         */
+        notification_id: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations/{configuration_uuid}/deliveries/{notification_id}/receipts';
+};
+
+export type ListJiraDeliveryReceiptsErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListJiraDeliveryReceiptsError = ListJiraDeliveryReceiptsErrors[keyof ListJiraDeliveryReceiptsErrors];
+
+export type ListJiraDeliveryReceiptsResponses = {
+    /**
+     * The receipts.
+     */
+    200: NotificationReceiptList;
+};
+
+export type ListJiraDeliveryReceiptsResponse = ListJiraDeliveryReceiptsResponses[keyof ListJiraDeliveryReceiptsResponses];
+
+export type ReplayJiraDeliveryData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        /**
+         * The configuration.
+         */
+        configuration_uuid: string;
+        /**
+         * The notification.
+         */
+        notification_id: string;
+    };
+    query?: never;
+    url: '/notifications/endpoints/jira/configurations/{configuration_uuid}/deliveries/{notification_id}/replay';
+};
+
+export type ReplayJiraDeliveryErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ReplayJiraDeliveryError = ReplayJiraDeliveryErrors[keyof ReplayJiraDeliveryErrors];
+
+export type ReplayJiraDeliveryResponses = {
+    /**
+     * The notification, queued again.
+     */
+    200: NotificationDelivery;
+};
+
+export type ReplayJiraDeliveryResponse = ReplayJiraDeliveryResponses[keyof ReplayJiraDeliveryResponses];
 
 export type ListSmtpConfigurationsData = {
     body?: never;

@@ -2683,6 +2683,130 @@ export const zNotificationTeamsEndpointConfiguration = z.object({
 export const zNotificationTeamsEndpointConfigurationList = z.array(zNotificationTeamsEndpointConfiguration);
 
 /**
+ * A GitHub notification endpoint configuration of an account. Each notification opens an issue in the repository.
+ */
+export const zNotificationGitHubEndpointConfigurationBase = z.object({
+    uuid: z.string().readonly().optional(),
+    description: z.string().max(1024).optional(),
+    verify_tls: z.boolean().optional().default(true),
+    timeout_seconds: z.int().gte(1).lte(120).optional().default(10),
+    created_at: z.iso.datetime().readonly().optional(),
+    last_updated: z.iso.datetime().readonly().optional(),
+    url: z.string().min(1).max(2048).optional().default('https://api.github.com'),
+    username: z.string().min(1).max(256).optional(),
+    access_token: z.string().min(1).max(1024).optional(),
+    owner: z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/).optional(),
+    repository: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/).optional(),
+    milestone: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(2147483647)).optional(),
+    labels: z.array(z.string().min(1).max(50)).max(100).optional(),
+    assignees: z.array(z.string().min(1).max(39).regex(/^[A-Za-z0-9-]+$/)).max(10).optional()
+});
+
+/**
+ * A GitHub notification endpoint configuration of an account. Each notification opens an issue in the repository.
+ */
+export const zNotificationGitHubEndpointConfigurationPost = z.object({
+    uuid: z.string().readonly().optional(),
+    description: z.string().max(1024).optional(),
+    verify_tls: z.boolean().optional().default(true),
+    timeout_seconds: z.int().gte(1).lte(120).optional().default(10),
+    created_at: z.iso.datetime().readonly().optional(),
+    last_updated: z.iso.datetime().readonly().optional(),
+    url: z.string().min(1).max(2048).optional().default('https://api.github.com'),
+    username: z.string().min(1).max(256),
+    access_token: z.string().min(1).max(1024),
+    owner: z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
+    repository: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/),
+    milestone: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(2147483647)).optional(),
+    labels: z.array(z.string().min(1).max(50)).max(100).optional(),
+    assignees: z.array(z.string().min(1).max(39).regex(/^[A-Za-z0-9-]+$/)).max(10).optional()
+});
+
+/**
+ * A GitHub notification endpoint configuration, replaced. An access token left out keeps the stored one.
+ */
+export const zNotificationGitHubEndpointConfigurationPut = z.object({
+    uuid: z.string().readonly().optional(),
+    description: z.string().max(1024).optional(),
+    verify_tls: z.boolean().optional().default(true),
+    timeout_seconds: z.int().gte(1).lte(120).optional().default(10),
+    created_at: z.iso.datetime().readonly().optional(),
+    last_updated: z.iso.datetime().readonly().optional(),
+    url: z.string().min(1).max(2048).optional().default('https://api.github.com'),
+    username: z.string().min(1).max(256),
+    access_token: z.string().min(1).max(1024).optional(),
+    owner: z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
+    repository: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/),
+    milestone: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(2147483647)).optional(),
+    labels: z.array(z.string().min(1).max(50)).max(100).optional(),
+    assignees: z.array(z.string().min(1).max(39).regex(/^[A-Za-z0-9-]+$/)).max(10).optional()
+});
+
+export const zNotificationGitHubEndpointConfigurationList = z.array(zNotificationGitHubEndpointConfigurationBase);
+
+/**
+ * A Jira notification endpoint configuration of an account. Each notification creates an issue in the project.
+ */
+export const zNotificationJiraEndpointConfigurationBase = z.object({
+    uuid: z.string().readonly().optional(),
+    description: z.string().max(1024).optional(),
+    verify_tls: z.boolean().optional().default(true),
+    timeout_seconds: z.int().gte(1).lte(120).optional().default(10),
+    created_at: z.iso.datetime().readonly().optional(),
+    last_updated: z.iso.datetime().readonly().optional(),
+    url: z.string().min(1).max(2048).optional(),
+    username: z.string().min(1).max(256).optional(),
+    password: z.string().min(1).max(1024).optional(),
+    project_key: z.string().min(1).max(255).regex(/^[A-Za-z][A-Za-z0-9_]*$/).optional(),
+    issue_type: z.string().min(1).max(255).optional(),
+    priority: z.string().min(1).max(255).optional(),
+    assignee: z.string().min(1).max(255).optional(),
+    labels: z.array(z.string().min(1).max(255).regex(/^\S+$/)).max(100).optional()
+});
+
+/**
+ * A Jira notification endpoint configuration of an account. Each notification creates an issue in the project.
+ */
+export const zNotificationJiraEndpointConfigurationPost = z.object({
+    uuid: z.string().readonly().optional(),
+    description: z.string().max(1024).optional(),
+    verify_tls: z.boolean().optional().default(true),
+    timeout_seconds: z.int().gte(1).lte(120).optional().default(10),
+    created_at: z.iso.datetime().readonly().optional(),
+    last_updated: z.iso.datetime().readonly().optional(),
+    url: z.string().min(1).max(2048),
+    username: z.string().min(1).max(256),
+    password: z.string().min(1).max(1024),
+    project_key: z.string().min(1).max(255).regex(/^[A-Za-z][A-Za-z0-9_]*$/),
+    issue_type: z.string().min(1).max(255),
+    priority: z.string().min(1).max(255).optional(),
+    assignee: z.string().min(1).max(255).optional(),
+    labels: z.array(z.string().min(1).max(255).regex(/^\S+$/)).max(100).optional()
+});
+
+/**
+ * A Jira notification endpoint configuration, replaced. A password left out keeps the stored one.
+ */
+export const zNotificationJiraEndpointConfigurationPut = z.object({
+    uuid: z.string().readonly().optional(),
+    description: z.string().max(1024).optional(),
+    verify_tls: z.boolean().optional().default(true),
+    timeout_seconds: z.int().gte(1).lte(120).optional().default(10),
+    created_at: z.iso.datetime().readonly().optional(),
+    last_updated: z.iso.datetime().readonly().optional(),
+    url: z.string().min(1).max(2048),
+    username: z.string().min(1).max(256),
+    password: z.string().min(1).max(1024).optional(),
+    project_key: z.string().min(1).max(255).regex(/^[A-Za-z][A-Za-z0-9_]*$/),
+    issue_type: z.string().min(1).max(255),
+    priority: z.string().min(1).max(255).optional(),
+    assignee: z.string().min(1).max(255).optional(),
+    labels: z.array(z.string().min(1).max(255).regex(/^\S+$/)).max(100).optional()
+});
+
+export const zNotificationJiraEndpointConfigurationList = z.array(zNotificationJiraEndpointConfigurationBase);
+
+/**
  * A SMTP (e-mail) notification endpoint configuration of an account.
  */
 export const zNotificationSmtpEndpointConfiguration = z.object({
@@ -2711,7 +2835,9 @@ export const zNotificationEndpoint = z.object({
         'webhook',
         'slack',
         'teams',
-        'smtp'
+        'smtp',
+        'github',
+        'jira'
     ]).optional(),
     enabled: z.boolean().optional(),
     last_updated: z.iso.datetime().optional()
@@ -2801,6 +2927,22 @@ export const zNotificationSmtpTestResult = z.object({
 });
 
 /**
+ * What a test send to a configuration came to.
+ */
+export const zNotificationGitHubTestResult = z.object({
+    status: z.enum(['success', 'failure']).optional(),
+    response: z.string().optional()
+});
+
+/**
+ * What a test send to a configuration came to.
+ */
+export const zNotificationJiraTestResult = z.object({
+    status: z.enum(['success', 'failure']).optional(),
+    response: z.string().optional()
+});
+
+/**
  * Vigil extension. A notification queued for one configuration, with where its delivery stands.
  */
 export const zNotificationDelivery = z.object({
@@ -2810,7 +2952,9 @@ export const zNotificationDelivery = z.object({
         'webhook',
         'slack',
         'teams',
-        'smtp'
+        'smtp',
+        'github',
+        'jira'
     ]),
     account_name: z.string(),
     notification_type: z.enum([
@@ -3199,6 +3343,112 @@ export const zNotificationTeamsEndpointConfigurationWritable = z.object({
 });
 
 export const zNotificationTeamsEndpointConfigurationListWritable = z.array(zNotificationTeamsEndpointConfigurationWritable);
+
+/**
+ * A GitHub notification endpoint configuration of an account. Each notification opens an issue in the repository.
+ */
+export const zNotificationGitHubEndpointConfigurationBaseWritable = z.object({
+    description: z.string().max(1024).optional(),
+    verify_tls: z.boolean().optional().default(true),
+    timeout_seconds: z.int().gte(1).lte(120).optional().default(10),
+    url: z.string().min(1).max(2048).optional().default('https://api.github.com'),
+    username: z.string().min(1).max(256).optional(),
+    access_token: z.string().min(1).max(1024).optional(),
+    owner: z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/).optional(),
+    repository: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/).optional(),
+    milestone: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(2147483647)).optional(),
+    labels: z.array(z.string().min(1).max(50)).max(100).optional(),
+    assignees: z.array(z.string().min(1).max(39).regex(/^[A-Za-z0-9-]+$/)).max(10).optional()
+});
+
+/**
+ * A GitHub notification endpoint configuration of an account. Each notification opens an issue in the repository.
+ */
+export const zNotificationGitHubEndpointConfigurationPostWritable = z.object({
+    description: z.string().max(1024).optional(),
+    verify_tls: z.boolean().optional().default(true),
+    timeout_seconds: z.int().gte(1).lte(120).optional().default(10),
+    url: z.string().min(1).max(2048).optional().default('https://api.github.com'),
+    username: z.string().min(1).max(256),
+    access_token: z.string().min(1).max(1024),
+    owner: z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
+    repository: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/),
+    milestone: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(2147483647)).optional(),
+    labels: z.array(z.string().min(1).max(50)).max(100).optional(),
+    assignees: z.array(z.string().min(1).max(39).regex(/^[A-Za-z0-9-]+$/)).max(10).optional()
+});
+
+/**
+ * A GitHub notification endpoint configuration, replaced. An access token left out keeps the stored one.
+ */
+export const zNotificationGitHubEndpointConfigurationPutWritable = z.object({
+    description: z.string().max(1024).optional(),
+    verify_tls: z.boolean().optional().default(true),
+    timeout_seconds: z.int().gte(1).lte(120).optional().default(10),
+    url: z.string().min(1).max(2048).optional().default('https://api.github.com'),
+    username: z.string().min(1).max(256),
+    access_token: z.string().min(1).max(1024).optional(),
+    owner: z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
+    repository: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/),
+    milestone: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(2147483647)).optional(),
+    labels: z.array(z.string().min(1).max(50)).max(100).optional(),
+    assignees: z.array(z.string().min(1).max(39).regex(/^[A-Za-z0-9-]+$/)).max(10).optional()
+});
+
+export const zNotificationGitHubEndpointConfigurationListWritable = z.array(zNotificationGitHubEndpointConfigurationBaseWritable);
+
+/**
+ * A Jira notification endpoint configuration of an account. Each notification creates an issue in the project.
+ */
+export const zNotificationJiraEndpointConfigurationBaseWritable = z.object({
+    description: z.string().max(1024).optional(),
+    verify_tls: z.boolean().optional().default(true),
+    timeout_seconds: z.int().gte(1).lte(120).optional().default(10),
+    url: z.string().min(1).max(2048).optional(),
+    username: z.string().min(1).max(256).optional(),
+    password: z.string().min(1).max(1024).optional(),
+    project_key: z.string().min(1).max(255).regex(/^[A-Za-z][A-Za-z0-9_]*$/).optional(),
+    issue_type: z.string().min(1).max(255).optional(),
+    priority: z.string().min(1).max(255).optional(),
+    assignee: z.string().min(1).max(255).optional(),
+    labels: z.array(z.string().min(1).max(255).regex(/^\S+$/)).max(100).optional()
+});
+
+/**
+ * A Jira notification endpoint configuration of an account. Each notification creates an issue in the project.
+ */
+export const zNotificationJiraEndpointConfigurationPostWritable = z.object({
+    description: z.string().max(1024).optional(),
+    verify_tls: z.boolean().optional().default(true),
+    timeout_seconds: z.int().gte(1).lte(120).optional().default(10),
+    url: z.string().min(1).max(2048),
+    username: z.string().min(1).max(256),
+    password: z.string().min(1).max(1024),
+    project_key: z.string().min(1).max(255).regex(/^[A-Za-z][A-Za-z0-9_]*$/),
+    issue_type: z.string().min(1).max(255),
+    priority: z.string().min(1).max(255).optional(),
+    assignee: z.string().min(1).max(255).optional(),
+    labels: z.array(z.string().min(1).max(255).regex(/^\S+$/)).max(100).optional()
+});
+
+/**
+ * A Jira notification endpoint configuration, replaced. A password left out keeps the stored one.
+ */
+export const zNotificationJiraEndpointConfigurationPutWritable = z.object({
+    description: z.string().max(1024).optional(),
+    verify_tls: z.boolean().optional().default(true),
+    timeout_seconds: z.int().gte(1).lte(120).optional().default(10),
+    url: z.string().min(1).max(2048),
+    username: z.string().min(1).max(256),
+    password: z.string().min(1).max(1024).optional(),
+    project_key: z.string().min(1).max(255).regex(/^[A-Za-z][A-Za-z0-9_]*$/),
+    issue_type: z.string().min(1).max(255),
+    priority: z.string().min(1).max(255).optional(),
+    assignee: z.string().min(1).max(255).optional(),
+    labels: z.array(z.string().min(1).max(255).regex(/^\S+$/)).max(100).optional()
+});
+
+export const zNotificationJiraEndpointConfigurationListWritable = z.array(zNotificationJiraEndpointConfigurationBaseWritable);
 
 /**
  * A SMTP (e-mail) notification endpoint configuration of an account.
@@ -6352,7 +6602,9 @@ export const zUpdateEndpointStatusPath = z.object({
         'webhook',
         'slack',
         'teams',
-        'smtp'
+        'smtp',
+        'github',
+        'jira'
     ])
 });
 
@@ -7153,6 +7405,528 @@ export const zReplayTeamsDeliveryPath = z.object({
  * The notification, queued again.
  */
 export const zReplayTeamsDeliveryResponse = zNotificationDelivery;
+
+export const zListGithubConfigurationsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The configurations; secrets are left out.
+ */
+export const zListGithubConfigurationsResponse = zNotificationGitHubEndpointConfigurationList;
+
+export const zAddGithubConfigurationBody = zNotificationGitHubEndpointConfigurationPostWritable;
+
+export const zAddGithubConfigurationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The configuration; secrets are left out.
+ */
+export const zAddGithubConfigurationResponse = zNotificationGitHubEndpointConfigurationBase;
+
+export const zDeleteGithubConfigurationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zDeleteGithubConfigurationPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetGithubConfigurationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetGithubConfigurationPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The configuration; secrets are left out.
+ */
+export const zGetGithubConfigurationResponse = zNotificationGitHubEndpointConfigurationBase;
+
+export const zUpdateGithubConfigurationBody = zNotificationGitHubEndpointConfigurationPutWritable;
+
+export const zUpdateGithubConfigurationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zUpdateGithubConfigurationPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The configuration; secrets are left out.
+ */
+export const zUpdateGithubConfigurationResponse = zNotificationGitHubEndpointConfigurationBase;
+
+export const zListGithubSelectorsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zListGithubSelectorsPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The selectors.
+ */
+export const zListGithubSelectorsResponse = zNotificationSelectorList;
+
+export const zAddGithubSelectorBody = zNotificationSelectorWritable;
+
+export const zAddGithubSelectorHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zAddGithubSelectorPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The selector.
+ */
+export const zAddGithubSelectorResponse = zNotificationSelector;
+
+export const zDeleteGithubSelectorHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zDeleteGithubSelectorPath = z.object({
+    configuration_uuid: z.string().regex(/^[0-9a-f-]{36}$/),
+    selector_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetGithubSelectorHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetGithubSelectorPath = z.object({
+    configuration_uuid: z.string().regex(/^[0-9a-f-]{36}$/),
+    selector_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The selector.
+ */
+export const zGetGithubSelectorResponse = zNotificationSelector;
+
+export const zUpdateGithubSelectorBody = zNotificationSelectorWritable;
+
+export const zUpdateGithubSelectorHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zUpdateGithubSelectorPath = z.object({
+    configuration_uuid: z.string().regex(/^[0-9a-f-]{36}$/),
+    selector_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The selector.
+ */
+export const zUpdateGithubSelectorResponse = zNotificationSelector;
+
+export const zGetGithubConfigurationStatusHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetGithubConfigurationStatusPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The status.
+ */
+export const zGetGithubConfigurationStatusResponse = zNotificationOperationalStatus;
+
+export const zTestStoredGithubConfigurationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zTestStoredGithubConfigurationPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zTestStoredGithubConfigurationQuery = z.object({
+    notification_type: z.enum([
+        'tag_update',
+        'analysis_update',
+        'vuln_update',
+        'policy_eval'
+    ]).optional()
+});
+
+/**
+ * What the receiver answered.
+ */
+export const zTestStoredGithubConfigurationResponse = zNotificationGitHubTestResult;
+
+export const zTestGithubConfigurationBody = zNotificationGitHubEndpointConfigurationPostWritable;
+
+export const zTestGithubConfigurationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zTestGithubConfigurationQuery = z.object({
+    notification_type: z.enum([
+        'tag_update',
+        'analysis_update',
+        'vuln_update',
+        'policy_eval'
+    ]).optional()
+});
+
+/**
+ * What the receiver answered.
+ */
+export const zTestGithubConfigurationResponse = zNotificationGitHubTestResult;
+
+export const zListGithubDeliveriesHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zListGithubDeliveriesPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zListGithubDeliveriesQuery = z.object({
+    state: z.enum([
+        'pending',
+        'delivering',
+        'delivered',
+        'failed'
+    ]).optional(),
+    page: z.int().gte(1).lte(2147483647).optional().default(1),
+    limit: z.int().gte(1).lte(1000).optional().default(100)
+});
+
+/**
+ * A page of notifications.
+ */
+export const zListGithubDeliveriesResponse = zNotificationDeliveryList;
+
+export const zGetGithubDeliveryHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetGithubDeliveryPath = z.object({
+    configuration_uuid: z.string().regex(/^[0-9a-f-]{36}$/),
+    notification_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The notification.
+ */
+export const zGetGithubDeliveryResponse = zNotificationDelivery;
+
+export const zListGithubDeliveryReceiptsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zListGithubDeliveryReceiptsPath = z.object({
+    configuration_uuid: z.string().regex(/^[0-9a-f-]{36}$/),
+    notification_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The receipts.
+ */
+export const zListGithubDeliveryReceiptsResponse = zNotificationReceiptList;
+
+export const zReplayGithubDeliveryHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zReplayGithubDeliveryPath = z.object({
+    configuration_uuid: z.string().regex(/^[0-9a-f-]{36}$/),
+    notification_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The notification, queued again.
+ */
+export const zReplayGithubDeliveryResponse = zNotificationDelivery;
+
+export const zListJiraConfigurationsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The configurations; secrets are left out.
+ */
+export const zListJiraConfigurationsResponse = zNotificationJiraEndpointConfigurationList;
+
+export const zAddJiraConfigurationBody = zNotificationJiraEndpointConfigurationPostWritable;
+
+export const zAddJiraConfigurationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The configuration; secrets are left out.
+ */
+export const zAddJiraConfigurationResponse = zNotificationJiraEndpointConfigurationBase;
+
+export const zDeleteJiraConfigurationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zDeleteJiraConfigurationPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetJiraConfigurationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetJiraConfigurationPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The configuration; secrets are left out.
+ */
+export const zGetJiraConfigurationResponse = zNotificationJiraEndpointConfigurationBase;
+
+export const zUpdateJiraConfigurationBody = zNotificationJiraEndpointConfigurationPutWritable;
+
+export const zUpdateJiraConfigurationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zUpdateJiraConfigurationPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The configuration; secrets are left out.
+ */
+export const zUpdateJiraConfigurationResponse = zNotificationJiraEndpointConfigurationBase;
+
+export const zListJiraSelectorsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zListJiraSelectorsPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The selectors.
+ */
+export const zListJiraSelectorsResponse = zNotificationSelectorList;
+
+export const zAddJiraSelectorBody = zNotificationSelectorWritable;
+
+export const zAddJiraSelectorHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zAddJiraSelectorPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The selector.
+ */
+export const zAddJiraSelectorResponse = zNotificationSelector;
+
+export const zDeleteJiraSelectorHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zDeleteJiraSelectorPath = z.object({
+    configuration_uuid: z.string().regex(/^[0-9a-f-]{36}$/),
+    selector_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetJiraSelectorHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetJiraSelectorPath = z.object({
+    configuration_uuid: z.string().regex(/^[0-9a-f-]{36}$/),
+    selector_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The selector.
+ */
+export const zGetJiraSelectorResponse = zNotificationSelector;
+
+export const zUpdateJiraSelectorBody = zNotificationSelectorWritable;
+
+export const zUpdateJiraSelectorHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zUpdateJiraSelectorPath = z.object({
+    configuration_uuid: z.string().regex(/^[0-9a-f-]{36}$/),
+    selector_uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The selector.
+ */
+export const zUpdateJiraSelectorResponse = zNotificationSelector;
+
+export const zGetJiraConfigurationStatusHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetJiraConfigurationStatusPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The status.
+ */
+export const zGetJiraConfigurationStatusResponse = zNotificationOperationalStatus;
+
+export const zTestStoredJiraConfigurationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zTestStoredJiraConfigurationPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zTestStoredJiraConfigurationQuery = z.object({
+    notification_type: z.enum([
+        'tag_update',
+        'analysis_update',
+        'vuln_update',
+        'policy_eval'
+    ]).optional()
+});
+
+/**
+ * What the receiver answered.
+ */
+export const zTestStoredJiraConfigurationResponse = zNotificationJiraTestResult;
+
+export const zTestJiraConfigurationBody = zNotificationJiraEndpointConfigurationPostWritable;
+
+export const zTestJiraConfigurationHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zTestJiraConfigurationQuery = z.object({
+    notification_type: z.enum([
+        'tag_update',
+        'analysis_update',
+        'vuln_update',
+        'policy_eval'
+    ]).optional()
+});
+
+/**
+ * What the receiver answered.
+ */
+export const zTestJiraConfigurationResponse = zNotificationJiraTestResult;
+
+export const zListJiraDeliveriesHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zListJiraDeliveriesPath = z.object({
+    uuid: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zListJiraDeliveriesQuery = z.object({
+    state: z.enum([
+        'pending',
+        'delivering',
+        'delivered',
+        'failed'
+    ]).optional(),
+    page: z.int().gte(1).lte(2147483647).optional().default(1),
+    limit: z.int().gte(1).lte(1000).optional().default(100)
+});
+
+/**
+ * A page of notifications.
+ */
+export const zListJiraDeliveriesResponse = zNotificationDeliveryList;
+
+export const zGetJiraDeliveryHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetJiraDeliveryPath = z.object({
+    configuration_uuid: z.string().regex(/^[0-9a-f-]{36}$/),
+    notification_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The notification.
+ */
+export const zGetJiraDeliveryResponse = zNotificationDelivery;
+
+export const zListJiraDeliveryReceiptsHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zListJiraDeliveryReceiptsPath = z.object({
+    configuration_uuid: z.string().regex(/^[0-9a-f-]{36}$/),
+    notification_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The receipts.
+ */
+export const zListJiraDeliveryReceiptsResponse = zNotificationReceiptList;
+
+export const zReplayJiraDeliveryHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zReplayJiraDeliveryPath = z.object({
+    configuration_uuid: z.string().regex(/^[0-9a-f-]{36}$/),
+    notification_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The notification, queued again.
+ */
+export const zReplayJiraDeliveryResponse = zNotificationDelivery;
 
 export const zListSmtpConfigurationsHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),

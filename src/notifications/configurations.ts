@@ -39,6 +39,10 @@ interface KindFields {
   settings: readonly string[];
   /** Sealed, never shown (a URL is shown redacted). */
   secrets: readonly string[];
+  /** Secrets a configuration cannot deliver without; an update that would clear one is refused. */
+  requiredSecrets?: readonly string[];
+  /** Settings a configuration left out take these values. */
+  defaults?: Readonly<Record<string, unknown>>;
 }
 
 const FIELDS: Record<EndpointKind, KindFields> = {
@@ -46,6 +50,14 @@ const FIELDS: Record<EndpointKind, KindFields> = {
   slack: { settings: [], secrets: ['url'] },
   teams: { settings: [], secrets: ['url'] },
   smtp: { settings: ['host', 'port', 'username', 'use_tls', 'from', 'to'], secrets: ['password'] },
+  // The API URLs of GitHub and Jira are not credentials (the token and password are): shown as configured.
+  github: {
+    settings: ['url', 'username', 'owner', 'repository', 'milestone', 'labels', 'assignees'],
+    secrets: ['access_token'],
+    requiredSecrets: ['access_token'],
+    defaults: { url: 'https://api.github.com' },
+  },
+  jira: { settings: ['url', 'username', 'project_key', 'issue_type', 'priority', 'assignee', 'labels'], secrets: ['password'], requiredSecrets: ['password'] },
 };
 
 const DEFAULT_TIMEOUT_SECONDS = 10;
@@ -80,6 +92,7 @@ function checkSmtpHost(host: string): void {
 /** The kind-specific checks the schema cannot express. */
 function checkFields(kind: EndpointKind, values: Record<string, unknown>): void {
   if (typeof values.url === 'string') checkUrl(values.url);
+  for (const name of FIELDS[kind].requiredSecrets ?? []) if (typeof values[name] !== 'string' || values[name] === '') throw invalid(name, 'is required');
   if (kind === 'smtp') {
     checkSmtpHost(String(values.host));
     checkMailboxes('from', String(values.from));
@@ -89,6 +102,11 @@ function checkFields(kind: EndpointKind, values: Record<string, unknown>): void 
 
 function pick(input: ConfigurationInput, names: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(names.filter((n) => input[n] !== undefined && input[n] !== null).map((n) => [n, input[n]]));
+}
+
+/** The clear settings of a configuration, defaults filled in. */
+function settingsOf(kind: EndpointKind, input: ConfigurationInput): Record<string, unknown> {
+  return { ...FIELDS[kind].defaults, ...pick(input, FIELDS[kind].settings) };
 }
 
 /** The value a client sends back for a secret it only saw redacted (or left out) keeps the stored one. */
@@ -114,13 +132,14 @@ export interface SavedConfiguration {
 }
 
 function rowValues(box: SecretBox, kind: EndpointKind, input: ConfigurationInput, secrets: Record<string, unknown>) {
-  checkFields(kind, { ...pick(input, FIELDS[kind].settings), ...secrets });
+  const settings = settingsOf(kind, input);
+  checkFields(kind, { ...settings, ...secrets });
   const verifyTls = (input.verify_tls ?? input.verify_ssl ?? true) as boolean;
   return {
     description: (input.description as string | undefined) ?? null,
     verify_tls: verifyTls,
     timeout_seconds: (input.timeout_seconds as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS,
-    settings: JSON.stringify(pick(input, FIELDS[kind].settings)),
+    settings: JSON.stringify(settings),
     secrets: box.seal(JSON.stringify(secrets)),
     url_shown: typeof secrets.url === 'string' ? redactUrl(secrets.url) : null,
   };
@@ -201,6 +220,7 @@ export function deliveryTarget(box: SecretBox, r: Pick<ConfigurationRecord, 'end
 export function targetOf(kind: EndpointKind, f: Record<string, unknown>, verifyTls: boolean, timeoutSeconds: number): DeliveryTarget {
   const base = { verifyTls, timeoutMs: timeoutSeconds * 1000 };
   const text = (name: string) => (typeof f[name] === 'string' && f[name] !== '' ? (f[name] as string) : null);
+  const texts = (name: string) => (Array.isArray(f[name]) ? (f[name] as unknown[]).filter((v): v is string => typeof v === 'string') : []);
   switch (kind) {
     case 'webhook':
       return { ...base, kind, url: text('url')!, username: text('username'), password: text('password'), signingSecret: text('signing_secret') ?? '' };
@@ -219,12 +239,37 @@ export function targetOf(kind: EndpointKind, f: Record<string, unknown>, verifyT
         to: text('to')!,
         useTls: f.use_tls === undefined ? true : Boolean(f.use_tls),
       };
+    case 'github':
+      return {
+        ...base,
+        kind,
+        apiUrl: text('url')!,
+        accessToken: text('access_token')!,
+        owner: text('owner')!,
+        repository: text('repository')!,
+        labels: texts('labels'),
+        assignees: texts('assignees'),
+        milestone: typeof f.milestone === 'number' ? f.milestone : null,
+      };
+    case 'jira':
+      return {
+        ...base,
+        kind,
+        url: text('url')!,
+        username: text('username')!,
+        password: text('password')!,
+        projectKey: text('project_key')!,
+        issueType: text('issue_type')!,
+        priority: text('priority'),
+        assignee: text('assignee'),
+        labels: texts('labels'),
+      };
   }
 }
 
 /** An unsaved configuration (the test route): checked like a stored one, never written. */
 export function unsavedTarget(kind: EndpointKind, input: ConfigurationInput): DeliveryTarget {
-  const fields = { ...pick(input, FIELDS[kind].settings), ...pick(input, FIELDS[kind].secrets) };
+  const fields = { ...settingsOf(kind, input), ...pick(input, FIELDS[kind].secrets) };
   checkFields(kind, fields);
   const verifyTls = (input.verify_tls ?? input.verify_ssl ?? true) as boolean;
   return targetOf(kind, fields, verifyTls, (input.timeout_seconds as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS);

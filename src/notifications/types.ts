@@ -5,7 +5,7 @@
  */
 import type { OutboundPolicy } from '../outbound/policy.js';
 
-export const ENDPOINT_KINDS = ['webhook', 'slack', 'teams', 'smtp'] as const;
+export const ENDPOINT_KINDS = ['webhook', 'slack', 'teams', 'smtp', 'github', 'jira'] as const;
 export type EndpointKind = (typeof ENDPOINT_KINDS)[number];
 
 /**
@@ -81,7 +81,35 @@ export interface SmtpTarget extends TargetBase {
   useTls: boolean;
 }
 
-export type DeliveryTarget = WebhookTarget | SlackTarget | TeamsTarget | SmtpTarget;
+/** A GitHub repository where each notification opens an issue. */
+export interface GitHubTarget extends TargetBase {
+  kind: 'github';
+  /** The REST API's base URL: https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise Server. */
+  apiUrl: string;
+  accessToken: string;
+  owner: string;
+  repository: string;
+  labels: string[];
+  assignees: string[];
+  milestone: number | null;
+}
+
+/** A Jira project where each notification creates an issue. */
+export interface JiraTarget extends TargetBase {
+  kind: 'jira';
+  /** The site's base URL (https://example.atlassian.net, or a Jira Server/Data Center base URL with its context path). */
+  url: string;
+  username: string;
+  /** A Jira Cloud API token, or a Server/Data Center password. */
+  password: string;
+  projectKey: string;
+  issueType: string;
+  priority: string | null;
+  assignee: string | null;
+  labels: string[];
+}
+
+export type DeliveryTarget = WebhookTarget | SlackTarget | TeamsTarget | SmtpTarget | GitHubTarget | JiraTarget;
 
 /** One attempt's result. Never holds a secret: no URL path or query, no credentials. */
 export interface DeliveryOutcome {

@@ -46,10 +46,12 @@ async function feedFailed(feed: string): Promise<void> {
 }
 
 describe('endpoint kinds', () => {
-  it('lists webhook, slack, teams and smtp, all enabled', async () => {
+  it('lists github, jira, slack, smtp, teams and webhook, all enabled', async () => {
     const res = await raw(server.url, 'GET', EP);
     expect(res.status).toBe(200);
     expect(res.json.map((e: { name: string; enabled: boolean }) => [e.name, e.enabled])).toEqual([
+      ['github', true],
+      ['jira', true],
       ['slack', true],
       ['smtp', true],
       ['teams', true],
@@ -68,7 +70,7 @@ describe('endpoint kinds', () => {
   });
 
   it('refuses bad kind names and bodies, and non-administrators', async () => {
-    expectError(await json(server.url, 'PUT', `${EP}/github`, { enabled: true }), 400, 'validation_error');
+    expectError(await json(server.url, 'PUT', `${EP}/pagerduty`, { enabled: true }), 400, 'validation_error');
     expectValidationError(await json(server.url, 'PUT', `${EP}/slack`, { enabled: 'yes' }), ['body.enabled']);
     expectValidationError(await json(server.url, 'PUT', `${EP}/slack`, {}), ['body.enabled']);
     const user = await createUserWithRole(server.url, { role: 'full-control' });

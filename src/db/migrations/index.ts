@@ -41,6 +41,7 @@ import * as m039 from './039_action_plans_and_settings.js';
 import * as m040 from './040_artifact_relationships.js';
 import * as m041 from './041_applications.js';
 import * as m043 from './043_artifact_lifecycle_policies.js';
+import * as m044 from './044_notification_issue_trackers.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -86,4 +87,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '040_artifact_relationships': m040,
   '041_applications': m041,
   '043_artifact_lifecycle_policies': m043,
+  '044_notification_issue_trackers': m044,
 };

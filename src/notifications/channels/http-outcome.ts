@@ -1,5 +1,5 @@
 /**
- * The HTTP side shared by the webhook, Slack and Teams channels: POST a JSON body through the outbound guard
+ * The HTTP side shared by the webhook, Slack, Teams, GitHub and Jira channels: POST a JSON body through the outbound guard
  * and turn the receiver's answer, or the failure to get one, into a DeliveryOutcome.
  */
 import type { DeliveryOptions, DeliveryOutcome } from '../types.js';
@@ -12,6 +12,8 @@ export interface HttpReceiver {
   verifyTls: boolean;
   timeoutMs: number;
   basicAuth?: { username: string; password: string } | null;
+  /** Credentials sent some other way (a token in a header): redacted from the outcome like the URL's. */
+  secrets?: readonly string[];
 }
 
 /** The JSON body and any headers beyond those postJson sets (Content-Type, User-Agent, Authorization). */
@@ -34,7 +36,7 @@ export async function postToReceiver(
   judge: AnswerJudge = httpOutcome,
 ): Promise<DeliveryOutcome> {
   const elapsed = startClock();
-  const secrets = [...urlSecrets(receiver.url), ...basicAuthSecrets(receiver.basicAuth)];
+  const secrets = [...urlSecrets(receiver.url), ...basicAuthSecrets(receiver.basicAuth), ...(receiver.secrets ?? [])];
   try {
     const request = build();
     const result = await postJson(receiver.url, request.body, request.headers ?? {}, {

@@ -1,5 +1,7 @@
 /** The transport of each endpoint kind. */
 import type { DeliveryTarget, EndpointKind } from '../types.js';
+import { githubChannel } from './github.js';
+import { jiraChannel } from './jira.js';
 import type { DeliveryChannel } from './outcome.js';
 import { slackChannel } from './slack.js';
 import { smtpChannel } from './smtp.js';
@@ -11,6 +13,8 @@ const CHANNELS: { [K in EndpointKind]: DeliveryChannel<Extract<DeliveryTarget, {
   slack: slackChannel,
   teams: teamsChannel,
   smtp: smtpChannel,
+  github: githubChannel,
+  jira: jiraChannel,
 };
 
 /** The channel for a kind; typed loosely because the caller holds a target of that same kind. */

@@ -1,5 +1,5 @@
 /**
- * Notifications, for each kind (webhook, Slack, Teams, SMTP) against loopback receivers: a configuration with a
+ * Notifications, for each kind (webhook, Slack, Teams, SMTP, GitHub, Jira) against loopback receivers: a configuration with a
  * selector matching every event gets notifications of a feed sync (setup), whose deliveries, receipts and replay
  * are then read; a second configuration goes through its life cycle (create, read, update, selectors, status,
  * tests, delete). Plus the endpoint listing and switch and the selector listing.
@@ -12,7 +12,7 @@ import { startHttpReceiver, startSmtpReceiver, type HttpReceiver, type SmtpRecei
 import type { TestServer } from '../../support/server.js';
 import { defineArea, ok, sdkCall, type Call } from '../harness.js';
 
-const KINDS = ['webhook', 'slack', 'teams', 'smtp'] as const;
+const KINDS = ['webhook', 'slack', 'teams', 'smtp', 'github', 'jira'] as const;
 type Kind = (typeof KINDS)[number];
 
 const SELECTOR = { scope: 'account', event: { level: '*', resource_type: '*', type: '*' } };
@@ -35,6 +35,9 @@ interface State {
 
 function configurationBody(kind: Kind, s: Pick<State, 'http' | 'smtp'>, description: string): Record<string, unknown> {
   if (kind === 'smtp') return { host: '127.0.0.1', port: s.smtp.port, use_tls: false, from: 'vigil@example.com', to: 'ops@example.com', description };
+  // The loopback receiver stands in for the GitHub and Jira APIs: it accepts the issue whatever the path.
+  if (kind === 'github') return { url: `${s.http.url}/github`, username: 'vigil-bot', access_token: 'contract-token', owner: 'acme', repository: 'alerts', description };
+  if (kind === 'jira') return { url: `${s.http.url}/jira`, username: 'vigil@example.com', password: 'contract-token', project_key: 'VIG', issue_type: 'Bug', description };
   return { url: `${s.http.url}/${kind}/hook`, description };
 }
 
