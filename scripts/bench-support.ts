@@ -354,3 +354,50 @@ export function numberOptions<F extends Record<string, unknown>>(flags: F) {
     return n;
   };
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Query time by statement shape (--query-stats): which SQL a phase spends its database time on
+
+/**
+ * Times every query the database handle runs (knex `query` / `query-response` events, transactions included),
+ * grouped by SQL with `IN (…)` lists and repeated value tuples folded, so one shape counts once however many
+ * values it had. Wall time from issue to answer: on SQLite that is the synchronous statement plus knex's
+ * preparation of it.
+ */
+export function queryStats(db: Db) {
+  const started = new Map<string, bigint>();
+  const shapes = new Map<string, { count: number; ms: number; rows: number }>();
+  const shapeOf = (sql: string) =>
+    sql
+      .replace(/\((\s*\?\s*,)+\s*\?\s*\)/g, '(?…)')
+      .replace(/(,\s*\(\?…\))+/g, ', …')
+      .slice(0, 160);
+  const onQuery = (q: { __knexQueryUid: string }) => started.set(q.__knexQueryUid, process.hrtime.bigint());
+  const onResponse = (response: unknown, q: { __knexQueryUid: string; sql: string }) => {
+    const s = started.get(q.__knexQueryUid);
+    if (s === undefined) return;
+    started.delete(q.__knexQueryUid);
+    const key = shapeOf(q.sql);
+    const entry = shapes.get(key) ?? { count: 0, ms: 0, rows: 0 };
+    entry.count++;
+    entry.ms += Number(process.hrtime.bigint() - s) / 1e6;
+    if (Array.isArray(response)) entry.rows += response.length;
+    shapes.set(key, entry);
+  };
+  db.on('query', onQuery).on('query-response', onResponse);
+  return {
+    reset: () => shapes.clear(),
+    report(title: string, top = 12): string {
+      const total = [...shapes.values()].reduce((t, x) => t + x.ms, 0);
+      const lines = [...shapes].sort((a, b) => b[1].ms - a[1].ms).slice(0, top);
+      return [
+        `--- query time of ${title}: ${(total / 1000).toFixed(2)} s in ${thousands([...shapes.values()].reduce((t, x) => t + x.count, 0))} queries`,
+        ...lines.map(([sql, x]) => `${(x.ms / 1000).toFixed(2).padStart(7)} s ${thousands(x.count).padStart(8)} q ${thousands(x.rows).padStart(10)} rows  ${sql}`),
+      ].join('\n');
+    },
+    stop: () => {
+      db.off('query', onQuery);
+      db.off('query-response', onResponse);
+    },
+  };
+}
