@@ -325,19 +325,35 @@ function goSymbolsColumn(p: CatalogedPackage): Buffer | null {
   return p.goSymbols ? encodeGoSymbols(p.goSymbols) : null;
 }
 
-/** A Go package's stored symbol index (ecosystems/go/symbols.ts), or undefined when it has none. */
-export async function readGoSymbols(
-  db: Db,
-  accountName: string,
-  digest: string,
-  pkg: { name: string; version: string; path: string | null },
-): Promise<GoSymbolIndex | undefined> {
-  const rows: { locations: string; go_symbols: Buffer | null }[] = await db('image_packages')
-    .where({ account_name: accountName, image_digest: digest, type: 'go', name: pkg.name, version: pkg.version })
-    .whereNotNull('go_symbols')
-    .select('locations', 'go_symbols');
-  const row = rows.find((r) => ((JSON.parse(r.locations) as string[])[0] ?? null) === pkg.path);
-  return row ? decodeGoSymbols(row.go_symbols) : undefined;
+type GoPackageRef = { name: string; version: string; path: string | null };
+
+/**
+ * Reads the stored symbol indexes (ecosystems/go/symbols.ts) of one image's Go packages, undefined for a package
+ * without one. The first call lists which packages have an index (one query, no blobs); a package's blob is read
+ * only when it has one, so a refresh asks once per image, not once per matched Go package.
+ */
+export function goSymbolReader(db: Db, accountName: string, digest: string): (pkg: GoPackageRef) => Promise<GoSymbolIndex | undefined> {
+  const keyOf = (name: string, version: string, path: string | null) => `${name}\u0000${version}\u0000${path ?? ''}`;
+  let withIndex: Promise<Map<string, number>> | undefined;
+  const list = async () => {
+    const rows: { id: number; name: string; version: string; locations: string }[] = await db('image_packages')
+      .where({ account_name: accountName, image_digest: digest, type: 'go' })
+      .whereNotNull('go_symbols')
+      .select('id', 'name', 'version', 'locations');
+    // The first of several copies at one path wins, as the lookup by path did before.
+    const out = new Map<string, number>();
+    for (const r of rows.sort((a, b) => a.id - b.id)) {
+      const key = keyOf(r.name, r.version, (JSON.parse(r.locations) as string[])[0] ?? null);
+      if (!out.has(key)) out.set(key, r.id);
+    }
+    return out;
+  };
+  return async (pkg) => {
+    const id = (await (withIndex ??= list())).get(keyOf(pkg.name, pkg.version, pkg.path));
+    if (id === undefined) return undefined;
+    const row: { go_symbols: Buffer | null } | undefined = await db('image_packages').where({ id }).first('go_symbols');
+    return row?.go_symbols ? decodeGoSymbols(row.go_symbols) : undefined;
+  };
 }
 
 export async function readDocument<T = unknown>(db: Db, accountName: string, digest: string, kind: DocumentKind): Promise<T | undefined> {

@@ -16,7 +16,7 @@ import { matchPackages, type FixState, type MatchExclusions, type PackageMatch, 
 import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 import { matchKeyId } from './records.js';
 import { refineGoMatches, type Confidence, type ConfidentMatch } from './go-reachability.js';
-import { readGoSymbols } from '../images/store.js';
+import { goSymbolReader } from '../images/store.js';
 import { appendAll } from '../util/arrays.js';
 import { correctPackages, type CorrectionProvider } from './corrections/apply.js';
 import { knexCorrectionProvider } from './corrections/store.js';
@@ -238,7 +238,8 @@ async function desiredFindings(
   cache?: MatchCache,
 ) {
   const raw = await matchWithCache(provider, packages.looked, distro, exclusions, cache);
-  const symbols = subject.kind.goSymbols ? (pkg: MatchablePackage) => readGoSymbols(db, subject.accountName, subject.id, pkg as ImagePackage) : async () => undefined;
+  const reader = subject.kind.goSymbols ? goSymbolReader(db, subject.accountName, subject.id) : undefined;
+  const symbols = async (pkg: MatchablePackage) => reader?.(pkg as ImagePackage);
   const { matches } = await refineGoMatches(provider, packages.looked, raw, symbols);
   const desired = new Map<string, { pkg: ImagePackage; match: ConfidentMatch }>();
   packages.analysed.forEach((pkg, i) => {

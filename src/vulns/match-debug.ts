@@ -12,7 +12,7 @@ import { matchPackages, type PackageMatch } from './match-package.js';
 import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 import { OS_PACKAGE_TYPES } from './image-report.js';
 import { NOT_REACHABLE, refineGoMatches } from './go-reachability.js';
-import { readGoSymbols } from '../images/store.js';
+import { goSymbolReader } from '../images/store.js';
 
 export interface MatchDebugEntry {
   vuln: string;
@@ -72,7 +72,8 @@ export async function imageMatchDebug(db: Db, accountName: string, digest: strin
   const suppressedLists: SuppressedCandidate[][] = [];
   const candidates = await matchPackages(provider, looked, distro, exclusions, suppressedLists);
   // The Go step after matching, as findings.ts runs it: matches whose named symbols the binary lacks drop out.
-  const refined = await refineGoMatches(provider, looked, candidates, (pkg) => readGoSymbols(db, accountName, digest, pkg as ImagePackage));
+  const symbolsOf = goSymbolReader(db, accountName, digest);
+  const refined = await refineGoMatches(provider, looked, candidates, (pkg) => symbolsOf(pkg as ImagePackage));
   const matches: MatchDebugEntry[] = [];
   const suppressed: MatchDebugEntry[] = [];
   packages.forEach((p, i) => {

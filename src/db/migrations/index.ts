@@ -42,6 +42,7 @@ import * as m040 from './040_artifact_relationships.js';
 import * as m041 from './041_applications.js';
 import * as m043 from './043_artifact_lifecycle_policies.js';
 import * as m044 from './044_notification_issue_trackers.js';
+import * as m045 from './045_rematch_indexes.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -88,4 +89,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '041_applications': m041,
   '043_artifact_lifecycle_policies': m043,
   '044_notification_issue_trackers': m044,
+  '045_rematch_indexes': m045,
 };
