@@ -4,6 +4,7 @@
  * holds their role. Time-driven work is here too, as periodic kinds (./periodic.ts): nothing else in Vigil runs on
  * a timer of its own.
  */
+import { applyArchiveRules, ARCHIVE_RULES_EVERY_MS, ARCHIVE_RULES_JOB } from '../archive/transitions.js';
 import { ANALYZE_IMAGE_JOB, analyzeImageJob, failInterruptedAnalysis } from '../images/analyze.js';
 import { pollWatches, WATCH_SWEEP_JOB } from '../images/watch.js';
 import { ANALYZE_RUNNING_IMAGES_JOB, analyzeRunningImagesJob } from '../inventory/analysis-queue.js';
@@ -92,6 +93,11 @@ export function registerJobs(services: Services): void {
     });
   if (held(INVENTORY_EXPIRY_JOB))
     worker.registerPeriodic(INVENTORY_EXPIRY_JOB, inventoryExpirySchedule(services.settings), () => expireAllInventory(services));
+  if (held(ARCHIVE_RULES_JOB))
+    worker.registerPeriodic(ARCHIVE_RULES_JOB, { everyMs: ARCHIVE_RULES_EVERY_MS }, async () => {
+      const moved = await applyArchiveRules(services.db);
+      if (moved.length) services.log.info({ rules: moved.map((m) => ({ rule: m.rule_id, account: m.account_name, transition: m.transition, images: m.image_digests.length })) }, 'applied the archive rules');
+    });
   if (held(JOB_RECORDS_PRUNE_JOB))
     worker.registerPeriodic(JOB_RECORDS_PRUNE_JOB, { cron: '41 * * * *' }, async () => {
       const ago = (ms: number) => new Date(Date.now() - ms).toISOString();

@@ -40,6 +40,7 @@ import * as m038 from './038_compliance_alerts.js';
 import * as m039 from './039_action_plans_and_settings.js';
 import * as m040 from './040_artifact_relationships.js';
 import * as m041 from './041_applications.js';
+import * as m042 from './042_analysis_archive.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -84,4 +85,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '039_action_plans_and_settings': m039,
   '040_artifact_relationships': m040,
   '041_applications': m041,
+  '042_analysis_archive': m042,
 };
