@@ -8,10 +8,10 @@
 import type { Db } from '../db/index.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { deleteImage, findImage, getImage, tagsOf, type ImageRecord } from '../images/store.js';
-import { deleteUpload, holdUpload, readUpload, receiveUpload } from '../uploads/stored-uploads.js';
+import { deleteUpload, holdUpload, readUpload, receiveUpload, UploadMissingError } from '../uploads/stored-uploads.js';
 import { nowIso } from '../util/time.js';
 import { refreshImageFindings } from '../vulns/findings.js';
-import { restoreSnapshot, snapshotStream } from './snapshot.js';
+import { restoreSnapshot, snapshotStream, SnapshotFormatError } from './snapshot.js';
 
 /** Upstream's statuses; Vigil's writes are transactions, so readers only ever see `archived`. */
 export type ArchiveStatus = 'archiving' | 'archived' | 'deleting' | 'deleted';
@@ -183,10 +183,18 @@ export async function restoreArchived(db: Db, accountName: string, digest: strin
   };
   const existing = await present(db);
   if (existing) return existing;
-  await db.transaction(async (trx) => {
-    if (await present(trx)) return; // restored meanwhile by another request
-    await restoreSnapshot(trx, readUpload(trx, record.upload_id), accountName, digest);
-    await refreshImageFindings(trx, accountName, digest);
-  });
+  try {
+    await db.transaction(async (trx) => {
+      if (await present(trx)) return; // restored meanwhile by another request
+      await restoreSnapshot(trx, readUpload(trx, record.upload_id), accountName, digest);
+      await refreshImageFindings(trx, accountName, digest);
+    });
+  } catch (err) {
+    // Stored content that no longer reads back (damaged, or from an incompatible release): nothing was restored.
+    const unreadable = err instanceof SnapshotFormatError || err instanceof UploadMissingError || err instanceof SyntaxError;
+    if (unreadable || (err as { code?: string }).code?.startsWith('Z_'))
+      throw new ConflictError(`the archived analysis of image '${digest}' cannot be restored: ${(err as Error).message}`, { image_digest: digest });
+    throw err;
+  }
   return getImage(db, accountName, digest);
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARCHIVE_RULES_JOB } from '../../src/archive/transitions.js';
+import { databaseKind } from '../../src/db/index.js';
 import { runPeriodicSoon } from '../../src/jobs/periodic.js';
 import type { JobFinished } from '../../src/jobs/worker.js';
 import { analyzeArchiveImage, imageFindingLines, storedUploadCounts } from '../support/analysis.js';
@@ -241,5 +242,58 @@ describe('bad inputs', () => {
     expect((await json(server.url, 'GET', '/v2/archives/images', undefined, reader.auth)).status).toBe(200);
     expectForbidden(await archive([UNKNOWN], reader.auth), 'createArchivedAnalysis');
     expectForbidden(await post('/v2/archives/rules', { transition: 'archive' }, reader.auth), 'createArchiveTransitionRule');
+  });
+});
+
+describe('failures leave nothing half done', () => {
+  const rowsOf = async (table: string, digest: string) => Number((await db()(table).where({ image_digest: digest }).count({ n: '*' }).first())?.n ?? 0);
+
+  /** Makes deleting the image from the working set fail, which an archive transition does after writing the archive. */
+  async function failDeletionOf(digest: string): Promise<() => Promise<void>> {
+    if (databaseKind(db()) === 'sqlite') {
+      await db().raw(`CREATE TRIGGER fail_image_delete BEFORE DELETE ON images WHEN OLD.image_digest = '${digest}' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+      return async () => void (await db().raw('DROP TRIGGER fail_image_delete'));
+    }
+    await db().raw(`CREATE FUNCTION fail_image_delete() RETURNS trigger AS $$ BEGIN IF OLD.image_digest = '${digest}' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN OLD; END $$ LANGUAGE plpgsql`);
+    await db().raw('CREATE TRIGGER fail_image_delete BEFORE DELETE ON images FOR EACH ROW EXECUTE FUNCTION fail_image_delete()');
+    return async () => {
+      await db().raw('DROP TRIGGER fail_image_delete ON images');
+      await db().raw('DROP FUNCTION fail_image_delete()');
+    };
+  }
+
+  it('an archive transition that fails half-way keeps the image in the working set and stores no archive', async () => {
+    const rule = await post('/v2/archives/rules', { transition: 'archive', analysis_age_days: 5, selector: { repository: 'other/*' } });
+    expect(rule.status, rule.text).toBe(200);
+    const uploads = await storedUploadCounts(server);
+    const packages = await rowsOf('image_packages', other);
+    const restoreDeletion = await failDeletionOf(other);
+    try {
+      expect((await runArchiveRules()).status).toBe('failed');
+    } finally {
+      await restoreDeletion();
+    }
+    expect((await raw(server.url, 'GET', `/v2/images/${other}`)).json.analysis_status).toBe('analyzed');
+    expect(await rowsOf('image_packages', other)).toBe(packages);
+    expectNotFound(await raw(server.url, 'GET', `/v2/archives/images/${other}`));
+    expect(await storedUploadCounts(server)).toEqual(uploads);
+
+    // Without the failure the next run archives it.
+    expect((await runArchiveRules()).status).toBe('done');
+    expect((await raw(server.url, 'GET', `/v2/images/${other}`)).status).toBe(404);
+    expect((await client(server.url).GET('/archives/images')).data!.map((a) => a.imageDigest)).toEqual([other]);
+    expect((await raw(server.url, 'DELETE', `/v2/archives/rules/${rule.json.rule_id}`)).status).toBe(200);
+  });
+
+  it('a restore of damaged archive content answers 409 and restores nothing', async () => {
+    const record = await db()('analysis_archive').where({ image_digest: other }).first('upload_id');
+    const chunk = await db()('stored_upload_chunks').where({ upload_id: record.upload_id, seq: 0 }).first('bytes');
+    const damaged = Buffer.from(chunk.bytes as Uint8Array);
+    damaged.fill(0, 10, 40);
+    await db()('stored_upload_chunks').where({ upload_id: record.upload_id, seq: 0 }).update({ bytes: damaged });
+    const res = await restore(other);
+    expect(res.status, res.text).toBe(409);
+    expect((await raw(server.url, 'GET', `/v2/images/${other}`)).status).toBe(404);
+    for (const table of ['image_tags', 'image_packages', 'image_vulnerabilities', 'policy_evaluations']) expect(await rowsOf(table, other)).toBe(0);
   });
 });
