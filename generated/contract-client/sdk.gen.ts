@@ -2151,12 +2151,16 @@ export const listImages = <ThrowOnError extends boolean = false>(options?: Optio
 });
 
 /**
- * Add an image for analysis (by tag, by digest, or from an import)
+ * Add an image for analysis (by tag, by digest, or from an import), or restore one from the archive
  *
  * Answers at once with the image record; analysis runs in the background (`analysis_status` moves from
  * `not_analyzed` through `analyzing` to `analyzed` or `analysis_failed`, with the reason in
  * `analysis_status_detail`). Adding a digest that is already analyzed does not analyze it again unless
  * `force=true`; the tag mapping is recorded either way.
+ *
+ * With `source.archive`, the archived analysis of that digest (`/archives/images`) is restored into the working
+ * set before the answer, analyzed, with its tags, packages, policy evaluations and findings (re-matched against
+ * the current feeds); nothing is pulled. An image already analyzed in the working set is answered as it is.
  *
  */
 export const addImage = <ThrowOnError extends boolean = false>(options: Options<AddImageData, ThrowOnError>) => (options.client ?? client).post<AddImageResponses, AddImageErrors, ThrowOnError>({

@@ -238,6 +238,13 @@ describe('bad inputs', () => {
     const account = await createAccount(server.url, 'archives');
     const owner = await createUser(server.url, account, { roles: ['read-write'] });
     expectForbidden(await post('/v2/archives/rules', { transition: 'archive', system_global: true }, owner.auth));
+    // A global rule (administrators only) is seen by every account and deleted only by an administrator.
+    const global = await post('/v2/archives/rules', { transition: 'archive', system_global: true, analysis_age_days: 36500, max_images_per_account: 1000 });
+    expect(global.status, global.text).toBe(200);
+    const seen = await json(server.url, 'GET', '/v2/archives/rules', undefined, owner.auth);
+    expect(seen.json.map((r: { rule_id: string }) => r.rule_id)).toEqual([global.json.rule_id]);
+    expectForbidden(await raw(server.url, 'DELETE', `/v2/archives/rules/${global.json.rule_id}`, { auth: owner.auth }));
+    expect((await raw(server.url, 'DELETE', `/v2/archives/rules/${global.json.rule_id}`)).status).toBe(200);
     const reader = await createUser(server.url, account, { roles: ['read-only'] });
     expect((await json(server.url, 'GET', '/v2/archives/images', undefined, reader.auth)).status).toBe(200);
     expectForbidden(await archive([UNKNOWN], reader.auth), 'createArchivedAnalysis');
