@@ -98,7 +98,10 @@ export class SnapshotFormatError extends Error {
  * many rows each table got back.
  */
 export async function restoreSnapshot(trx: Db, content: ReadableStream, accountName: string, digest: string): Promise<Record<string, number>> {
-  const lines = createInterface({ input: content.pipe(createGunzip()), crlfDelay: Infinity });
+  // pipeline, not pipe: a failing source (content deleted while read) must fail the read, not the process.
+  const gunzip = createGunzip();
+  pipeline(content, gunzip).catch((err) => gunzip.destroy(err));
+  const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
   const counts: Record<string, number> = {};
   let header: Header | undefined;
   let pending: { table: string; rows: Record<string, unknown>[] } = { table: '', rows: [] };

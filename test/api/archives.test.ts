@@ -302,5 +302,11 @@ describe('failures leave nothing half done', () => {
     expect(res.status, res.text).toBe(409);
     expect((await raw(server.url, 'GET', `/v2/images/${other}`)).status).toBe(404);
     for (const table of ['image_tags', 'image_packages', 'image_vulnerabilities', 'policy_evaluations']) expect(await rowsOf(table, other)).toBe(0);
+
+    // Content gone from under its record reads as missing: a 409 too, and the service keeps running.
+    await db()('stored_upload_chunks').where({ upload_id: record.upload_id }).delete();
+    const missing = await restore(other);
+    expect(missing.status, missing.text).toBe(409);
+    expect((await raw(server.url, 'GET', `/v2/images/${other}`)).status).toBe(404);
   });
 });
