@@ -573,6 +573,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/archives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Summarize the account's analysis archive
+         * @description How many image analyses and tags the archive holds, and how many bytes of compressed content.
+         */
+        get: operations["list_archives"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archives/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the archived image analyses
+         * @description Newest archived first, at most `limit` per request.
+         */
+        get: operations["list_analysis_archive"];
+        put?: never;
+        /**
+         * Archive the analyses of images
+         * @description Copies each image's analysis (SBOM, findings, policy evaluations, tags and annotations) into the archive,
+         *     compressed; the image stays in the working set until deleted, as upstream. One result per digest: an
+         *     image not in the account, or not analyzed, is an `error` result, and an image already archived is
+         *     `archived` again without change. At most 100 digests per request.
+         */
+        post: operations["archive_image_analysis"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archives/images/{image_digest}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an archived analysis
+         * @description Returns the archive metadata record identifying the image and tags for the analysis in the archive.
+         */
+        get: operations["get_archived_analysis"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an archived analysis
+         * @description Performs a synchronous archive deletion; the working-set image, if any, is not touched.
+         */
+        delete: operations["delete_archived_analysis"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archives/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the archive transition rules
+         * @description The account's rules and the system-global ones, oldest first.
+         */
+        get: operations["list_analysis_archive_rules"];
+        put?: never;
+        /**
+         * Create an archive transition rule
+         * @description The periodic archive-rules job applies it: `archive` moves matching analyzed images of the working set into
+         *     the archive (and deletes them from the working set), `delete` deletes matching archived analyses. Only
+         *     administrators create `system_global` rules, and only those may set `max_images_per_account`.
+         */
+        post: operations["create_analysis_archive_rule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archives/rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        /** Get an archive transition rule */
+        get: operations["get_analysis_archive_rule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an archive transition rule
+         * @description A system-global rule only by an administrator.
+         */
+        delete: operations["delete_analysis_archive_rule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/artifact-relationships": {
         parameters: {
             query?: never;
@@ -914,11 +1036,15 @@ export interface paths {
         get: operations["list_images"];
         put?: never;
         /**
-         * Add an image for analysis (by tag, by digest, or from an import)
+         * Add an image for analysis (by tag, by digest, or from an import), or restore one from the archive
          * @description Answers at once with the image record; analysis runs in the background (`analysis_status` moves from
          *     `not_analyzed` through `analyzing` to `analyzed` or `analysis_failed`, with the reason in
          *     `analysis_status_detail`). Adding a digest that is already analyzed does not analyze it again unless
          *     `force=true`; the tag mapping is recorded either way.
+         *
+         *     With `source.archive`, the archived analysis of that digest (`/archives/images`) is restored into the working
+         *     set before the answer, analyzed, with its tags, packages, policy evaluations and findings (re-matched against
+         *     the current feeds); nothing is pulled. An image already analyzed in the working set is answered as it is.
          */
         post: operations["add_image"];
         /** Delete several images */
@@ -5610,6 +5736,7 @@ export interface components {
             trigger_ids?: string[];
         };
         ActionPlans: components["schemas"]["ActionPlan"][];
+        AddAnalysisArchiveResult: components["schemas"]["AnalysisArchiveAddResult"][];
         /** @description A summary of an alert. */
         AlertSummary: {
             closed_by?: string | null;
@@ -5647,6 +5774,61 @@ export interface components {
             gate: string;
             id: string;
             trigger_id: string;
+        };
+        AnalysisArchiveAddResult: {
+            /** @description Why an image was not archived, or that it was already. */
+            detail?: string;
+            digest?: string;
+            /** @description `archived` or `error`. */
+            status?: string;
+        };
+        AnalysisArchiveRules: components["schemas"]["AnalysisArchiveTransitionRule"][];
+        /** @description Restores the image's archived analysis into the working set, without pulling from a registry. */
+        AnalysisArchiveSource: {
+            /** @description The digest of an archived image analysis of the account. */
+            digest: string;
+        };
+        AnalysisArchiveSummary: {
+            /**
+             * Format: date-time
+             * @description When the archive last changed; absent while it is empty.
+             */
+            last_updated?: string;
+            /** @description Bytes of compressed archive content. */
+            total_data_bytes?: number;
+            /** @description Archived image analyses. */
+            total_image_count?: number;
+            /** @description Tags mapped to the archived images. */
+            total_tag_count?: number;
+        };
+        /** @description A rule for archiving analyses by age, tag history and selectors, or for deleting archived ones. */
+        AnalysisArchiveTransitionRule: {
+            /** @description Matches if the analysis is strictly older than this many days. */
+            analysis_age_days?: number;
+            /** Format: date-time */
+            readonly created_at?: string;
+            exclude?: components["schemas"]["AnalysisArchiveTransitionRuleExclude"];
+            /** Format: date-time */
+            readonly last_updated?: string;
+            /** @description With `archive`, only images beyond the account's newest this many analyzed images match. System-global rules only. */
+            max_images_per_account?: number;
+            readonly rule_id?: string;
+            selector?: components["schemas"]["ImageSelector"];
+            /** @description Applies to every account; only administrators create and delete these. */
+            system_global?: boolean;
+            /** @description Matches if at least this many images mapped to the tag are newer. */
+            tag_versions_newer?: number;
+            /**
+             * @description `archive`: archive matching working-set images and delete them from the working set. `delete`: delete matching archived analyses.
+             * @enum {string}
+             */
+            transition: "archive" | "delete";
+        };
+        /** @description Images whose tags match this selector are left alone, for `expiration_days` after their analysis (always when absent). */
+        AnalysisArchiveTransitionRuleExclude: {
+            /** @description How long a matching image stays excluded, in days since its analysis; -1 or absent for always. */
+            expiration_days?: number;
+            selector?: components["schemas"]["ImageSelector"];
         };
         /**
          * @description Vigil extension, present while `analysis_status` is `analyzing`: how far the analysis is. The stage; while
@@ -5792,6 +5974,36 @@ export interface components {
                 version_name: string;
             };
             vulnerabilities: components["schemas"]["VersionVulnerability"][];
+        };
+        ArchivedAnalyses: components["schemas"]["ArchivedAnalysis"][];
+        ArchivedAnalysis: {
+            /** Format: date-time */
+            analyzed_at?: string;
+            /** @description The image's annotations when it was archived. */
+            annotations?: {
+                [key: string]: string;
+            };
+            /** @description Bytes of compressed archive content for this analysis. */
+            archive_size_bytes?: number;
+            /**
+             * Format: date-time
+             * @description When the analysis was archived.
+             */
+            created_at?: string;
+            /** @description The tags mapped to the image when it was archived. */
+            image_detail?: components["schemas"]["TagEntry"][];
+            /** @description The image digest (the digest of the manifest). */
+            imageDigest?: string;
+            /** Format: date-time */
+            last_updated?: string;
+            /** @description The digest of the manifest list the image was resolved from, when there was one. */
+            parentDigest?: string;
+            /** @enum {string} */
+            status?: "archiving" | "archived" | "deleting" | "deleted";
+        };
+        /** @description A summary of the account's analysis archive. The archive holds image analyses, never image content or layers. */
+        ArchiveSummary: {
+            images?: components["schemas"]["AnalysisArchiveSummary"];
         };
         ArtifactAssociationMetadata: {
             association_id: string;
@@ -6415,6 +6627,8 @@ export interface components {
              */
             status: "ok";
         };
+        /** @description Image digests. */
+        ImageAnalysisReferences: string[];
         ImageAnalysisRequest: {
             /** @description Free key/value pairs kept with the image. */
             annotations?: {
@@ -6562,8 +6776,15 @@ export interface components {
             registry: string;
             repository: string;
         };
-        /** @description Exactly one of tag, digest or import. */
+        /** @description Which tags a rule applies to; each field is a glob (`*` matches anything) and an absent one matches everything. */
+        ImageSelector: {
+            registry?: string;
+            repository?: string;
+            tag?: string;
+        };
+        /** @description Exactly one of tag, digest, archive or import. */
         ImageSource: {
+            archive?: components["schemas"]["AnalysisArchiveSource"];
             digest?: components["schemas"]["RegistryDigestSource"];
             import?: components["schemas"]["ImageImportManifest"];
             tag?: components["schemas"]["RegistryTagSource"];
@@ -8457,6 +8678,14 @@ export interface components {
         };
         SystemStatusResponse: {
             service_states: components["schemas"]["ServiceList"];
+        };
+        TagEntry: {
+            full_tag?: string;
+            registry?: string;
+            repo?: string;
+            tag?: string;
+            /** Format: date-time */
+            tag_detected_at?: string;
         };
         /** @description A package of the image affected by the vulnerability. */
         TagsByVulnerabilityArtifact: {
@@ -10523,6 +10752,311 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApplicationVersionVulnerabilityReport"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_archives: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The summary. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArchiveSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_analysis_archive: {
+        parameters: {
+            query?: {
+                /** @description Vigil extension. Archived analyses per page; upstream answers all of them, Vigil at most 1000 per request. */
+                limit?: number;
+                /** @description Vigil extension. The page, of `limit` archived analyses each. */
+                page?: number;
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived analyses. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArchivedAnalyses"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    archive_image_analysis: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImageAnalysisReferences"];
+            };
+        };
+        responses: {
+            /** @description One result per digest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddAnalysisArchiveResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_archived_analysis: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived analysis. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArchivedAnalysis"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_archived_analysis: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                image_digest: components["parameters"]["ImageDigest"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_analysis_archive_rules: {
+        parameters: {
+            query?: {
+                /** @description Include the system-global rules. */
+                system_global?: boolean;
+            };
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalysisArchiveRules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    create_analysis_archive_rule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnalysisArchiveTransitionRule"];
+            };
+        };
+        responses: {
+            /** @description The rule created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalysisArchiveTransitionRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_analysis_archive_rule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalysisArchiveTransitionRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    delete_analysis_archive_rule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise). */
+                "x-anchore-account"?: components["parameters"]["AnchoreAccount"];
+                /** @description Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others. */
+                "x-service-account"?: components["parameters"]["ServiceAccount"];
+            };
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

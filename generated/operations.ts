@@ -55,7 +55,9 @@ export const operationTable = {
   add_user_group_users: {"operationId":"add_user_group_users","method":"post","path":"/system/user-groups/{group_uuid}/users","tag":"User Management","authzAction":"addUserGroupUser","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   add_webhook_configuration: {"operationId":"add_webhook_configuration","method":"post","path":"/notifications/endpoints/webhook/configurations","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   add_webhook_selector: {"operationId":"add_webhook_selector","method":"post","path":"/notifications/endpoints/webhook/configurations/{uuid}/selectors","tag":"Notifications","authzAction":"createNotificationEndpointConfiguration","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  archive_image_analysis: {"operationId":"archive_image_analysis","method":"post","path":"/archives/images","tag":"Archives","authzAction":"createArchivedAnalysis","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_account: {"operationId":"create_account","method":"post","path":"/accounts","tag":"User Management","authzAction":"createAccount","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
+  create_analysis_archive_rule: {"operationId":"create_analysis_archive_rule","method":"post","path":"/archives/rules","tag":"Archives","authzAction":"createArchiveTransitionRule","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_api_key: {"operationId":"create_api_key","method":"post","path":"/user/api-keys","tag":"Identity","authzAction":"selfCreateApiKey","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   create_artifact_lifecycle_policy: {"operationId":"create_artifact_lifecycle_policy","method":"post","path":"/system/artifact-lifecycle-policies","tag":"Artifact Lifecycle","authzAction":"createArtifactLifecyclePolicy","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   create_image_vuln_annotation: {"operationId":"create_image_vuln_annotation","method":"post","path":"/images/{image_digest}/vuln-annotations","tag":"Images","authzAction":"createVulnAnnotation","public":false,"accountParams":[],"scoped":true,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
@@ -67,9 +69,11 @@ export const operationTable = {
   create_user_credential: {"operationId":"create_user_credential","method":"post","path":"/accounts/{account_name}/users/{username}/credentials","tag":"User Management","authzAction":"updateUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[200]},
   create_user_group: {"operationId":"create_user_group","method":"post","path":"/system/user-groups","tag":"User Management","authzAction":"createUserGroup","public":false,"accountParams":[],"scoped":false,"consumes":["application/json"],"produces":["application/json"],"successStatuses":[201]},
   delete_account: {"operationId":"delete_account","method":"delete","path":"/accounts/{account_name}","tag":"User Management","authzAction":"deleteAccount","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_analysis_archive_rule: {"operationId":"delete_analysis_archive_rule","method":"delete","path":"/archives/rules/{rule_id}","tag":"Archives","authzAction":"deleteArchiveTransitionRule","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_api_key: {"operationId":"delete_api_key","method":"delete","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfDeleteApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_application: {"operationId":"delete_application","method":"delete","path":"/applications/{application_id}","tag":"Applications","authzAction":"deleteApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_application_version: {"operationId":"delete_application_version","method":"delete","path":"/applications/{application_id}/versions/{application_version_id}","tag":"Applications","authzAction":"updateApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
+  delete_archived_analysis: {"operationId":"delete_archived_analysis","method":"delete","path":"/archives/images/{image_digest}","tag":"Archives","authzAction":"deleteArchivedAnalysis","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_artifact_lifecycle_policy: {"operationId":"delete_artifact_lifecycle_policy","method":"delete","path":"/system/artifact-lifecycle-policies/{policy_uuid}","tag":"Artifact Lifecycle","authzAction":"deleteArtifactLifecyclePolicy","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
   delete_artifact_relationships: {"operationId":"delete_artifact_relationships","method":"delete","path":"/artifact-relationships","tag":"Relationships","authzAction":"deleteArtifactRelationships","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   delete_configuration: {"operationId":"delete_configuration","method":"delete","path":"/system/configurations/{config_key}","tag":"System Configuration","authzAction":"unsetSystemConfig","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[204]},
@@ -120,6 +124,7 @@ export const operationTable = {
   get_account_user: {"operationId":"get_account_user","method":"get","path":"/accounts/{account_name}/users/{username}","tag":"User Management","authzAction":"getUser","public":false,"accountParams":["account_name"],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_action_plans: {"operationId":"get_action_plans","method":"get","path":"/actions","tag":"Actions","authzAction":"getActions","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_alert_summaries: {"operationId":"get_alert_summaries","method":"get","path":"/alerts/summaries","tag":"Alerts","authzAction":"listAlerts","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_analysis_archive_rule: {"operationId":"get_analysis_archive_rule","method":"get","path":"/archives/rules/{rule_id}","tag":"Archives","authzAction":"getArchiveTransitionRule","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_api_key: {"operationId":"get_api_key","method":"get","path":"/user/api-keys/{key_name}","tag":"Identity","authzAction":"selfGetApiKey","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_application: {"operationId":"get_application","method":"get","path":"/applications/{application_id}","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_application_version: {"operationId":"get_application_version","method":"get","path":"/applications/{application_id}/versions/{application_version_id}","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -127,6 +132,7 @@ export const operationTable = {
   get_application_version_vulnerabilities: {"operationId":"get_application_version_vulnerabilities","method":"get","path":"/applications/{application_id}/versions/{application_version_id}/vulnerabilities","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_application_versions: {"operationId":"get_application_versions","method":"get","path":"/applications/{application_id}/versions","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_applications: {"operationId":"get_applications","method":"get","path":"/applications","tag":"Applications","authzAction":"listApplications","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  get_archived_analysis: {"operationId":"get_archived_analysis","method":"get","path":"/archives/images/{image_digest}","tag":"Archives","authzAction":"getArchivedAnalysis","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_artifact_lifecycle_policy: {"operationId":"get_artifact_lifecycle_policy","method":"get","path":"/system/artifact-lifecycle-policies/{policy_uuid}","tag":"Artifact Lifecycle","authzAction":"getArtifactLifecyclePolicy","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_artifact_lifecycle_policy_by_version: {"operationId":"get_artifact_lifecycle_policy_by_version","method":"get","path":"/system/artifact-lifecycle-policies/{policy_uuid}/versions","tag":"Artifact Lifecycle","authzAction":"getArtifactLifecyclePolicy","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   get_artifact_relationship: {"operationId":"get_artifact_relationship","method":"get","path":"/artifact-relationships/{relationship_id}","tag":"Relationships","authzAction":"getArtifactRelationship","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -250,7 +256,10 @@ export const operationTable = {
   invalidate_sources_operation: {"operationId":"invalidate_sources_operation","method":"delete","path":"/imports/sources/{operation_id}","tag":"Imports","authzAction":"importSource","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_accounts: {"operationId":"list_accounts","method":"get","path":"/accounts","tag":"User Management","authzAction":"listAccounts","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_all_system_users: {"operationId":"list_all_system_users","method":"get","path":"/accounts/users","tag":"User Management","authzAction":"listAllUsers","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_analysis_archive: {"operationId":"list_analysis_archive","method":"get","path":"/archives/images","tag":"Archives","authzAction":"listArchivedAnalyses","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_analysis_archive_rules: {"operationId":"list_analysis_archive_rules","method":"get","path":"/archives/rules","tag":"Archives","authzAction":"listArchiveTransitionRules","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_api_keys: {"operationId":"list_api_keys","method":"get","path":"/user/api-keys","tag":"Identity","authzAction":"selfListApiKeys","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
+  list_archives: {"operationId":"list_archives","method":"get","path":"/archives","tag":"Archives","authzAction":"listArchives","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_artifact_lifecycle_policies: {"operationId":"list_artifact_lifecycle_policies","method":"get","path":"/system/artifact-lifecycle-policies","tag":"Artifact Lifecycle","authzAction":"listArtifactLifecyclePolicies","public":false,"accountParams":[],"scoped":false,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_artifact_relationships: {"operationId":"list_artifact_relationships","method":"get","path":"/artifact-relationships","tag":"Relationships","authzAction":"listArtifactRelationships","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
   list_artifacts: {"operationId":"list_artifacts","method":"get","path":"/applications/{application_id}/versions/{application_version_id}/artifacts","tag":"Applications","authzAction":"getApplication","public":false,"accountParams":[],"scoped":true,"consumes":[],"produces":["application/json"],"successStatuses":[200]},
@@ -408,6 +417,8 @@ export const authzActions = [
   "createAccount",
   "createApiKey",
   "createApplication",
+  "createArchiveTransitionRule",
+  "createArchivedAnalysis",
   "createArtifactLifecyclePolicy",
   "createArtifactRelationship",
   "createImage",
@@ -423,6 +434,8 @@ export const authzActions = [
   "deleteAccount",
   "deleteApiKey",
   "deleteApplication",
+  "deleteArchiveTransitionRule",
+  "deleteArchivedAnalysis",
   "deleteArtifactLifecyclePolicy",
   "deleteArtifactRelationships",
   "deleteCorrection",
@@ -447,6 +460,8 @@ export const authzActions = [
   "getAlert",
   "getApiKey",
   "getApplication",
+  "getArchiveTransitionRule",
+  "getArchivedAnalysis",
   "getArtifactLifecyclePolicy",
   "getArtifactRelationship",
   "getArtifactRelationshipDiff",
@@ -486,6 +501,9 @@ export const authzActions = [
   "listAllUsers",
   "listApiKeys",
   "listApplications",
+  "listArchiveTransitionRules",
+  "listArchivedAnalyses",
+  "listArchives",
   "listArtifactLifecyclePolicies",
   "listArtifactRelationships",
   "listEvents",
@@ -727,11 +745,23 @@ export interface OperationIO {
     body: operations['add_webhook_selector']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['add_webhook_selector']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['add_webhook_selector']['responses'][200]['content']['application/json'] };
   };
+  archive_image_analysis: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['archive_image_analysis']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['archive_image_analysis']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['archive_image_analysis']['responses'][200]['content']['application/json'] };
+  };
   create_account: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: operations['create_account']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_account']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
     responses: { 200: operations['create_account']['responses'][200]['content']['application/json'] };
+  };
+  create_analysis_archive_rule: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: operations['create_analysis_archive_rule']['requestBody'] extends { content: { 'application/json': infer B } } ? B : NonNullable<operations['create_analysis_archive_rule']['requestBody']> extends { content: { 'application/json': infer B } } ? B | undefined : never;
+    responses: { 200: operations['create_analysis_archive_rule']['responses'][200]['content']['application/json'] };
   };
   create_api_key: {
     path: Record<string, never>;
@@ -799,6 +829,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 204: undefined };
   };
+  delete_analysis_archive_rule: {
+    path: operations['delete_analysis_archive_rule']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
+  };
   delete_api_key: {
     path: operations['delete_api_key']['parameters']['path'];
     query: Record<string, never>;
@@ -816,6 +852,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     responses: { 204: undefined };
+  };
+  delete_archived_analysis: {
+    path: operations['delete_archived_analysis']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: undefined };
   };
   delete_artifact_lifecycle_policy: {
     path: operations['delete_artifact_lifecycle_policy']['parameters']['path'];
@@ -1117,6 +1159,12 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['get_alert_summaries']['responses'][200]['content']['application/json'] };
   };
+  get_analysis_archive_rule: {
+    path: operations['get_analysis_archive_rule']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_analysis_archive_rule']['responses'][200]['content']['application/json'] };
+  };
   get_api_key: {
     path: operations['get_api_key']['parameters']['path'];
     query: Record<string, never>;
@@ -1158,6 +1206,12 @@ export interface OperationIO {
     query: NonNullable<operations['get_applications']['parameters']['query']>;
     body: undefined;
     responses: { 200: operations['get_applications']['responses'][200]['content']['application/json'] };
+  };
+  get_archived_analysis: {
+    path: operations['get_archived_analysis']['parameters']['path'];
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['get_archived_analysis']['responses'][200]['content']['application/json'] };
   };
   get_artifact_lifecycle_policy: {
     path: operations['get_artifact_lifecycle_policy']['parameters']['path'];
@@ -1897,11 +1951,29 @@ export interface OperationIO {
     body: undefined;
     responses: { 200: operations['list_all_system_users']['responses'][200]['content']['application/json'] };
   };
+  list_analysis_archive: {
+    path: Record<string, never>;
+    query: NonNullable<operations['list_analysis_archive']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_analysis_archive']['responses'][200]['content']['application/json'] };
+  };
+  list_analysis_archive_rules: {
+    path: Record<string, never>;
+    query: NonNullable<operations['list_analysis_archive_rules']['parameters']['query']>;
+    body: undefined;
+    responses: { 200: operations['list_analysis_archive_rules']['responses'][200]['content']['application/json'] };
+  };
   list_api_keys: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
     responses: { 200: operations['list_api_keys']['responses'][200]['content']['application/json'] };
+  };
+  list_archives: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    responses: { 200: operations['list_archives']['responses'][200]['content']['application/json'] };
   };
   list_artifact_lifecycle_policies: {
     path: Record<string, never>;

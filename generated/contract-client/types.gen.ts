@@ -956,12 +956,23 @@ export type ImageAnalysisRequest = {
 };
 
 /**
- * Exactly one of tag, digest or import.
+ * Exactly one of tag, digest, archive or import.
  */
 export type ImageSource = {
     tag?: RegistryTagSource;
     digest?: RegistryDigestSource;
     import?: ImageImportManifest;
+    archive?: AnalysisArchiveSource;
+};
+
+/**
+ * Restores the image's archived analysis into the working set, without pulling from a registry.
+ */
+export type AnalysisArchiveSource = {
+    /**
+     * The digest of an archived image analysis of the account.
+     */
+    digest: string;
 };
 
 export type RegistryTagSource = {
@@ -2541,6 +2552,146 @@ export type KubernetesInventoryContainer = {
      * The uid of a pod in the same report.
      */
     pod_uid: string;
+};
+
+/**
+ * A summary of the account's analysis archive. The archive holds image analyses, never image content or layers.
+ */
+export type ArchiveSummary = {
+    images?: AnalysisArchiveSummary;
+};
+
+export type AnalysisArchiveSummary = {
+    /**
+     * Archived image analyses.
+     */
+    total_image_count?: number;
+    /**
+     * Tags mapped to the archived images.
+     */
+    total_tag_count?: number;
+    /**
+     * Bytes of compressed archive content.
+     */
+    total_data_bytes?: number;
+    /**
+     * When the archive last changed; absent while it is empty.
+     */
+    last_updated?: string;
+};
+
+export type ArchivedAnalyses = Array<ArchivedAnalysis>;
+
+export type ArchivedAnalysis = {
+    /**
+     * The image digest (the digest of the manifest).
+     */
+    imageDigest?: string;
+    /**
+     * The digest of the manifest list the image was resolved from, when there was one.
+     */
+    parentDigest?: string;
+    /**
+     * The image's annotations when it was archived.
+     */
+    annotations?: {
+        [key: string]: string;
+    };
+    status?: 'archiving' | 'archived' | 'deleting' | 'deleted';
+    /**
+     * The tags mapped to the image when it was archived.
+     */
+    image_detail?: Array<TagEntry>;
+    /**
+     * When the analysis was archived.
+     */
+    created_at?: string;
+    last_updated?: string;
+    analyzed_at?: string;
+    /**
+     * Bytes of compressed archive content for this analysis.
+     */
+    archive_size_bytes?: number;
+};
+
+export type TagEntry = {
+    full_tag?: string;
+    registry?: string;
+    repo?: string;
+    tag?: string;
+    tag_detected_at?: string;
+};
+
+/**
+ * Image digests.
+ */
+export type ImageAnalysisReferences = Array<string>;
+
+export type AddAnalysisArchiveResult = Array<AnalysisArchiveAddResult>;
+
+export type AnalysisArchiveAddResult = {
+    digest?: string;
+    /**
+     * `archived` or `error`.
+     */
+    status?: string;
+    /**
+     * Why an image was not archived, or that it was already.
+     */
+    detail?: string;
+};
+
+export type AnalysisArchiveRules = Array<AnalysisArchiveTransitionRule>;
+
+/**
+ * A rule for archiving analyses by age, tag history and selectors, or for deleting archived ones.
+ */
+export type AnalysisArchiveTransitionRule = {
+    readonly rule_id?: string;
+    selector?: ImageSelector;
+    /**
+     * Matches if at least this many images mapped to the tag are newer.
+     */
+    tag_versions_newer?: number;
+    /**
+     * Matches if the analysis is strictly older than this many days.
+     */
+    analysis_age_days?: number;
+    /**
+     * `archive`: archive matching working-set images and delete them from the working set. `delete`: delete matching archived analyses.
+     */
+    transition: 'archive' | 'delete';
+    /**
+     * Applies to every account; only administrators create and delete these.
+     */
+    system_global?: boolean;
+    exclude?: AnalysisArchiveTransitionRuleExclude;
+    /**
+     * With `archive`, only images beyond the account's newest this many analyzed images match. System-global rules only.
+     */
+    max_images_per_account?: number;
+    readonly created_at?: string;
+    readonly last_updated?: string;
+};
+
+/**
+ * Images whose tags match this selector are left alone, for `expiration_days` after their analysis (always when absent).
+ */
+export type AnalysisArchiveTransitionRuleExclude = {
+    selector?: ImageSelector;
+    /**
+     * How long a matching image stays excluded, in days since its analysis; -1 or absent for always.
+     */
+    expiration_days?: number;
+};
+
+/**
+ * Which tags a rule applies to; each field is a glob (`*` matches anything) and an absent one matches everything.
+ */
+export type ImageSelector = {
+    registry?: string;
+    repository?: string;
+    tag?: string;
 };
 
 export type SourceImportOperation = {
@@ -4302,6 +4453,36 @@ export type PackageVulnerabilityAnnotationRequestWritable = {
 
 export type PackageVulnerabilityAnnotationResponseListWritable = {
     items: Array<PackageVulnerabilityAnnotationWritable>;
+};
+
+export type AnalysisArchiveRulesWritable = Array<AnalysisArchiveTransitionRuleWritable>;
+
+/**
+ * A rule for archiving analyses by age, tag history and selectors, or for deleting archived ones.
+ */
+export type AnalysisArchiveTransitionRuleWritable = {
+    selector?: ImageSelector;
+    /**
+     * Matches if at least this many images mapped to the tag are newer.
+     */
+    tag_versions_newer?: number;
+    /**
+     * Matches if the analysis is strictly older than this many days.
+     */
+    analysis_age_days?: number;
+    /**
+     * `archive`: archive matching working-set images and delete them from the working set. `delete`: delete matching archived analyses.
+     */
+    transition: 'archive' | 'delete';
+    /**
+     * Applies to every account; only administrators create and delete these.
+     */
+    system_global?: boolean;
+    exclude?: AnalysisArchiveTransitionRuleExclude;
+    /**
+     * With `archive`, only images beyond the account's newest this many analyzed images match. System-global rules only.
+     */
+    max_images_per_account?: number;
 };
 
 /**
@@ -25942,6 +26123,543 @@ export type UpdateRegistryResponses = {
 };
 
 export type UpdateRegistryResponse = UpdateRegistryResponses[keyof UpdateRegistryResponses];
+
+export type ListArchivesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/archives';
+};
+
+export type ListArchivesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListArchivesError = ListArchivesErrors[keyof ListArchivesErrors];
+
+export type ListArchivesResponses = {
+    /**
+     * The summary.
+     */
+    200: ArchiveSummary;
+};
+
+export type ListArchivesResponse = ListArchivesResponses[keyof ListArchivesResponses];
+
+export type ListAnalysisArchiveData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: {
+        /**
+         * Vigil extension. The page, of `limit` archived analyses each.
+         */
+        page?: number;
+        /**
+         * Vigil extension. Archived analyses per page; upstream answers all of them, Vigil at most 1000 per request.
+         */
+        limit?: number;
+    };
+    url: '/archives/images';
+};
+
+export type ListAnalysisArchiveErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListAnalysisArchiveError = ListAnalysisArchiveErrors[keyof ListAnalysisArchiveErrors];
+
+export type ListAnalysisArchiveResponses = {
+    /**
+     * The archived analyses.
+     */
+    200: ArchivedAnalyses;
+};
+
+export type ListAnalysisArchiveResponse = ListAnalysisArchiveResponses[keyof ListAnalysisArchiveResponses];
+
+export type ArchiveImageAnalysisData = {
+    body: ImageAnalysisReferences;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/archives/images';
+};
+
+export type ArchiveImageAnalysisErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ArchiveImageAnalysisError = ArchiveImageAnalysisErrors[keyof ArchiveImageAnalysisErrors];
+
+export type ArchiveImageAnalysisResponses = {
+    /**
+     * One result per digest.
+     */
+    200: AddAnalysisArchiveResult;
+};
+
+export type ArchiveImageAnalysisResponse = ArchiveImageAnalysisResponses[keyof ArchiveImageAnalysisResponses];
+
+export type DeleteArchivedAnalysisData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        image_digest: string;
+    };
+    query?: never;
+    url: '/archives/images/{image_digest}';
+};
+
+export type DeleteArchivedAnalysisErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteArchivedAnalysisError = DeleteArchivedAnalysisErrors[keyof DeleteArchivedAnalysisErrors];
+
+export type DeleteArchivedAnalysisResponses = {
+    /**
+     * Deleted.
+     */
+    200: unknown;
+};
+
+export type GetArchivedAnalysisData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        image_digest: string;
+    };
+    query?: never;
+    url: '/archives/images/{image_digest}';
+};
+
+export type GetArchivedAnalysisErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetArchivedAnalysisError = GetArchivedAnalysisErrors[keyof GetArchivedAnalysisErrors];
+
+export type GetArchivedAnalysisResponses = {
+    /**
+     * The archived analysis.
+     */
+    200: ArchivedAnalysis;
+};
+
+export type GetArchivedAnalysisResponse = GetArchivedAnalysisResponses[keyof GetArchivedAnalysisResponses];
+
+export type ListAnalysisArchiveRulesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: {
+        /**
+         * Include the system-global rules.
+         */
+        system_global?: boolean;
+    };
+    url: '/archives/rules';
+};
+
+export type ListAnalysisArchiveRulesErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type ListAnalysisArchiveRulesError = ListAnalysisArchiveRulesErrors[keyof ListAnalysisArchiveRulesErrors];
+
+export type ListAnalysisArchiveRulesResponses = {
+    /**
+     * The rules.
+     */
+    200: AnalysisArchiveRules;
+};
+
+export type ListAnalysisArchiveRulesResponse = ListAnalysisArchiveRulesResponses[keyof ListAnalysisArchiveRulesResponses];
+
+export type CreateAnalysisArchiveRuleData = {
+    body: AnalysisArchiveTransitionRuleWritable;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/archives/rules';
+};
+
+export type CreateAnalysisArchiveRuleErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * The resource already exists, or its state does not allow the change.
+     */
+    409: ApiErrorResponse;
+    /**
+     * The request body is larger than the configured limit.
+     */
+    413: ApiErrorResponse;
+    /**
+     * The request body's content type is not accepted by this operation.
+     */
+    415: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type CreateAnalysisArchiveRuleError = CreateAnalysisArchiveRuleErrors[keyof CreateAnalysisArchiveRuleErrors];
+
+export type CreateAnalysisArchiveRuleResponses = {
+    /**
+     * The rule created.
+     */
+    200: AnalysisArchiveTransitionRule;
+};
+
+export type CreateAnalysisArchiveRuleResponse = CreateAnalysisArchiveRuleResponses[keyof CreateAnalysisArchiveRuleResponses];
+
+export type DeleteAnalysisArchiveRuleData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        rule_id: string;
+    };
+    query?: never;
+    url: '/archives/rules/{rule_id}';
+};
+
+export type DeleteAnalysisArchiveRuleErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type DeleteAnalysisArchiveRuleError = DeleteAnalysisArchiveRuleErrors[keyof DeleteAnalysisArchiveRuleErrors];
+
+export type DeleteAnalysisArchiveRuleResponses = {
+    /**
+     * Deleted.
+     */
+    200: unknown;
+};
+
+export type GetAnalysisArchiveRuleData = {
+    body?: never;
+    headers?: {
+        /**
+         * Act on this account instead of the caller's own. The caller must be an administrator or hold a role in that account. An account that does not exist is 404 for administrators and 403 for others.
+         */
+        'x-service-account'?: string;
+        /**
+         * The header the established API's clients send for the same purpose; an alias of x-service-account with the same checks. When both are sent they must name the same account (400 otherwise).
+         */
+        'x-anchore-account'?: string;
+    };
+    path: {
+        rule_id: string;
+    };
+    query?: never;
+    url: '/archives/rules/{rule_id}';
+};
+
+export type GetAnalysisArchiveRuleErrors = {
+    /**
+     * The request is malformed or violates the schema; `detail.errors` lists every violation.
+     */
+    400: ApiErrorResponse;
+    /**
+     * No valid credentials were presented.
+     */
+    401: ApiErrorResponse;
+    /**
+     * The caller may not perform this action on the target account.
+     */
+    403: ApiErrorResponse;
+    /**
+     * The named resource does not exist (or is not visible to the caller).
+     */
+    404: ApiErrorResponse;
+    /**
+     * Too many failed authentication attempts; retry after the number of seconds in `Retry-After`.
+     */
+    429: ApiErrorResponse;
+    /**
+     * An unexpected error. The body never holds a stack trace; the request id ties it to the log.
+     */
+    500: ApiErrorResponse;
+};
+
+export type GetAnalysisArchiveRuleError = GetAnalysisArchiveRuleErrors[keyof GetAnalysisArchiveRuleErrors];
+
+export type GetAnalysisArchiveRuleResponses = {
+    /**
+     * The rule.
+     */
+    200: AnalysisArchiveTransitionRule;
+};
+
+export type GetAnalysisArchiveRuleResponse = GetAnalysisArchiveRuleResponses[keyof GetAnalysisArchiveRuleResponses];
 
 export type GetApplicationsData = {
     body?: never;

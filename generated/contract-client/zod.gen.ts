@@ -710,6 +710,13 @@ export const zRbacManagerAccountRole = z.object({
  */
 export const zRbacManagerUserRoleListing = z.array(zRbacManagerAccountRole);
 
+/**
+ * Restores the image's archived analysis into the working set, without pulling from a registry.
+ */
+export const zAnalysisArchiveSource = z.object({
+    digest: z.string().regex(/^sha256:[a-fA-F0-9]{64}$/)
+});
+
 export const zRegistryTagSource = z.object({
     pull_string: z.string().min(1).max(512),
     dockerfile: z.string().max(1048576).regex(/^[a-zA-Z0-9+\/=]+$/).optional(),
@@ -1163,12 +1170,13 @@ export const zImageImportManifest = z.object({
 });
 
 /**
- * Exactly one of tag, digest or import.
+ * Exactly one of tag, digest, archive or import.
  */
 export const zImageSource = z.object({
     tag: zRegistryTagSource.optional(),
     digest: zRegistryDigestSource.optional(),
-    import: zImageImportManifest.optional()
+    import: zImageImportManifest.optional(),
+    archive: zAnalysisArchiveSource.optional()
 });
 
 export const zImageAnalysisRequest = z.object({
@@ -1957,6 +1965,95 @@ export const zKubernetesInventory = z.object({
     pods: z.array(zKubernetesInventoryPod).max(50000).optional(),
     containers: z.array(zKubernetesInventoryContainer).max(50000).optional()
 });
+
+export const zAnalysisArchiveSummary = z.object({
+    total_image_count: z.int().optional(),
+    total_tag_count: z.int().optional(),
+    total_data_bytes: z.int().optional(),
+    last_updated: z.iso.datetime().optional()
+});
+
+/**
+ * A summary of the account's analysis archive. The archive holds image analyses, never image content or layers.
+ */
+export const zArchiveSummary = z.object({
+    images: zAnalysisArchiveSummary.optional()
+});
+
+export const zTagEntry = z.object({
+    full_tag: z.string().optional(),
+    registry: z.string().optional(),
+    repo: z.string().optional(),
+    tag: z.string().optional(),
+    tag_detected_at: z.iso.datetime().optional()
+});
+
+export const zArchivedAnalysis = z.object({
+    imageDigest: z.string().optional(),
+    parentDigest: z.string().optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
+    status: z.enum([
+        'archiving',
+        'archived',
+        'deleting',
+        'deleted'
+    ]).optional(),
+    image_detail: z.array(zTagEntry).optional(),
+    created_at: z.iso.datetime().optional(),
+    last_updated: z.iso.datetime().optional(),
+    analyzed_at: z.iso.datetime().optional(),
+    archive_size_bytes: z.int().optional()
+});
+
+export const zArchivedAnalyses = z.array(zArchivedAnalysis);
+
+/**
+ * Image digests.
+ */
+export const zImageAnalysisReferences = z.array(z.string().regex(/^sha256:[a-fA-F0-9]{64}$/)).min(1).max(100);
+
+export const zAnalysisArchiveAddResult = z.object({
+    digest: z.string().optional(),
+    status: z.string().optional(),
+    detail: z.string().optional()
+});
+
+export const zAddAnalysisArchiveResult = z.array(zAnalysisArchiveAddResult);
+
+/**
+ * Which tags a rule applies to; each field is a glob (`*` matches anything) and an absent one matches everything.
+ */
+export const zImageSelector = z.object({
+    registry: z.string().max(512).optional(),
+    repository: z.string().max(512).optional(),
+    tag: z.string().max(512).optional()
+});
+
+/**
+ * Images whose tags match this selector are left alone, for `expiration_days` after their analysis (always when absent).
+ */
+export const zAnalysisArchiveTransitionRuleExclude = z.object({
+    selector: zImageSelector.optional(),
+    expiration_days: z.int().gte(-1).lte(36500).optional()
+});
+
+/**
+ * A rule for archiving analyses by age, tag history and selectors, or for deleting archived ones.
+ */
+export const zAnalysisArchiveTransitionRule = z.object({
+    rule_id: z.string().readonly().optional(),
+    selector: zImageSelector.optional(),
+    tag_versions_newer: z.int().gte(0).lte(100000).optional(),
+    analysis_age_days: z.int().gte(0).lte(36500).optional(),
+    transition: z.enum(['archive', 'delete']),
+    system_global: z.boolean().optional(),
+    exclude: zAnalysisArchiveTransitionRuleExclude.optional(),
+    max_images_per_account: z.int().gte(0).lte(1000000).optional(),
+    created_at: z.iso.datetime().readonly().optional(),
+    last_updated: z.iso.datetime().readonly().optional()
+});
+
+export const zAnalysisArchiveRules = z.array(zAnalysisArchiveTransitionRule);
 
 export const zSourceImportOperation = z.object({
     uuid: z.string(),
@@ -3285,6 +3382,21 @@ export const zPackageVulnerabilityAnnotationRequestWritable = z.object({
 export const zPackageVulnerabilityAnnotationResponseListWritable = z.object({
     items: z.array(zPackageVulnerabilityAnnotationWritable)
 });
+
+/**
+ * A rule for archiving analyses by age, tag history and selectors, or for deleting archived ones.
+ */
+export const zAnalysisArchiveTransitionRuleWritable = z.object({
+    selector: zImageSelector.optional(),
+    tag_versions_newer: z.int().gte(0).lte(100000).optional(),
+    analysis_age_days: z.int().gte(0).lte(36500).optional(),
+    transition: z.enum(['archive', 'delete']),
+    system_global: z.boolean().optional(),
+    exclude: zAnalysisArchiveTransitionRuleExclude.optional(),
+    max_images_per_account: z.int().gte(0).lte(1000000).optional()
+});
+
+export const zAnalysisArchiveRulesWritable = z.array(zAnalysisArchiveTransitionRuleWritable);
 
 /**
  * A relationship of a specific type between two artifacts (e.g. a container image and a source revision): an
@@ -8257,6 +8369,115 @@ export const zUpdateRegistryQuery = z.object({
  * A one-element array holding the stored configuration.
  */
 export const zUpdateRegistryResponse = zRegistryConfigurationList;
+
+export const zListArchivesHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The summary.
+ */
+export const zListArchivesResponse = zArchiveSummary;
+
+export const zListAnalysisArchiveHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zListAnalysisArchiveQuery = z.object({
+    page: z.int().gte(1).optional().default(1),
+    limit: z.int().gte(1).lte(1000).optional().default(1000)
+});
+
+/**
+ * The archived analyses.
+ */
+export const zListAnalysisArchiveResponse = zArchivedAnalyses;
+
+export const zArchiveImageAnalysisBody = zImageAnalysisReferences;
+
+export const zArchiveImageAnalysisHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * One result per digest.
+ */
+export const zArchiveImageAnalysisResponse = zAddAnalysisArchiveResult;
+
+export const zDeleteArchivedAnalysisHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zDeleteArchivedAnalysisPath = z.object({
+    image_digest: z.string().regex(/^sha256:[a-fA-F0-9]{64}$/)
+});
+
+export const zGetArchivedAnalysisHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetArchivedAnalysisPath = z.object({
+    image_digest: z.string().regex(/^sha256:[a-fA-F0-9]{64}$/)
+});
+
+/**
+ * The archived analysis.
+ */
+export const zGetArchivedAnalysisResponse = zArchivedAnalysis;
+
+export const zListAnalysisArchiveRulesHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zListAnalysisArchiveRulesQuery = z.object({
+    system_global: z.boolean().optional().default(true)
+});
+
+/**
+ * The rules.
+ */
+export const zListAnalysisArchiveRulesResponse = zAnalysisArchiveRules;
+
+export const zCreateAnalysisArchiveRuleBody = zAnalysisArchiveTransitionRuleWritable;
+
+export const zCreateAnalysisArchiveRuleHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+/**
+ * The rule created.
+ */
+export const zCreateAnalysisArchiveRuleResponse = zAnalysisArchiveTransitionRule;
+
+export const zDeleteAnalysisArchiveRuleHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zDeleteAnalysisArchiveRulePath = z.object({
+    rule_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+export const zGetAnalysisArchiveRuleHeaders = z.object({
+    'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),
+    'x-anchore-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional()
+});
+
+export const zGetAnalysisArchiveRulePath = z.object({
+    rule_id: z.string().regex(/^[0-9a-f-]{36}$/)
+});
+
+/**
+ * The rule.
+ */
+export const zGetAnalysisArchiveRuleResponse = zAnalysisArchiveTransitionRule;
 
 export const zGetApplicationsHeaders = z.object({
     'x-service-account': z.string().regex(/^[A-Za-z0-9][A-Za-z0-9@._-]{0,127}$/).optional(),

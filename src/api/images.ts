@@ -2,6 +2,7 @@
 import type { components } from '../../generated/openapi-types.js';
 import type { AnalysisProgress } from '../images/analysis-progress.js';
 import { ConflictError, InvalidError } from '../errors.js';
+import { restoreArchived } from '../archive/archive.js';
 import { addImageFromArchive } from '../images/add-archive.js';
 import { addImageFromRegistry } from '../images/add.js';
 import { addImageFromImport } from '../images/add-import.js';
@@ -105,7 +106,11 @@ export const imageHandlers: HandlerGroup<ImageOps> = {
       const [view] = await imageViews(ctx, [imported]);
       return { status: 200, body: view };
     }
-    if (!source.tag && !source.digest) throw new InvalidError('source must name a tag, a digest or an import', { errors: [{ location: 'body.source', message: 'needs tag, digest or import' }] });
+    if (source.archive) {
+      const [view] = await imageViews(ctx, [await restoreArchived(ctx.db, ctx.account.name, source.archive.digest)]);
+      return { status: 200, body: view };
+    }
+    if (!source.tag && !source.digest) throw new InvalidError('source must name a tag, a digest, an archive or an import', { errors: [{ location: 'body.source', message: 'needs tag, digest, archive or import' }] });
     const image = await addImageFromRegistry(ctx.services, ctx.account.name, {
       tag: source.tag,
       digest: source.digest,

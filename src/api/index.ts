@@ -1,6 +1,7 @@
 /** Every operation's handler; the Handlers type makes a missing one a compile error. */
 import type { BodyChecks, Handlers } from '../server/handler-types.js';
 import { alertHandlers } from './alerts.js';
+import { archiveHandlers } from './archives.js';
 import { applicationHandlers } from './applications.js';
 import { artifactLifecycleHandlers } from './artifact-lifecycle.js';
 import { actionHandlers } from './actions.js';
@@ -46,6 +47,7 @@ export const handlers: Handlers = {
   ...ssoHandlers,
   ...imageHandlers,
   ...imageContentHandlers,
+  ...archiveHandlers,
   ...registryHandlers,
   ...eventHandlers,
   ...summaryHandlers,

@@ -43,6 +43,13 @@ export const EVENT_CATEGORIES: { name: string; description: string; types: Event
     ],
   },
   {
+    name: 'user.analysis_archive',
+    description: 'What the archive transition rules moved',
+    types: [
+      { type: 'user.analysis_archive.rule_applied', level: 'INFO', message: 'An archive rule archived image analyses or deleted archived ones' },
+    ],
+  },
+  {
     name: 'system.image_analysis',
     description: 'Failures talking to registries or reading images',
     types: [

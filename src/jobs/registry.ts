@@ -4,6 +4,7 @@
  * holds their role. Time-driven work is here too, as periodic kinds (./periodic.ts): nothing else in Vigil runs on
  * a timer of its own.
  */
+import { applyArchiveRules, ARCHIVE_RULES_EVERY_MS, ARCHIVE_RULES_JOB } from '../archive/transitions.js';
 import { ANALYZE_IMAGE_JOB, analyzeImageJob, failInterruptedAnalysis } from '../images/analyze.js';
 import { pollWatches, WATCH_SWEEP_JOB } from '../images/watch.js';
 import { ANALYZE_RUNNING_IMAGES_JOB, analyzeRunningImagesJob } from '../inventory/analysis-queue.js';
@@ -96,6 +97,11 @@ export function registerJobs(services: Services): void {
   // Artifact lifecycle policies delete old images of every account (src/lifecycle/run.ts).
   if (held(ARTIFACT_LIFECYCLE_RUN_JOB))
     worker.registerPeriodic(ARTIFACT_LIFECYCLE_RUN_JOB, ARTIFACT_LIFECYCLE_SCHEDULE, ({ slot }) => runLifecyclePolicies(services.db, services.log, slot));
+  if (held(ARCHIVE_RULES_JOB))
+    worker.registerPeriodic(ARCHIVE_RULES_JOB, { everyMs: ARCHIVE_RULES_EVERY_MS }, async () => {
+      const moved = await applyArchiveRules(services.db);
+      if (moved.length) services.log.info({ rules: moved.map((m) => ({ rule: m.rule_id, account: m.account_name, transition: m.transition, images: m.image_digests.length })) }, 'applied the archive rules');
+    });
   if (held(JOB_RECORDS_PRUNE_JOB))
     worker.registerPeriodic(JOB_RECORDS_PRUNE_JOB, { cron: '41 * * * *' }, async () => {
       const ago = (ms: number) => new Date(Date.now() - ms).toISOString();

@@ -23,7 +23,8 @@ export const ABANDONED_UPLOAD_MS = 60 * 60 * 1000;
 /** Abandoned uploads are looked for when a new upload starts, at most this often per process. */
 const SWEEP_EVERY_MS = 60 * 1000;
 
-export type UploadPurpose = 'image-archive' | 'feed';
+/** `analysis-archive`: an archived image analysis (src/archive/), held for as long as its archive record exists. */
+export type UploadPurpose = 'image-archive' | 'feed' | 'analysis-archive';
 
 export class UploadTooLargeError extends AppError {
   constructor(limit: number) {
@@ -174,8 +175,8 @@ export async function copyUploadToTempFile(db: Db, id: string, fileName: string)
 
 /**
  * Deletes abandoned uploads: receiving or unclaimed ones without progress for ABANDONED_UPLOAD_MS, archives whose
- * image no longer waits for an analysis of them (deleted, analyzed, or given a newer upload), and feed files no
- * feed names as its source any more. Answers how many were deleted.
+ * image no longer waits for an analysis of them (deleted, analyzed, or given a newer upload), feed files no
+ * feed names as its source any more, and archived analyses no archive record names. Answers how many were deleted.
  */
 export async function sweepAbandonedUploads(db: Db, now = Date.now()): Promise<number> {
   const cutoff = new Date(now - ABANDONED_UPLOAD_MS).toISOString();
@@ -199,7 +200,15 @@ export async function sweepAbandonedUploads(db: Db, now = Date.now()): Promise<n
       this.select(db.raw('1')).from('vuln_feeds').whereRaw("vuln_feeds.source like '%' || stored_uploads.id || '%'");
     })
     .select('id');
-  const ids = [...(await unclaimed), ...(await archives), ...(await feeds)].map((r: { id: string }) => r.id);
+  // An archived analysis whose record is gone (its account deleted) is of no use any more.
+  const analyses = db('stored_uploads')
+    .where({ state: 'held', purpose: 'analysis-archive' })
+    .where('updated_at', '<', cutoff)
+    .whereNotExists(function () {
+      this.select(db.raw('1')).from('analysis_archive').whereRaw('analysis_archive.upload_id = stored_uploads.id');
+    })
+    .select('id');
+  const ids = [...(await unclaimed), ...(await archives), ...(await feeds), ...(await analyses)].map((r: { id: string }) => r.id);
   for (const id of ids) await deleteUpload(db, id);
   return ids.length;
 }

@@ -40,6 +40,7 @@ import * as m038 from './038_compliance_alerts.js';
 import * as m039 from './039_action_plans_and_settings.js';
 import * as m040 from './040_artifact_relationships.js';
 import * as m041 from './041_applications.js';
+import * as m042 from './042_analysis_archive.js';
 import * as m043 from './043_artifact_lifecycle_policies.js';
 import * as m044 from './044_notification_issue_trackers.js';
 import * as m045 from './045_rematch_indexes.js';
@@ -87,6 +88,7 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '039_action_plans_and_settings': m039,
   '040_artifact_relationships': m040,
   '041_applications': m041,
+  '042_analysis_archive': m042,
   '043_artifact_lifecycle_policies': m043,
   '044_notification_issue_trackers': m044,
   '045_rematch_indexes': m045,

@@ -15,6 +15,7 @@
 import type { Area } from '../harness.js';
 import { alertsArea } from './alerts.js';
 import { applicationsArea } from './applications.js';
+import { archivesArea } from './archives.js';
 import { identityArea } from './identity.js';
 import { imagesArea } from './images.js';
 import { importsArea } from './imports.js';
@@ -25,4 +26,4 @@ import { sourcesArea } from './sources.js';
 import { ssoArea } from './sso.js';
 import { systemArea } from './system.js';
 
-export const areas: Area<any>[] = [systemArea, identityArea, imagesArea, importsArea, sourcesArea, applicationsArea, runtimeArea, notificationsArea, ssoArea, oidcArea, alertsArea];
+export const areas: Area<any>[] = [systemArea, identityArea, imagesArea, importsArea, sourcesArea, applicationsArea, archivesArea, runtimeArea, notificationsArea, ssoArea, oidcArea, alertsArea];

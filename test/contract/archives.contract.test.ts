@@ -1,0 +1,4 @@
+import { runArea } from './harness.js';
+import { archivesArea } from './areas/archives.js';
+
+runArea(archivesArea);
