@@ -97,6 +97,8 @@ describe('registrations follow the roles', () => {
     try {
       expect([...server.running.services.registry.names].sort()).toEqual(['catalog', 'notifications', 'reports_worker', 'simplequeue']);
       expect(server.running.services.worker.kinds.sort()).toEqual([
+        'analysis_archive_rules',
+        'artifact_lifecycle_run',
         'inventory_expiry',
         'job_records_prune',
         'metrics_collect',
