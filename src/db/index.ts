@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import knex, { type Knex } from 'knex';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
+import { SqliteClient } from './sqlite-client.js';
+import { BACKSTOP_AUTOCHECKPOINT_PAGES } from './wal-checkpointer.js';
 
 export type Db = Knex;
 
@@ -31,7 +33,8 @@ export function createDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
   }
   mkdirSync(config.dataDir, { recursive: true });
   return knex({
-    client: 'better-sqlite3',
+    // better-sqlite3, keeping each connection's prepared statements and checkpointing in a thread (sqlite-client.ts).
+    client: SqliteClient as unknown as typeof knex.Client,
     connection: { filename: join(config.dataDir, 'vigil.sqlite') },
     useNullAsDefault: true,
     pool: {
@@ -43,6 +46,8 @@ export function createDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
         conn.pragma('foreign_keys = ON');
         conn.pragma('busy_timeout = 5000');
         conn.pragma('synchronous = NORMAL');
+        // Checkpoints run in their own thread (wal-checkpointer.ts); this connection does only past a backstop.
+        conn.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
         // SQLite's default page cache is 2 MiB: the report tables' indexes (millions of rows) would be re-read
         // from the OS on every scan and thrashed by every bulk insert. 64 MiB of cache and a memory map fix that.
         conn.pragma('cache_size = -65536');

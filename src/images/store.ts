@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Db } from '../db/index.js';
 import { toBool } from '../db/index.js';
+import { insertObjects } from '../db/insert-rows.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { deleteUpload } from '../uploads/stored-uploads.js';
 import { nowIso } from '../util/time.js';
@@ -293,7 +294,7 @@ export async function saveAnalysis(
       go_symbols: goSymbolsColumn(result.packages[i]!),
     }));
 
-    for (let i = 0; i < rows.length; i += 200) await trx('image_packages').insert(rows.slice(i, i + 200));
+    await insertObjects(trx, 'image_packages', rows);
     await trx('image_documents').where(scope).delete();
     for (const [kind, value] of Object.entries(result.documents))
       if (value !== undefined) await trx('image_documents').insert({ ...scope, kind, content: gzipSync(JSON.stringify(value)) });

@@ -21,7 +21,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import { databaseKind, type Db } from '../db/index.js';
 import { nowIso } from '../util/time.js';
-import type { StagedRecord, StagedValue } from './feed-rows.js';
+import { insertRows } from '../db/insert-rows.js';
+import type { StagedRecord } from './feed-rows.js';
 
 /** A record to write: `fresh` when the feed has no record of its id, so it can be written live, unpublished. */
 export interface SyncedRecord extends StagedRecord {
@@ -215,9 +216,6 @@ async function withConnection<T>(db: Db, fn: (conn: BetterSqlite3.Database) => T
   }
 }
 
-/** Rows per multi-row insert: 14 parameters a record row stays well under PostgreSQL's 65 535 per statement. */
-const INSERT_ROWS = 1000;
-
 class SharedTableStaging implements Staging {
   readonly batchSize = 5000;
 
@@ -255,14 +253,5 @@ class SharedTableStaging implements Staging {
     await this.db('vuln_sync_affected').where({ sync_id: this.syncId }).delete();
     await this.db('vuln_sync_records').where({ sync_id: this.syncId }).delete();
     await discardUnpublished(this.db, this.feed, this.generation);
-  }
-}
-
-/** Multi-row inserts with positional parameters, without a query builder per row. */
-export async function insertRows(trx: Db, table: string, columns: readonly string[], rows: readonly (StagedValue | number)[][], suffix = ''): Promise<void> {
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
-  for (let i = 0; i < rows.length; i += INSERT_ROWS) {
-    const slice = rows.slice(i, i + INSERT_ROWS);
-    await trx.raw(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${slice.map(() => tuple).join(', ')}${suffix}`, slice.flat());
   }
 }

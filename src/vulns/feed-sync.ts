@@ -20,7 +20,8 @@ import { nowIso } from '../util/time.js';
 import type { OsvReadError, OsvReadOptions, OsvReadResult } from './osv/archive.js';
 import { readOsvPathInWorker } from './feed-reader.js';
 import { recordDigest, serialiseInProcess, stagedRecord, type SerialisedSource } from './feed-rows.js';
-import { insertRows, openStaging, type Staging, type SyncedRecord } from './feed-staging.js';
+import { insertRows } from '../db/insert-rows.js';
+import { openStaging, type Staging, type SyncedRecord } from './feed-staging.js';
 import { markVulnerabilityDataChanged, publishedGeneration } from './vulnerability-repository.js';
 
 export interface SyncStats {

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { databaseKind, type Db } from '../db/index.js';
+import { insertRows, type RowValue } from '../db/insert-rows.js';
 import type { DistroInfo } from '../ecosystems/model.js';
 import { nowIso } from '../util/time.js';
 import type { MatchablePackage } from '../ecosystems/shared/lookup.js';
@@ -292,6 +293,27 @@ export async function refreshFindings(db: Db, kind: FindingsSubjectKind, account
   return writeDiff(db, kind.findingsTable, scope, existing, desired, options.now ?? nowIso());
 }
 
+/** A new finding's columns after its subject's (account and id), in the order writeDiff lists their values. */
+const INSERTED_COLUMNS = [
+  'finding_key',
+  'vuln_id',
+  'feed',
+  'feed_group',
+  'package_type',
+  'package_name',
+  'package_version',
+  'package_path',
+  'package_purl',
+  'matched_name',
+  'matched_by',
+  'fix_state',
+  'fixed_in',
+  'confidence',
+  'detected_at',
+  'fix_observed_at',
+  'last_updated',
+] as const;
+
 async function writeDiff(
   db: Db,
   table: FindingsSubjectKind['findingsTable'],
@@ -302,7 +324,10 @@ async function writeDiff(
 ): Promise<FindingsDiff> {
   const diff: FindingsDiff = { added: [], updated: [], removed: [] };
   const byKey = new Map(existing.map((f) => [f.finding_key, f]));
-  const inserts: Record<string, unknown>[] = [];
+  // New findings as value lists in INSERTED_COLUMNS order after the scope's: building 500 000 rows as spread
+  // objects cost the first findings of 1 000 images about a sixth of their time (bench:match profile).
+  const scopeValues = Object.values(scope);
+  const inserts: RowValue[][] = [];
   for (const [key, { pkg, match }] of desired) {
     const row = {
       vuln_id: match.vulnId,
@@ -321,7 +346,26 @@ async function writeDiff(
     };
     const before = byKey.get(key);
     if (!before) {
-      inserts.push({ ...scope, finding_key: key, ...row, detected_at: now, fix_observed_at: match.fixState === 'fixed' ? now : null, last_updated: now });
+      inserts.push([
+        ...scopeValues,
+        key,
+        row.vuln_id,
+        row.feed,
+        row.feed_group,
+        row.package_type,
+        row.package_name,
+        row.package_version,
+        row.package_path,
+        row.package_purl,
+        row.matched_name,
+        row.matched_by,
+        row.fix_state,
+        row.fixed_in,
+        row.confidence,
+        now,
+        match.fixState === 'fixed' ? now : null,
+        now,
+      ]);
       diff.added.push(changeOf(row));
     } else if (before.fix_state !== row.fix_state || before.fixed_in !== row.fixed_in || before.feed !== row.feed || before.feed_group !== row.feed_group) {
       const fixObserved = before.fix_observed_at ?? (row.fix_state === 'fixed' ? now : null);
@@ -339,7 +383,7 @@ async function writeDiff(
   for (let i = 0; i < gone.length; i += 400)
     await db(table).where(scope).whereIn('finding_key', gone.slice(i, i + 400).map((f) => f.finding_key)).delete();
   diff.removed = gone.map(changeOf);
-  for (let i = 0; i < inserts.length; i += 200) await db(table).insert(inserts.slice(i, i + 200));
+  await insertRows(db, table, [...Object.keys(scope), ...INSERTED_COLUMNS], inserts);
   return diff;
 }
 
