@@ -23,7 +23,7 @@ export function Panel<T>({ title, action, call, note, children }: PanelProps<T>)
           <Title order={2} size="h4" id={id}>
             {title}
           </Title>
-          {call.loading && <Loader size="xs" aria-label={`Loading ${title}`} />}
+          {call.loading && <Loader size="xs" role="status" aria-label={`Loading ${title}`} />}
         </Group>
         {note && (
           <Text size="sm" c="dimmed">

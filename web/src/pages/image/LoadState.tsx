@@ -15,6 +15,6 @@ export function ErrorAlert({ title, message }: { title: string; message: string 
 /** Renders `children(data)` once loaded, the error otherwise. */
 export function LoadState<T>({ loaded, what, children }: { loaded: Loaded<T>; what: string; children: (data: T) => ReactNode }) {
   if (loaded.error) return <ErrorAlert title={`Could not load ${what}`} message={loaded.error} />;
-  if (loaded.data === null) return <Loader size="sm" aria-label={`Loading ${what}`} />;
+  if (loaded.data === null) return <Loader size="sm" role="status" aria-label={`Loading ${what}`} />;
   return <>{children(loaded.data)}</>;
 }
