@@ -1,10 +1,9 @@
 /**
  * Knex's better-sqlite3 client, with two changes: the WAL is checkpointed in a thread of its own
  * (wal-checkpointer.ts), stopped when the client is destroyed; and each connection keeps its prepared statements
- * by SQL text. Knex prepares
- * every query anew; SQLite's prepare (parsing, planning, compiling triggers and foreign-key checks into the
- * statement) cost more than running many of the small queries a refresh or re-match repeats per image
- * (bench:match: about a tenth of a re-match was spent in prepare). Knex builds the same text for the same query
+ * by SQL text. Knex prepares every query anew; SQLite's prepare (parsing, planning, compiling triggers and
+ * foreign-key checks into the statement) cost more than running many of the small queries a refresh or re-match
+ * repeats per image (bench:match: about a tenth of a re-match was spent in prepare). Knex builds the same text for the same query
  * shape, so a repeated query finds its statement; the bindings change, the plan does not.
  *
  * better-sqlite3 runs a statement to completion in `all`/`run` (knex never leaves one iterating), so one prepared
