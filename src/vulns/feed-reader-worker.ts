@@ -1,6 +1,6 @@
 /**
  * The feed reader thread (started by feed-reader.ts): reads an OSV path, parses and validates its records and
- * serialises them (feed-rows.ts), then posts them to the main thread in batches. It posts a batch only
+ * packs them (feed-rows.ts), then posts them to the main thread in batches. It posts a batch only
  * while it holds a credit; the main thread returns one for each batch it takes, so at most `window` batches wait
  * and memory stays bounded however large the feed. One read at a time; the thread is reused for the next.
  * Between batches it looks at the read's control flag: asked to stop, it ends the read (closing the source) and
@@ -8,7 +8,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { AppError } from '../errors.js';
-import { packBatch, serialisedBatches } from './feed-rows.js';
+import { packedBatches } from './feed-rows.js';
 import type { ReaderReply, ReaderRequest, WireError } from './feed-reader.js';
 import { READ_EXIT, READ_RUN } from './feed-reader-control.js';
 import { readOsvPath } from './osv/archive.js';
@@ -29,7 +29,8 @@ port.on('message', (message: ReaderRequest) => {
 const stopAsked = () => control !== undefined && Atomics.load(control, 0) !== READ_RUN;
 
 function reply(message: ReaderReply): void {
-  port.postMessage(message);
+  // A batch's bytes are handed over, not copied.
+  port.postMessage(message, message.type === 'batch' ? [message.batch.bytes] : []);
 }
 
 async function read(request: Extract<ReaderRequest, { type: 'read' }>): Promise<void> {
@@ -37,12 +38,12 @@ async function read(request: Extract<ReaderRequest, { type: 'read' }>): Promise<
   control = request.control;
   const source = readOsvPath(request.path, request.options);
   try {
-    for await (const batch of serialisedBatches(source.records, request.batchRecords)) {
+    for await (const batch of packedBatches(source.records, request.batchRecords)) {
       while (credits === 0 && !stopAsked()) await new Promise<void>((resolve) => (creditReturned = resolve));
       // Leaving the loop returns the generators, which close the source.
       if (stopAsked()) break;
       credits--;
-      reply({ type: 'batch', batch: packBatch(batch), skipped: source.stats.skipped, ahead: request.window - credits });
+      reply({ type: 'batch', batch, skipped: source.stats.skipped, ahead: request.window - credits });
     }
     if (!stopAsked()) reply({ type: 'done', stats: source.stats });
     else if (Atomics.load(control, 0) === READ_EXIT) process.exit(1);

@@ -107,6 +107,10 @@ class ReaderRead implements ReaderSource {
     if (!this.finished) this.release();
   }
 
+  batchWaiting(): boolean {
+    return this.replies.length > 0;
+  }
+
   private async *read(): AsyncGenerator<SerialisedRecord[]> {
     try {
       for (;;) {

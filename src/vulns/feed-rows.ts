@@ -1,20 +1,20 @@
 /**
- * Feed records made ready to write. `serialiseRecord` turns a parsed record into strings: its JSON, the other
- * columns and its index entries. It runs in the feed reader thread (feed-reader-worker.ts); the thread that writes
- * then takes the content digest of the JSON (`recordDigest`), and makes the stored form of the records that changed
- * (`stagedRecord`) to write them.
- * The split balances the two threads (bench:match): the reader parses, validates and serialises, about twice the
- * writer's work per record before the stored form and digest moved to the writer.
- * A `SerialisedRecord` holds only strings, which structured cloning copies cheaply; posting parsed records instead
- * would cost the receiving thread about what parsing them did.
+ * Feed records made ready to write. `packRecords` turns parsed records into a packed batch: each record's JSON as
+ * UTF-8 bytes, already in its plain stored form (records.ts), in one buffer for the whole batch, and its other
+ * columns and index entries as strings. It runs in the feed reader thread (feed-reader-worker.ts), which posts the
+ * buffer by transfer (no copy) and the strings by structured clone; the thread that writes (`unpackBatch`) views
+ * each record's bytes in place, digests them (`recordDigest`) and binds them as the stored form of the records
+ * that changed (`stagedRecord`). So the JSON, most of a record, is never a string on the writing thread and is
+ * never copied between threads; bench:match measured the two threads' CPU time down by that.
  *
- * Sources read on the main thread (Alpine secdb, records handed to syncFeedRecords) are serialised there, through
- * `serialiseInProcess`: one implementation, whichever thread does the reading. Nothing here touches the database.
+ * Sources read on the main thread (Alpine secdb, records handed to syncFeedRecords) are packed and unpacked there,
+ * through `serialiseInProcess`: one implementation, whichever thread does the reading. Nothing here touches the
+ * database.
  */
 import type { OsvReadResult, OsvReadStats } from './osv/archive.js';
 import type { OsvRecord } from './osv/types.js';
 import { normalizePackageName } from '../ecosystems/registry.js';
-import { contentJsonUnlessCanonical, encodeRecordJson, feedGroupName, recordJsonDigest } from './records.js';
+import { contentJsonUnlessCanonical, feedGroupName, PLAIN_FORMAT, plainRecordDigest, storedForm } from './records.js';
 
 export type StagedValue = string | Buffer | null;
 
@@ -28,12 +28,12 @@ export interface StagedRecord {
   affected: (string | null)[][];
 }
 
-/** A parsed record as strings: what the reader thread posts. */
+/** A parsed record made ready to write: what a packed batch holds per record. */
 export interface SerialisedRecord {
   id: string;
   modified: string;
-  /** The record's JSON, which the stored form holds. */
-  json: string;
+  /** The plain stored form: PLAIN_FORMAT, then the record's JSON as UTF-8 (a view into its batch's buffer). */
+  plain: Buffer;
   /** What the content digest is taken over, when it is not the JSON without `modified` (records.ts). */
   contentJson: string | null;
   /** published, withdrawn, summary, severity_label, severity and aliases (JSON), as the row holds them. */
@@ -45,12 +45,30 @@ export interface SerialisedRecord {
 export interface SerialisedSource {
   batches: AsyncIterable<SerialisedRecord[]>;
   stats: OsvReadStats;
+  /** Whether the next batch has already arrived (sources read in another thread); undefined when unknown. */
+  batchWaiting?(): boolean;
 }
 
 /** Records per batch: one message from the reader thread. Small, so the staging thread waits little for the first one and the last. */
 export const SERIALISED_BATCH_RECORDS = 250;
 
-export function serialiseRecord(r: OsvRecord): SerialisedRecord {
+/**
+ * A batch as the reader thread posts it. The strings are in one flat list: cloning 250 small objects cost the two
+ * threads about twice as much as cloning one list, and made garbage on both sides.
+ */
+export interface PackedBatch {
+  /** Per record: id, modified, contentJson, the columns, then each index entry's values. */
+  values: (string | null)[];
+  /** Per record: the number of columns, of index entries, and each entry's number of values. */
+  counts: number[];
+  /** Every record's plain stored form, one after another: posted by transfer. */
+  bytes: ArrayBuffer;
+  /** Per record: where its plain stored form ends in `bytes`. */
+  ends: number[];
+}
+
+/** The strings of one record: its row's columns, and its index entries with their JSON. */
+function recordStrings(r: OsvRecord): { columns: (string | null)[]; entries: string[]; affected: (string | null)[][] } {
   const columns = [
     r.published ?? null,
     r.withdrawn ?? null,
@@ -71,7 +89,88 @@ export function serialiseRecord(r: OsvRecord): SerialisedRecord {
       affected.push([r.id, feedGroupName(ecosystem, release), ecosystem, release, normalizePackageName(ecosystem, a.package.name), entries[i]!]);
     });
   }
-  return { id: r.id, modified: r.modified, json: recordJson(r, entries), contentJson: contentJsonUnlessCanonical(r) ?? null, columns, affected };
+  return { columns, entries, affected };
+}
+
+export function packRecords(records: readonly OsvRecord[]): PackedBatch {
+  const values: (string | null)[] = [];
+  const counts: number[] = [];
+  const bytes = new ByteWriter(records.length * 2048);
+  const ends: number[] = [];
+  for (const r of records) {
+    const { columns, entries, affected } = recordStrings(r);
+    values.push(r.id, r.modified, contentJsonUnlessCanonical(r) ?? null, ...columns);
+    counts.push(columns.length, affected.length);
+    for (const entry of affected) {
+      counts.push(entry.length);
+      values.push(...entry);
+    }
+    bytes.byte(PLAIN_FORMAT);
+    // Written piece by piece: joining the pieces would make a string only to encode it.
+    for (const piece of recordJsonPieces(r, entries)) bytes.text(piece);
+    ends.push(bytes.length);
+  }
+  return { values, counts, bytes: bytes.buffer(), ends };
+}
+
+/**
+ * Bytes appended to a buffer that grows as needed: strings are encoded straight into it, with no pass to measure
+ * them first (taking their UTF-8 length cost about what encoding them did).
+ */
+class ByteWriter {
+  private data: Buffer;
+  length = 0;
+
+  constructor(capacity: number) {
+    // A buffer of its own (not a slice of Node's pool), so that it can be transferred.
+    this.data = Buffer.allocUnsafeSlow(capacity);
+  }
+
+  byte(value: number): void {
+    this.reserve(1);
+    this.data[this.length++] = value;
+  }
+
+  text(value: string): void {
+    // A UTF-16 code unit takes at most three bytes in UTF-8.
+    this.reserve(value.length * 3);
+    this.length += this.data.write(value, this.length);
+  }
+
+  /** The buffer the bytes are in (it may be longer than `length`). */
+  buffer(): ArrayBuffer {
+    return this.data.buffer as ArrayBuffer;
+  }
+
+  private reserve(bytes: number): void {
+    if (this.length + bytes <= this.data.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.data.length * 2, this.length + bytes));
+    this.data.copy(grown, 0, 0, this.length);
+    this.data = grown;
+  }
+}
+
+export function unpackBatch({ values, counts, bytes, ends }: PackedBatch): SerialisedRecord[] {
+  const records: SerialisedRecord[] = [];
+  let v = 0;
+  let start = 0;
+  for (let c = 0, i = 0; c < counts.length; i++) {
+    const id = values[v++]!;
+    const modified = values[v++]!;
+    const contentJson = values[v++]!;
+    const columns = values.slice(v, (v += counts[c++]!));
+    const affected: (string | null)[][] = [];
+    for (let n = counts[c++]!; n > 0; n--) affected.push(values.slice(v, (v += counts[c++]!)));
+    const plain = Buffer.from(bytes, start, ends[i]! - start);
+    start = ends[i]!;
+    records.push({ id, modified, plain, contentJson, columns, affected });
+  }
+  return records;
+}
+
+/** One record made ready to write, as a packed batch of one would give it. */
+export function serialiseRecord(r: OsvRecord): SerialisedRecord {
+  return unpackBatch(packRecords([r]))[0]!;
 }
 
 /** Stands in for `affected` while the rest of a record is serialised; it cannot occur in a feed's JSON unescaped. */
@@ -80,82 +179,58 @@ const AFFECTED_MEMBER = `"affected":${JSON.stringify(AFFECTED_SLOT)}`;
 
 /**
  * JSON.stringify(r), byte for byte, with the affected entries' JSON (most of a record) spliced in rather than
- * serialised a second time. The slot keeps `affected` at its key's place; should a record carry the slot's text
- * as a member of its own (two matches), it is serialised whole.
+ * serialised a second time, as the pieces to concatenate. The slot keeps `affected` at its key's place; should a
+ * record carry the slot's text as a member of its own (two matches), it is serialised whole.
  */
-export function recordJson(r: OsvRecord, entries: string[]): string {
-  const shell = JSON.stringify({ ...r, affected: AFFECTED_SLOT });
+export function recordJsonPieces(r: OsvRecord, entries: string[]): string[] {
+  // The record's own `affected` is swapped for the slot while it is serialised: a copy of the record with the slot
+  // in it (an object spread) took about half as long again to serialise.
+  const affected = r.affected;
+  let shell: string;
+  (r as { affected: unknown }).affected = AFFECTED_SLOT;
+  try {
+    shell = JSON.stringify(r);
+  } finally {
+    r.affected = affected;
+  }
   const at = shell.indexOf(AFFECTED_MEMBER);
-  if (at < 0 || shell.indexOf(AFFECTED_MEMBER, at + 1) >= 0) return JSON.stringify(r);
+  if (at < 0 || shell.indexOf(AFFECTED_MEMBER, at + 1) >= 0) return [JSON.stringify(r)];
   const start = at + '"affected":'.length;
-  return `${shell.slice(0, start)}[${entries.join(',')}]${shell.slice(start + JSON.stringify(AFFECTED_SLOT).length)}`;
+  const pieces = [shell.slice(0, start), '['];
+  // Separators as pieces of their own: a concatenation would be copied whole before it is encoded.
+  entries.forEach((entry, i) => (i === 0 ? pieces.push(entry) : pieces.push(',', entry)));
+  pieces.push(']', shell.slice(start + JSON.stringify(AFFECTED_SLOT).length));
+  return pieces;
 }
 
 /** The content digest of a serialised record (records.ts): equal digests mean the stored record would not change. */
 export function recordDigest(s: SerialisedRecord): string {
-  return recordJsonDigest(s.json, s.id, s.modified, s.contentJson ?? undefined);
+  return plainRecordDigest(s.plain, s.id, s.modified, s.contentJson ?? undefined);
 }
 
 /** A serialised record as it is staged, its stored form made here: only records that changed get one. */
 export function stagedRecord(s: SerialisedRecord, digest: string): StagedRecord {
-  return { row: [s.id, s.modified, ...s.columns, digest, encodeRecordJson(s.json)], affected: s.affected };
+  return { row: [s.id, s.modified, ...s.columns, digest, storedForm(s.plain)], affected: s.affected };
 }
 
-/**
- * A batch as the reader thread posts it: every record's strings in one flat list. Cloning 250 small objects cost
- * the two threads about twice as much as cloning one list, and made garbage on both sides.
- */
-export interface PackedBatch {
-  /** Per record: id, modified, json, contentJson, the columns, then each index entry's values. */
-  values: (string | null)[];
-  /** Per record: the number of columns, of index entries, and each entry's number of values. */
-  counts: number[];
-}
-
-export function packBatch(records: SerialisedRecord[]): PackedBatch {
-  const values: (string | null)[] = [];
-  const counts: number[] = [];
-  for (const r of records) {
-    values.push(r.id, r.modified, r.json, r.contentJson, ...r.columns);
-    counts.push(r.columns.length, r.affected.length);
-    for (const entry of r.affected) {
-      counts.push(entry.length);
-      values.push(...entry);
-    }
-  }
-  return { values, counts };
-}
-
-export function unpackBatch({ values, counts }: PackedBatch): SerialisedRecord[] {
-  const records: SerialisedRecord[] = [];
-  let v = 0;
-  for (let c = 0; c < counts.length; ) {
-    const id = values[v++]!;
-    const modified = values[v++]!;
-    const json = values[v++]!;
-    const contentJson = values[v++]!;
-    const columns = values.slice(v, (v += counts[c++]!));
-    const affected: (string | null)[][] = [];
-    for (let n = counts[c++]!; n > 0; n--) affected.push(values.slice(v, (v += counts[c++]!)));
-    records.push({ id, modified, json, contentJson, columns, affected });
-  }
-  return records;
-}
-
-/** The records of a read, serialised, `size` at a time (the last batch may be shorter; none is empty). */
-export async function* serialisedBatches(records: AsyncIterable<OsvRecord>, size = SERIALISED_BATCH_RECORDS): AsyncGenerator<SerialisedRecord[]> {
-  let batch: SerialisedRecord[] = [];
+/** The records of a read, packed `size` at a time (the last batch may be shorter; none is empty). */
+export async function* packedBatches(records: AsyncIterable<OsvRecord>, size = SERIALISED_BATCH_RECORDS): AsyncGenerator<PackedBatch> {
+  let batch: OsvRecord[] = [];
   for await (const record of records) {
-    batch.push(serialiseRecord(record));
+    batch.push(record);
     if (batch.length >= size) {
-      yield batch;
+      yield packRecords(batch);
       batch = [];
     }
   }
-  if (batch.length) yield batch;
+  if (batch.length) yield packRecords(batch);
 }
 
-/** A read done in this thread, serialised here too (sources the reader thread does not read). */
+async function* unpackedBatches(batches: AsyncIterable<PackedBatch>): AsyncGenerator<SerialisedRecord[]> {
+  for await (const batch of batches) yield unpackBatch(batch);
+}
+
+/** A read done in this thread, packed here too (sources the reader thread does not read). */
 export function serialiseInProcess(read: OsvReadResult): SerialisedSource {
-  return { batches: serialisedBatches(read.records), stats: read.stats };
+  return { batches: unpackedBatches(packedBatches(read.records)), stats: read.stats };
 }

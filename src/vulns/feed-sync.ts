@@ -63,6 +63,12 @@ export interface SyncOptions {
 /** Work run inside a sync's switch transaction, given the sync's statistics. */
 export type SwitchHook<S> = (trx: Db, stats: Readonly<S>) => Promise<void>;
 
+/**
+ * The fewest collected records written early when the reader is behind (no batch waiting): smaller steps would
+ * commit often for little.
+ */
+const IDLE_FLUSH_RECORDS = 1000;
+
 /** Ids per statement when removing replaced records: well under every database's parameter limit. */
 const ID_BATCH = 500;
 
@@ -83,6 +89,24 @@ async function queueKeys(trx: Db, syncId: string, from: string, where: string, b
      ON CONFLICT (sync_id, ecosystem, release, package_name) DO NOTHING`,
     [syncId, ...bindings],
   );
+}
+
+/**
+ * Record counts per group of the source as read: a source is the feed's complete content, so after the switch
+ * these are the feed's counts, with no scan of the index to take them.
+ */
+class GroupTally {
+  readonly counts = new Map<string, number>();
+
+  add(affected: (string | null)[][], by = 1): void {
+    // Entries are [vuln_id, grp, ...] (feed-rows.ts); a record counts once in each of its groups.
+    const groups = new Set(affected.map((entry) => entry[1]!));
+    for (const group of groups) this.counts.set(group, (this.counts.get(group) ?? 0) + by);
+  }
+
+  remove(affected: (string | null)[][]): void {
+    this.add(affected, -1);
+  }
 }
 
 /** What a sync wrote, kept for its switch: the distinct index keys of the records' entries. */
@@ -106,7 +130,7 @@ class Written {
  * publishes what the sync wrote, and queues the index keys that changed (the old entries' and the written ones')
  * and logs the written records for the reporting read model (report-change-triggers.ts logs only published rows).
  */
-async function applyStaged(trx: Db, feed: string, syncId: string, staging: Staging, replacedIds: string[], written: Written): Promise<void> {
+async function applyStaged(trx: Db, feed: string, syncId: string, staging: Staging, replacedIds: string[], written: Written, groups: GroupTally): Promise<void> {
   for (const ids of chunks(replacedIds)) {
     await queueKeys(trx, syncId, 'vulnerability_affected', `feed = ? AND vuln_id IN (${ids.map(() => '?').join(', ')})`, [feed, ...ids]);
     await trx('vulnerability_affected').where({ feed }).whereIn('vuln_id', ids).delete();
@@ -117,24 +141,30 @@ async function applyStaged(trx: Db, feed: string, syncId: string, staging: Stagi
   await insertRows(trx, 'vuln_rematch_keys', ['sync_id', 'ecosystem', 'release', 'package_name'], written.keyRows(syncId), ' ON CONFLICT (sync_id, ecosystem, release, package_name) DO NOTHING');
   // What the sync wrote is what now carries its generation (unchanged records keep theirs).
   await trx.raw(`INSERT INTO report_changes (kind, account_name, ref) SELECT 'vulnerability', '', feed || ' ' || id FROM vulnerabilities WHERE feed = ? AND generation = ?`, [feed, staging.generation]);
-  await refreshGroupCounts(trx, feed);
+  await storeGroupCounts(trx, feed, groups.counts);
   await markVulnerabilityDataChanged(trx);
 }
 
-/** Record counts per group, kept with the group's enabled flag; empty groups go unless an administrator disabled them. */
+/** Record counts per group, as the index holds them, kept with the group's enabled flag (storeGroupCounts). */
 export async function refreshGroupCounts(db: Db, feed: string): Promise<void> {
-  const now = nowIso();
   const counts: { grp: string; n: number | string }[] = await db('vulnerability_affected')
     .where({ feed })
     .where('generation', '<=', await publishedGeneration(db, feed))
     .groupBy('grp')
     .select('grp')
     .countDistinct({ n: 'vuln_id' });
+  await storeGroupCounts(db, feed, new Map(counts.map((c) => [c.grp, Number(c.n)])));
+}
+
+/** Stores a feed's record counts per group; groups with none go unless an administrator disabled them. */
+async function storeGroupCounts(db: Db, feed: string, counts: ReadonlyMap<string, number>): Promise<void> {
+  const now = nowIso();
   const present = new Set<string>();
-  for (const c of counts) {
-    present.add(c.grp);
+  for (const [group, n] of counts) {
+    if (n <= 0) continue;
+    present.add(group);
     await db('vuln_feed_groups')
-      .insert({ feed, name: c.grp, enabled: true, record_count: Number(c.n), created_at: now, last_sync: now })
+      .insert({ feed, name: group, enabled: true, record_count: n, created_at: now, last_sync: now })
       .onConflict(['feed', 'name'])
       .merge(['record_count', 'last_sync']);
   }
@@ -204,6 +234,7 @@ async function syncSerialised(db: Db, feed: string, input: SerialisedSource, opt
     const seen = new Set<string>();
     const replaced: string[] = [];
     const written = new Written();
+    const groups = new GroupTally();
     // Keyed by id: a source that lists one id twice stores its last copy once.
     let batch = new Map<string, SyncedRecord>();
     const flush = async () => {
@@ -221,10 +252,15 @@ async function syncSerialised(db: Db, feed: string, input: SerialisedSource, opt
         if (seen.has(id)) {
           // A second copy of an id: the last one wins while it is still unstaged.
           const unwritten = batch.get(id);
-          if (unwritten) batch.set(id, { ...stagedRecord(record, digest), fresh: unwritten.fresh });
+          if (unwritten) {
+            batch.set(id, { ...stagedRecord(record, digest), fresh: unwritten.fresh });
+            groups.remove(unwritten.affected);
+            groups.add(record.affected);
+          }
           continue;
         }
         seen.add(id);
+        groups.add(record.affected);
         const before = known.get(id);
         if (before === digest) stats.unchanged++;
         else {
@@ -238,6 +274,9 @@ async function syncSerialised(db: Db, feed: string, input: SerialisedSource, opt
         }
         if (options.onProgress && stats.read % every === 0) options.onProgress({ ...stats, skipped: input.stats.skipped });
       }
+      // With no batch waiting, what is collected is written now, while the reader works on the next one, rather
+      // than in one step after the last batch.
+      if (batch.size >= IDLE_FLUSH_RECORDS && input.batchWaiting?.() === false) await flush();
       // Batches the reader thread posted ahead are taken without a turn of the event loop in between: without this,
       // a writer that keeps up never lets timers, I/O or other queries run (bench:match saw 8 s waits).
       await nextTurn();
@@ -255,7 +294,7 @@ async function syncSerialised(db: Db, feed: string, input: SerialisedSource, opt
     const removed = [...known.keys()].filter((id) => !seen.has(id));
     stats.removed = removed.length;
     const changedKeys = await db.transaction(async (trx) => {
-      await applyStaged(trx, feed, syncId, staging!, replaced.concat(removed), written);
+      await applyStaged(trx, feed, syncId, staging!, replaced.concat(removed), written, groups);
       await recordSyncOutcome(trx, feed, { status: 'ok', stats, source: options.source, kind: options.kind });
       await options.onSwitch?.(trx, stats);
       return Number((await trx('vuln_rematch_keys').where({ sync_id: syncId }).count({ n: '*' }).first())?.n ?? 0);

@@ -8,7 +8,8 @@ import type { OsvRecord } from './osv/types.js';
 
 /** Records above this size are deflated; below it zlib's per-call cost dominates an import and saves little. */
 const DEFLATE_ABOVE_BYTES = 4096;
-const PLAIN = 0;
+/** The format byte that starts a plain stored form: the record's JSON as UTF-8 follows it. */
+export const PLAIN_FORMAT = 0;
 const DEFLATED = 1;
 
 /** The stored form: a format byte, then the record's JSON, raw-deflated when large. */
@@ -16,13 +17,20 @@ export function encodeRecord(record: OsvRecord): Buffer {
   return encodeRecordJson(JSON.stringify(record));
 }
 
-/** The stored form of a record given as its JSON (what crosses from the feed reader thread). */
+/** The stored form of a record given as its JSON. */
 export function encodeRecordJson(json: string): Buffer {
-  const length = Buffer.byteLength(json);
-  const plain = Buffer.allocUnsafe(1 + length);
-  plain[0] = PLAIN;
+  const plain = Buffer.allocUnsafe(1 + Buffer.byteLength(json));
+  plain[0] = PLAIN_FORMAT;
   plain.write(json, 1, 'utf8');
-  return length <= DEFLATE_ABOVE_BYTES ? plain : Buffer.concat([Buffer.of(DEFLATED), deflateRawSync(plain.subarray(1), { level: 1 })]);
+  return storedForm(plain);
+}
+
+/**
+ * The stored form of a record given in its plain form (PLAIN_FORMAT, then the JSON as UTF-8; what the feed reader
+ * thread hands over): that form itself, or deflated when large.
+ */
+export function storedForm(plain: Buffer): Buffer {
+  return plain.length - 1 <= DEFLATE_ABOVE_BYTES ? plain : Buffer.concat([Buffer.of(DEFLATED), deflateRawSync(plain.subarray(1), { level: 1 })]);
 }
 
 /**
@@ -66,6 +74,14 @@ export function recordJsonDigest(json: string, id: string, modified: string, con
   const { head, member } = digestSkip(id, modified);
   // Slices of a string share its characters; the hash encodes them as UTF-8, as the stored form does.
   return createHash('sha256').update(json.slice(0, head.length)).update(json.slice(head.length + member.length)).digest('hex');
+}
+
+/** recordJsonDigest over a record's plain stored form (storedForm), without decoding it: the same digest. */
+export function plainRecordDigest(plain: Buffer, id: string, modified: string, contentJson: string | undefined): string {
+  if (contentJson !== undefined) return createHash('sha256').update(contentJson).digest('hex');
+  const { head, member } = digestSkip(id, modified);
+  const headEnd = 1 + Buffer.byteLength(head);
+  return createHash('sha256').update(plain.subarray(1, headEnd)).update(plain.subarray(headEnd + Buffer.byteLength(member))).digest('hex');
 }
 
 export function decodeRecord(stored: Buffer | Uint8Array): OsvRecord {

@@ -6,7 +6,7 @@ import { zipSync, strToU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/index.js';
 import { databaseKind } from '../../src/db/index.js';
-import { feedGroupCounts, syncFeedRecords, syncOsvSource } from '../../src/vulns/feed-sync.js';
+import { feedGroupCounts, refreshGroupCounts, syncFeedRecords, syncOsvSource } from '../../src/vulns/feed-sync.js';
 import { parseOsvRecord } from '../../src/vulns/osv/record.js';
 import type { OsvReadResult } from '../../src/vulns/osv/archive.js';
 import { decodeRecord, encodeRecordWithDigest } from '../../src/vulns/records.js';
@@ -134,6 +134,35 @@ describe('OSV feed sync', () => {
     expect(await ids()).toEqual(['GO-4@2026-03-01T00:00:00Z']);
     expect(await changedKeysOf(sync)).toEqual(['debian:12:openssl', 'go:null:example.com/mod', 'go:null:golang.org/x/net', 'pypi:null:foo-bar']);
     expect(await feedGroupCounts(db, 'osv')).toEqual([{ group: 'go', records: 1 }]);
+  });
+
+  it('counts records per group as the index holds them: a record in two groups, a withdrawn one, an id listed twice', async () => {
+    const go = (id: string) => record(id, '2026-03-01T00:00:00Z', [{ ecosystem: 'Go', name: `example.com/${id}`, fixed: '1.0.1' }]);
+    const feed = writeFeed({
+      'A-1.json': record('A-1', '2026-03-01T00:00:00Z', [
+        { ecosystem: 'Debian:12', name: 'curl', fixed: '8.0' },
+        { ecosystem: 'Debian:12', name: 'libcurl4', fixed: '8.0' },
+        { ecosystem: 'Debian:11', name: 'curl', fixed: '7.9' },
+      ]),
+      'A-2.json': { ...go('A-2'), withdrawn: '2026-04-01T00:00:00Z' },
+      'A-3.json': go('A-3'),
+      // The same id twice: the copy read last is the one kept, and only it counts.
+      'B-1.json': go('DUP-1'),
+      'B-2.json': record('DUP-1', '2026-03-02T00:00:00Z', [{ ecosystem: 'PyPI', name: 'dup', fixed: '2.0' }]),
+    });
+    await syncOsvSource(db, 'tally', feed);
+    const counted = await feedGroupCounts(db, 'tally');
+    expect(counted).toEqual([
+      { group: 'debian:11', records: 1 },
+      { group: 'debian:12', records: 1 },
+      { group: 'go', records: 1 },
+      { group: 'pypi', records: 1 },
+    ]);
+    await refreshGroupCounts(db, 'tally');
+    expect(await feedGroupCounts(db, 'tally')).toEqual(counted);
+    // A later sync that drops a group and changes another.
+    await syncOsvSource(db, 'tally', writeFeed({ 'A-3.json': go('A-3'), 'A-4.json': go('A-4') }));
+    expect(await feedGroupCounts(db, 'tally')).toEqual([{ group: 'go', records: 2 }]);
   });
 
   it('leaves the previous data intact and serving when a sync fails part-way', async () => {

@@ -4,7 +4,8 @@
  * every record would look changed to the next sync.
  */
 import { describe, expect, it } from 'vitest';
-import { recordJson, serialiseRecord } from '../../../src/vulns/feed-rows.js';
+import { recordDigest, recordJsonPieces, serialiseRecord } from '../../../src/vulns/feed-rows.js';
+import { encodeRecordWithDigest } from '../../../src/vulns/records.js';
 import { parseOsvRecord } from '../../../src/vulns/osv/record.js';
 
 const base = {
@@ -24,12 +25,22 @@ const base = {
 
 const parsed = (raw: unknown) => parseOsvRecord(raw);
 const entries = (r: ReturnType<typeof parsed>) => r.affected.map((a) => JSON.stringify(a));
+const recordJson = (r: ReturnType<typeof parsed>, e: string[]) => recordJsonPieces(r, e).join('');
 
 describe('recordJson', () => {
   it('gives JSON.stringify of the record, byte for byte', () => {
     const r = parsed(base);
     expect(recordJson(r, entries(r))).toBe(JSON.stringify(r));
-    expect(serialiseRecord(r).json).toBe(JSON.stringify(r));
+  });
+
+  it('packs that JSON as UTF-8 after the plain format byte, and digests it as the stored record is digested', () => {
+    for (const raw of [base, { ...base, id: 'GHSA-\u00e9\u4e2d-0001', summary: 'caf\u00e9 \ud83d\ude00' }, { ...base, affected: [] }]) {
+      const r = parsed(raw);
+      const serialised = serialiseRecord(r);
+      expect(serialised.plain[0]).toBe(0);
+      expect(serialised.plain.subarray(1).toString('utf8')).toBe(JSON.stringify(r));
+      expect(recordDigest(serialised)).toBe(encodeRecordWithDigest(r).digest);
+    }
   });
 
   it('does so for a record without affected entries, and for a withdrawn one', () => {
