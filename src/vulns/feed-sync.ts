@@ -201,7 +201,7 @@ export async function recordSyncOutcome(
 
 /** Syncs a feed from records read in this thread from any source; the source is treated as the feed's complete content. */
 export function syncFeedRecords(db: Db, feed: string, input: OsvReadResult, options: SyncOptions = {}): Promise<SyncResult> {
-  return syncSerialised(db, feed, serialiseInProcess(input), options);
+  return syncSerialisedSource(db, feed, serialiseInProcess(input), options);
 }
 
 /**
@@ -213,13 +213,14 @@ export async function syncOsvSource(db: Db, feed: string, path: string, options:
   // Started before the database work below, which it overlaps; closed whichever way the sync ends.
   const source = readOsvPathInWorker(path, read);
   try {
-    return await syncSerialised(db, feed, source, { source: path, kind: 'osv', ...sync });
+    return await syncSerialisedSource(db, feed, source, { source: path, kind: 'osv', ...sync });
   } finally {
     source.close();
   }
 }
 
-async function syncSerialised(db: Db, feed: string, input: SerialisedSource, options: SyncOptions): Promise<SyncResult> {
+/** Syncs a feed from records already serialised (feed-rows.ts), wherever they were read: the two entry points above. */
+export async function syncSerialisedSource(db: Db, feed: string, input: SerialisedSource, options: SyncOptions = {}): Promise<SyncResult> {
   await ensureFeed(db, feed, options.kind);
   const stats: SyncStats = { read: 0, skipped: 0, inserted: 0, updated: 0, unchanged: 0, removed: 0, errors: [] };
   const every = options.progressEvery ?? 10_000;

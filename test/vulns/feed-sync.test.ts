@@ -6,7 +6,8 @@ import { zipSync, strToU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/index.js';
 import { databaseKind } from '../../src/db/index.js';
-import { feedGroupCounts, refreshGroupCounts, syncFeedRecords, syncOsvSource } from '../../src/vulns/feed-sync.js';
+import { serialiseRecord, type SerialisedRecord } from '../../src/vulns/feed-rows.js';
+import { feedGroupCounts, refreshGroupCounts, syncFeedRecords, syncOsvSource, syncSerialisedSource } from '../../src/vulns/feed-sync.js';
 import { parseOsvRecord } from '../../src/vulns/osv/record.js';
 import type { OsvReadResult } from '../../src/vulns/osv/archive.js';
 import { decodeRecord, encodeRecordWithDigest } from '../../src/vulns/records.js';
@@ -163,6 +164,30 @@ describe('OSV feed sync', () => {
     // A later sync that drops a group and changes another.
     await syncOsvSource(db, 'tally', writeFeed({ 'A-3.json': go('A-3'), 'A-4.json': go('A-4') }));
     expect(await feedGroupCounts(db, 'tally')).toEqual([{ group: 'go', records: 2 }]);
+  });
+
+  it('writes what it has collected while the reader is behind, and waits to collect more while batches are waiting', async () => {
+    const batchOf = (from: number) =>
+      Array.from({ length: 600 }, (_, i) => serialiseRecord(parseOsvRecord(record(`EARLY-${from + i}`, '2026-03-01T00:00:00Z', [{ ecosystem: 'Go', name: `example.com/e${from + i}`, fixed: '1.0.1' }]))));
+    // Rows written so far under the sync's generation, not yet published.
+    const unpublished = async (feed: string) => Number((await db('vulnerabilities').where({ feed }).count({ n: '*' }).first())?.n);
+    for (const [feed, waiting, writtenBeforeLast] of [
+      ['behind', false, 1_200],
+      ['ahead', true, 0],
+    ] as const) {
+      const seen: number[] = [];
+      async function* batches(): AsyncGenerator<SerialisedRecord[]> {
+        for (let b = 0; b < 3; b++) {
+          seen.push(await unpublished(feed));
+          yield batchOf(b * 600);
+        }
+      }
+      const result = await syncSerialisedSource(db, feed, { batches: batches(), stats: { read: 1_800, skipped: 0, errors: [] }, batchWaiting: () => waiting });
+      expect(result.stats).toMatchObject({ read: 1_800, inserted: 1_800 });
+      // Two batches (1 200 records, over the 1 000 it waits for) were written before the third was asked for.
+      expect(seen).toEqual([0, 0, writtenBeforeLast]);
+      expect(await unpublished(feed)).toBe(1_800);
+    }
   });
 
   it('leaves the previous data intact and serving when a sync fails part-way', async () => {
