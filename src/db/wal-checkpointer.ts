@@ -15,8 +15,19 @@ import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../util/module-worker.js';
 import type { CheckpointerData, CheckpointerReport } from './wal-checkpointer-worker.js';
 
-/** Pages the application's connection lets the WAL reach before it checkpoints itself (16 384 pages = 64 MiB). */
-export const BACKSTOP_AUTOCHECKPOINT_PAGES = 16_384;
+/**
+ * Pages the application's connection lets the WAL reach before it checkpoints itself (262 144 pages = 1 GiB of
+ * 4 KiB pages). High, because under a steady stream of write transactions (a re-match, a large import) the WAL is
+ * never restarted: SQLite rewinds it only when a write begins with every frame already copied, and the thread
+ * always trails the last commit. So the WAL grows however well the thread keeps up, and a lower backstop fired in
+ * a commit on the event loop's thread, with the fsyncs of a checkpoint: at 64 MiB bench:match's re-match spent 3.8
+ * of its 16 s in three such commits (12 s with this backstop). The frames the thread has copied cost readers
+ * nothing (they search only the WAL's frames past the copied ones), and JOURNAL_SIZE_LIMIT_BYTES gives the disk back
+ * once the WAL is rewound.
+ */
+export const BACKSTOP_AUTOCHECKPOINT_PAGES = 262_144;
+/** The size the WAL file is cut back to when SQLite rewinds it; without a limit it keeps its largest size. */
+export const JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 /** The WAL size that starts the thread: SQLite's own default checkpoint point (1 000 pages of 4 KiB). */
 const START_AT_BYTES = 4 * 1024 * 1024;
 const WATCH_MS = 1000;

@@ -99,9 +99,14 @@ class GroupTally {
   readonly counts = new Map<string, number>();
 
   add(affected: (string | null)[][], by = 1): void {
-    // Entries are [vuln_id, grp, ...] (feed-rows.ts); a record counts once in each of its groups.
-    const groups = new Set(affected.map((entry) => entry[1]!));
-    for (const group of groups) this.counts.set(group, (this.counts.get(group) ?? 0) + by);
+    // Entries are [vuln_id, grp, ...] (feed-rows.ts); a record counts once in each of its groups. Most records
+    // have one entry: no set for those (this runs for every record read).
+    if (affected.length === 1) this.bump(affected[0]![1]!, by);
+    else for (const group of new Set(affected.map((entry) => entry[1]!))) this.bump(group, by);
+  }
+
+  private bump(group: string, by: number): void {
+    this.counts.set(group, (this.counts.get(group) ?? 0) + by);
   }
 
   remove(affected: (string | null)[][]): void {

@@ -2,7 +2,7 @@
  * How feed records are stored and named: the compressed record column, feed group (namespace) names, and the
  * (ecosystem, release, name) keys the affected-package index is looked up by.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { OsvRecord } from './osv/types.js';
 
@@ -76,13 +76,25 @@ export function recordJsonDigest(json: string, id: string, modified: string, con
   return createHash('sha256').update(json.slice(0, head.length)).update(json.slice(head.length + member.length)).digest('hex');
 }
 
-/** recordJsonDigest over a record's plain stored form (storedForm), without decoding it: the same digest. */
+/**
+ * recordJsonDigest over a record's plain stored form (storedForm), without decoding it: the same digest. The
+ * digested bytes are copied together into one scratch buffer and hashed in one call: a Hash object per record
+ * (createHash, two updates) cost a feed import about twice as much on the thread that writes.
+ */
 export function plainRecordDigest(plain: Buffer, id: string, modified: string, contentJson: string | undefined): string {
-  if (contentJson !== undefined) return createHash('sha256').update(contentJson).digest('hex');
+  if (contentJson !== undefined) return hash('sha256', contentJson, 'hex');
   const { head, member } = digestSkip(id, modified);
   const headEnd = 1 + Buffer.byteLength(head);
-  return createHash('sha256').update(plain.subarray(1, headEnd)).update(plain.subarray(headEnd + Buffer.byteLength(member))).digest('hex');
+  const restStart = headEnd + Buffer.byteLength(member);
+  const length = headEnd - 1 + plain.length - restStart;
+  if (digestScratch.length < length) digestScratch = Buffer.allocUnsafeSlow(Math.max(length, digestScratch.length * 2));
+  plain.copy(digestScratch, 0, 1, headEnd);
+  plain.copy(digestScratch, headEnd - 1, restStart);
+  return hash('sha256', digestScratch.subarray(0, length), 'hex');
 }
+
+/** plainRecordDigest's scratch buffer: reused, as every call overwrites what it hashes. */
+let digestScratch = Buffer.allocUnsafeSlow(16 * 1024);
 
 export function decodeRecord(stored: Buffer | Uint8Array): OsvRecord {
   const buf = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);

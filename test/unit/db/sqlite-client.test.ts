@@ -1,7 +1,8 @@
 /**
  * The SQLite client keeps prepared statements per connection (src/db/sqlite-client.ts): a repeated query reuses
  * its statement, the cache stays bounded, and a kept statement still answers correctly after the schema changed
- * under it. These run against SQLite whichever database the suite targets: the client is SQLite's alone.
+ * under it; and connections open with the settings db/index.ts gives them. These run against SQLite whichever
+ * database the suite targets: the client is SQLite's alone.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../../src/db/index.js';
 import { preparedStatement, STATEMENTS_PER_CONNECTION } from '../../../src/db/sqlite-client.js';
+import { BACKSTOP_AUTOCHECKPOINT_PAGES, JOURNAL_SIZE_LIMIT_BYTES } from '../../../src/db/wal-checkpointer.js';
 
 let dir: string;
 let db: Db;
@@ -92,5 +94,17 @@ describe('statement-caching SQLite client', () => {
     ).rejects.toThrow('stop');
     await db.transaction(async (trx) => trx('things').insert({ name: 'second' }));
     expect((await db('things').orderBy('id').select('name')).map((r) => r.name)).toEqual(['kept', 'second']);
+  });
+
+  it('opens connections in WAL mode with foreign keys on, a memory map as large as SQLite allows and a high checkpoint backstop', async () => {
+    const conn = await connectionOf(db);
+    expect(conn.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(conn.pragma('foreign_keys', { simple: true })).toBe(1);
+    // SQLite clamps the request to its compile-time SQLITE_MAX_MMAP_SIZE (about 2 GiB): the whole of most
+    // databases, not the 256 MiB the re-match outgrew.
+    expect(conn.pragma('mmap_size', { simple: true }) as number).toBeGreaterThan(1024 ** 3);
+    // The checkpointer thread copies the WAL; this connection does only past the backstop, and a rewound WAL is cut back.
+    expect(conn.pragma('wal_autocheckpoint', { simple: true })).toBe(BACKSTOP_AUTOCHECKPOINT_PAGES);
+    expect(conn.pragma('journal_size_limit', { simple: true })).toBe(JOURNAL_SIZE_LIMIT_BYTES);
   });
 });

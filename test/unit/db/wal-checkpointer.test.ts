@@ -62,6 +62,20 @@ describe('WAL checkpointer thread', () => {
     expect(checkpointer.running).toBe(true);
   });
 
+  it("lets the next write rewind a WAL it has copied whole, which cuts the file back to the connection's limit", async () => {
+    // The application's connection keeps a WAL of up to its backstop and relies on this to give the disk back.
+    conn.pragma('journal_size_limit = 1048576');
+    write(6);
+    const grown = statSync(`${file}-wal`).size;
+    expect(grown).toBeGreaterThan(6 * 1024 * 1024);
+    checkpointer = watchWalCheckpoints(file, { startNow: true, intervalMs: 10 });
+    const frames = Math.floor(grown / (4096 + 24));
+    await vi.waitFor(() => expect(checkpointer?.report?.framesCopied ?? 0).toBeGreaterThanOrEqual(frames), { timeout: 10_000, interval: 20 });
+    write(1);
+    expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect((conn.prepare('SELECT count(*) AS n FROM blobs').get() as { n: number }).n).toBe(7 * 1024);
+  });
+
   it('stop() before the thread started answers at once', async () => {
     checkpointer = watchWalCheckpoints(file);
     expect(await checkpointer.stop()).toBeUndefined();
