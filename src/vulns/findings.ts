@@ -5,7 +5,7 @@
  * Imported source repositories (sources/) keep packages and findings in tables of the same columns, so the one
  * refresh serves both kinds of subject (FindingsSubjectKind).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { databaseKind, type Db } from '../db/index.js';
 import { insertRows, type RowValue } from '../db/insert-rows.js';
 import type { DistroInfo } from '../ecosystems/model.js';
@@ -137,7 +137,7 @@ function packageIdentity(p: { type: string; name: string; version: string; path:
 }
 
 function findingKey(vulnId: string, p: ImagePackage): string {
-  return createHash('sha256').update(`${vulnId}\u0000${packageIdentity(p)}`).digest('hex');
+  return hash('sha256', `${vulnId}\u0000${packageIdentity(p)}`, 'hex');
 }
 
 function fixText(fixState: FixState, fixedIn: string[]): string {
@@ -211,6 +211,22 @@ export function packageHitsKeys(pkg: MatchablePackage, distro: DistroInfo | unde
   return target.names.some((packageName) => keys.has(matchKeyId({ ecosystem: target.ecosystem, release: target.release ?? null, packageName })));
 }
 
+/**
+ * The answers of packageHitsKeys per key set, by the package's match identity (cacheKey: everything a lookup
+ * reads). A re-match asks it for every candidate package of every image with one key set, and images share most
+ * of their packages; the answers go when the set does.
+ */
+const hitsByKeySet = new WeakMap<ReadonlySet<string>, Map<string, boolean>>();
+
+function packageHitsKeysOnce(pkg: MatchablePackage, distro: DistroInfo | undefined, keys: ReadonlySet<string>): boolean {
+  let answers = hitsByKeySet.get(keys);
+  if (!answers) hitsByKeySet.set(keys, (answers = new Map()));
+  const identity = cacheKey(distro, pkg);
+  let hit = answers.get(identity);
+  if (hit === undefined) answers.set(identity, (hit = packageHitsKeys(pkg, distro, keys)));
+  return hit;
+}
+
 function cacheKey(distro: DistroInfo | undefined, p: MatchablePackage): string {
   // Owned and unowned copies of one project and version match differently (ownership.ts).
   return [distro?.name, distro?.version, distro?.like.join(','), p.type, p.name, p.version, p.origin, p.sourceVersion, p.owner ? 'owned' : ''].join('\u0000');
@@ -275,7 +291,8 @@ export async function refreshFindings(db: Db, kind: FindingsSubjectKind, account
   let looked = await correctPackages(options.corrections ?? knexCorrectionProvider(db), packages);
   if (options.onlyKeys) {
     // A corrected package is looked up under its corrected names; its own may still hold findings to drop.
-    const hit = looked.map((p, i) => packageHitsKeys(p, distro, options.onlyKeys!) || (p !== packages[i] && packageHitsKeys(packages[i]!, distro, options.onlyKeys!)));
+    const keys = options.onlyKeys;
+    const hit = looked.map((p, i) => packageHitsKeysOnce(p, distro, keys) || (p !== packages[i] && packageHitsKeysOnce(packages[i]!, distro, keys)));
     packages = packages.filter((_, i) => hit[i]);
     looked = looked.filter((_, i) => hit[i]);
   }

@@ -108,7 +108,9 @@ async function subjectsHolding(db: Db, keyBatches: AsyncIterable<MatchKey[]> | I
           this.on('i.account_name', '=', 'p.account_name').andOn(`i.${kind.idColumn}`, '=', `p.${kind.idColumn}`);
         })
         .where('i.analysis_status', 'analyzed')
-        .whereIn('p.name', rawNames.slice(i, i + CHUNK))
+        // By id from the names' index entries rather than by name: SQLite then reads the rows in table order
+        // (an image's packages lie together) instead of jumping across the table name by name.
+        .whereIn('p.id', db(kind.packagesTable).whereIn('name', rawNames.slice(i, i + CHUNK)).select('id'))
         .select('p.account_name', `p.${kind.idColumn} as id`, 'i.analyzed_at', ...PACKAGE_COLUMNS.map((c) => `p.${c}`));
       for (const r of rows) {
         const key = `${kind.table}\u0000${r.account_name}\u0000${r.id}`;
