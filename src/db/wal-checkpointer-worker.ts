@@ -1,16 +1,18 @@
 /**
  * The WAL checkpointer thread (started by wal-checkpointer.ts): on a connection of its own to the database file,
- * it runs a PASSIVE checkpoint whenever another connection committed since the last one, at most every
- * `intervalMs`. PASSIVE never waits for, or blocks, the writer or readers: it copies what no reader still needs
+ * it looks every `intervalMs` for commits of other connections and runs a PASSIVE checkpoint when its schedule
+ * says one is due (wal-checkpoint-schedule.ts: once the commits pause, or after `maxDelayMs` of them). PASSIVE never waits for, or blocks, the writer or readers: it copies what no reader still needs
  * and leaves the rest for the next round. Any failure (the file removed, the disk full) ends the thread: the
  * application's own connection still checkpoints past its backstop, so the WAL stays bounded without it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { CheckpointSchedule } from './wal-checkpoint-schedule.js';
 
 export interface CheckpointerData {
   file: string;
   intervalMs: number;
+  maxDelayMs: number;
 }
 
 /** What the thread reports when asked to stop: its rounds, for tests and diagnostics. */
@@ -19,17 +21,16 @@ export interface CheckpointerReport {
   framesCopied: number;
 }
 
-const { file, intervalMs } = workerData as CheckpointerData;
+const { file, intervalMs, maxDelayMs } = workerData as CheckpointerData;
 const port = parentPort!;
 const conn = new Database(file, { fileMustExist: true });
 const report: CheckpointerReport = { checkpoints: 0, framesCopied: 0 };
-let seenVersion: number | undefined;
+const schedule = new CheckpointSchedule(maxDelayMs);
 
 function round(): void {
   // Changes whenever another connection commits: an idle database costs one cheap read per round.
   const version = conn.pragma('data_version', { simple: true }) as number;
-  if (version === seenVersion) return;
-  seenVersion = version;
+  if (!schedule.due(version, Date.now())) return;
   const [result] = conn.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
   report.checkpoints++;
   const copied = Math.max(0, result?.checkpointed ?? 0);

@@ -13,6 +13,7 @@
 import { statSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../util/module-worker.js';
+import { CHECKPOINT_MAX_DELAY_MS } from './wal-checkpoint-schedule.js';
 import type { CheckpointerData, CheckpointerReport } from './wal-checkpointer-worker.js';
 
 /**
@@ -31,7 +32,7 @@ export const JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 /** The WAL size that starts the thread: SQLite's own default checkpoint point (1 000 pages of 4 KiB). */
 const START_AT_BYTES = 4 * 1024 * 1024;
 const WATCH_MS = 1000;
-/** How often the thread looks for commits to checkpoint. */
+/** How often the thread looks for commits to checkpoint (when it copies them: wal-checkpoint-schedule.ts). */
 const CHECKPOINT_INTERVAL_MS = 200;
 
 export interface WalCheckpointer {
@@ -47,6 +48,7 @@ export interface WalCheckpointerOptions {
   /** Start at once rather than when the WAL grows (tests). */
   startNow?: boolean;
   intervalMs?: number;
+  maxDelayMs?: number;
 }
 
 /** Watches `file`'s WAL and checkpoints it in a thread once it grows; stop() before closing the database. */
@@ -58,7 +60,7 @@ export function watchWalCheckpoints(file: string, options: WalCheckpointerOption
   let report: CheckpointerReport | undefined;
   const start = () => {
     clearInterval(watch);
-    const data: CheckpointerData = { file, intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS };
+    const data: CheckpointerData = { file, intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS, maxDelayMs: options.maxDelayMs ?? CHECKPOINT_MAX_DELAY_MS };
     const thread = startModuleWorker(import.meta.url, 'wal-checkpointer-worker', { workerData: data });
     // Never keeps the process alive; its connection closes when the process ends.
     thread.unref();
