@@ -63,7 +63,7 @@ import type { DistroInfo } from '../src/ecosystems/model.js';
 import type { MatchablePackage } from '../src/ecosystems/shared/lookup.js';
 import { lookupTarget } from '../src/vulns/ecosystems.js';
 import { syncOsvSource, type SyncResult } from '../src/vulns/feed-sync.js';
-import { refreshImageFindings, type MatchCache } from '../src/vulns/findings.js';
+import { newMatchCache, refreshImageFindings, type MatchCache } from '../src/vulns/findings.js';
 import { matchPackages } from '../src/vulns/match-package.js';
 import { readOsvPath } from '../src/vulns/osv/archive.js';
 import type { OsvRecord } from '../src/vulns/osv/types.js';
@@ -970,7 +970,7 @@ async function main(): Promise<number> {
     // sharing one match cache as a re-match does, which keeps the setup short.
     const refreshMs: number[] = [];
     let initialFindings = 0;
-    const cache: MatchCache = new Map();
+    const cache: MatchCache = newMatchCache();
     const uncached = Math.min(digests.length, opts.uncachedRefreshes);
     const refreshStarted = process.hrtime.bigint();
     let cachedStarted = refreshStarted;

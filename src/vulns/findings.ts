@@ -14,6 +14,8 @@ import type { MatchablePackage } from '../ecosystems/shared/lookup.js';
 import { lookupTarget } from './ecosystems.js';
 import type { MatchedBy } from './match-explain.js';
 import { matchPackages, type FixState, type MatchExclusions, type PackageMatch, type VulnerabilityProvider } from './match-package.js';
+import { recordKey, type RecordRef } from './vulnerability-provider.js';
+import type { OsvRecord } from './osv/types.js';
 import { knexVulnerabilityProvider } from './vulnerability-repository.js';
 import { matchKeyId } from './records.js';
 import { refineGoMatches, type Confidence, type ConfidentMatch } from './go-reachability.js';
@@ -110,8 +112,50 @@ export function isEmptyDiff(diff: FindingsDiff): boolean {
   return diff.added.length === 0 && diff.updated.length === 0 && diff.removed.length === 0;
 }
 
-/** Shares match results between images during one run: images built on the same base share most packages. */
-export type MatchCache = Map<string, PackageMatch[]>;
+/**
+ * Shares results between the images of one run: images built on the same base share most packages, and their Go
+ * modules the advisories whose whole records the reachability step reads.
+ */
+export interface MatchCache {
+  /** Match results by cacheKey. */
+  matches: Map<string, PackageMatch[]>;
+  /** Whole records by recordKey (null: not published), at most MAX_RUN_RECORDS; the rest are read each time. */
+  records: Map<string, OsvRecord | null>;
+}
+
+/** Records one run keeps: a Go record decodes to a few kilobytes. */
+const MAX_RUN_RECORDS = 10_000;
+
+export function newMatchCache(): MatchCache {
+  return { matches: new Map(), records: new Map() };
+}
+
+/** `provider`, with the records it reads kept in `kept` (up to `max` of them) for the rest of the run. */
+export function keepingRecords(provider: VulnerabilityProvider, kept: Map<string, OsvRecord | null>, max = MAX_RUN_RECORDS): VulnerabilityProvider {
+  return {
+    findAffected: (searches) => provider.findAffected(searches),
+    exclusions: () => provider.exclusions(),
+    async records(refs) {
+      const out = new Map<string, OsvRecord>();
+      const missing: RecordRef[] = [];
+      for (const ref of refs) {
+        const key = recordKey(ref);
+        const record = kept.get(key);
+        if (record) out.set(key, record);
+        else if (record === undefined) missing.push(ref);
+      }
+      if (missing.length === 0) return out;
+      const fresh = await provider.records(missing);
+      for (const ref of missing) {
+        const key = recordKey(ref);
+        const record = fresh.get(key);
+        if (record) out.set(key, record);
+        if (kept.size < max) kept.set(key, record ?? null);
+      }
+      return out;
+    },
+  };
+}
 
 export interface RefreshOptions {
   exclusions?: MatchExclusions;
@@ -234,10 +278,11 @@ function cacheKey(distro: DistroInfo | undefined, p: MatchablePackage): string {
 
 async function matchWithCache(provider: VulnerabilityProvider, packages: ImagePackage[], distro: DistroInfo | undefined, exclusions: MatchExclusions, cache?: MatchCache): Promise<PackageMatch[][]> {
   if (!cache) return matchPackages(provider, packages, distro, exclusions);
-  const missing = packages.filter((p) => !cache.has(cacheKey(distro, p)));
+  const keys = packages.map((p) => cacheKey(distro, p));
+  const missing = packages.filter((_, i) => !cache.matches.has(keys[i]!));
   const fresh = await matchPackages(provider, missing, distro, exclusions);
-  missing.forEach((p, i) => cache.set(cacheKey(distro, p), fresh[i]!));
-  return packages.map((p) => cache.get(cacheKey(distro, p))!);
+  missing.forEach((p, i) => cache.matches.set(cacheKey(distro, p), fresh[i]!));
+  return keys.map((key) => cache.matches.get(key)!);
 }
 
 /**
@@ -257,7 +302,7 @@ async function desiredFindings(
   const raw = await matchWithCache(provider, packages.looked, distro, exclusions, cache);
   const reader = subject.kind.goSymbols ? goSymbolReader(db, subject.accountName, subject.id) : undefined;
   const symbols = async (pkg: MatchablePackage) => reader?.(pkg as ImagePackage);
-  const { matches } = await refineGoMatches(provider, packages.looked, raw, symbols);
+  const { matches } = await refineGoMatches(cache ? keepingRecords(provider, cache.records) : provider, packages.looked, raw, symbols);
   const desired = new Map<string, { pkg: ImagePackage; match: ConfidentMatch }>();
   packages.analysed.forEach((pkg, i) => {
     for (const match of matches[i]!) desired.set(findingKey(match.vulnId, pkg), { pkg, match });

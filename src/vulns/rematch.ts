@@ -11,6 +11,7 @@ import {
   IMAGE_FINDINGS,
   imagePackageOf,
   isEmptyDiff,
+  newMatchCache,
   PACKAGE_COLUMNS,
   refreshFindings,
   SOURCE_FINDINGS,
@@ -193,7 +194,7 @@ export async function rematchImages(db: Db, changed: MatchKey[] | AsyncIterable<
   const exclusions = await knexVulnerabilityProvider(db).exclusions();
   // Read once, before the transactions (on SQLite a read through `db` inside one would wait for its connection).
   const corrections = listedCorrections(await listCorrections(db));
-  const cache: MatchCache = new Map();
+  const cache: MatchCache = newMatchCache();
   // A few subjects per transaction: fewer commits, and each one's findings still land with its events.
   for (let i = 0; i < scope.subjects.length; i += IMAGES_PER_TRANSACTION) {
     const batch = scope.subjects.slice(i, i + IMAGES_PER_TRANSACTION);

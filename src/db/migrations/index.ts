@@ -44,6 +44,7 @@ import * as m042 from './042_analysis_archive.js';
 import * as m043 from './043_artifact_lifecycle_policies.js';
 import * as m044 from './044_notification_issue_trackers.js';
 import * as m045 from './045_rematch_indexes.js';
+import * as m046 from './046_drop_findings_vuln_id_index.js';
 
 /** Every migration in the order it runs. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
@@ -92,4 +93,5 @@ export const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Kn
   '043_artifact_lifecycle_policies': m043,
   '044_notification_issue_trackers': m044,
   '045_rematch_indexes': m045,
+  '046_drop_findings_vuln_id_index': m046,
 };

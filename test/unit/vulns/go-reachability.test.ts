@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { GoSymbolIndex } from '../../../src/ecosystems/go/symbols.js';
+import { keepingRecords, newMatchCache } from '../../../src/vulns/findings.js';
 import { goReachability, isUnreviewed, refineGoMatches } from '../../../src/vulns/go-reachability.js';
 import { matchPackages } from '../../../src/vulns/match-package.js';
 import { MemoryVulnerabilityProvider } from './matching/memory-provider.js';
 import type { OsvAffected } from '../../../src/vulns/osv/types.js';
+import type { RecordRef, VulnerabilityProvider } from '../../../src/vulns/vulnerability-provider.js';
 
 function affected(imports?: unknown): OsvAffected {
   return {
@@ -53,20 +55,22 @@ describe('goReachability', () => {
   });
 });
 
+/** A Go advisory on golang.org/x/net below 0.23.0, naming `imports` when given. */
+const goRecord = (id: string, imports: unknown, reviewStatus?: string) => ({
+  schema_version: '1.6.0',
+  id,
+  modified: '2024-01-01T00:00:00Z',
+  affected: [
+    {
+      package: { ecosystem: 'Go', name: 'golang.org/x/net' },
+      ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '0.23.0' }] }],
+      ...(imports === undefined ? {} : { ecosystem_specific: { imports } }),
+    },
+  ],
+  ...(reviewStatus ? { database_specific: { review_status: reviewStatus } } : {}),
+});
+
 describe('refineGoMatches over a provider (no database)', () => {
-  const goRecord = (id: string, imports: unknown, reviewStatus?: string) => ({
-    schema_version: '1.6.0',
-    id,
-    modified: '2024-01-01T00:00:00Z',
-    affected: [
-      {
-        package: { ecosystem: 'Go', name: 'golang.org/x/net' },
-        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '0.23.0' }] }],
-        ...(imports === undefined ? {} : { ecosystem_specific: { imports } }),
-      },
-    ],
-    ...(reviewStatus ? { database_specific: { review_status: reviewStatus } } : {}),
-  });
   const provider = new MemoryVulnerabilityProvider().add('osv', [
     goRecord('GO-2099-0001', [{ path: 'golang.org/x/net/html', symbols: ['Render'] }]),
     goRecord('GO-2099-0002', [{ path: 'golang.org/x/net/html', symbols: ['Parse'] }]),
@@ -91,5 +95,71 @@ describe('refineGoMatches over a provider (no database)', () => {
     expect(suppressed).toEqual([{ packageIndex: 0, vulnId: 'GO-2099-0001', feed: 'osv', reason: 'not-reachable' }]);
     // The symbol index is read once, and only for the Go package.
     expect(asked).toEqual([0]);
+  });
+});
+
+/** A memory provider that logs the record ids each records() call asks for. */
+function countingProvider(): { provider: VulnerabilityProvider; asked: string[][] } {
+  const memory = new MemoryVulnerabilityProvider().add('osv', [
+    goRecord('GO-2099-0001', [{ path: 'golang.org/x/net/html', symbols: ['Render'] }]),
+    goRecord('GO-2099-0002', [{ path: 'golang.org/x/net/html', symbols: ['Parse'] }]),
+  ]);
+  const asked: string[][] = [];
+  const provider: VulnerabilityProvider = {
+    findAffected: (searches) => memory.findAffected(searches),
+    exclusions: () => memory.exclusions(),
+    records: (refs: readonly RecordRef[]) => {
+      asked.push(refs.map((r) => r.id).sort());
+      return memory.records(refs);
+    },
+  };
+  return { provider, asked };
+}
+
+// A run's match cache keeps the whole records this step reads, so images sharing a Go module read its advisories
+// once per run, with the results of reading them each time.
+describe('keepingRecords (a run-scoped record cache)', () => {
+  const pkg = { type: 'go', name: 'golang.org/x/net', version: 'v0.22.0' };
+  const index: GoSymbolIndex = { packages: { html: ['Parse'] } };
+
+  it('reads a record once per run and refines later images exactly as the first', async () => {
+    const { provider, asked } = countingProvider();
+    const candidates = await matchPackages(provider, [pkg], undefined);
+    const uncached = await refineGoMatches(provider, [pkg], candidates, async () => index);
+    const cache = newMatchCache();
+    const kept = keepingRecords(provider, cache.records);
+    asked.length = 0;
+    const first = await refineGoMatches(kept, [pkg], candidates, async () => index);
+    const second = await refineGoMatches(kept, [pkg], candidates, async () => index);
+    expect(first).toEqual(uncached);
+    expect(second).toEqual(uncached);
+    expect(first.matches[0]!.map((m) => m.vulnId)).toEqual(['GO-2099-0002']);
+    expect(asked).toEqual([['GO-2099-0001', 'GO-2099-0002']]);
+  });
+
+  it('remembers a record the data does not hold, and reads only what it has not seen', async () => {
+    const { provider, asked } = countingProvider();
+    const kept = keepingRecords(provider, newMatchCache().records);
+    expect([...(await kept.records([{ feed: 'osv', id: 'GO-2099-9999' }])).keys()]).toEqual([]);
+    const found = await kept.records([
+      { feed: 'osv', id: 'GO-2099-9999' },
+      { feed: 'osv', id: 'GO-2099-0001' },
+    ]);
+    expect([...found.keys()]).toEqual(['osv\u0000GO-2099-0001']);
+    expect(asked).toEqual([['GO-2099-9999'], ['GO-2099-0001']]);
+  });
+
+  it('keeps no more than its bound and reads the rest each time', async () => {
+    const { provider, asked } = countingProvider();
+    const records = newMatchCache().records;
+    const kept = keepingRecords(provider, records, 1);
+    const refs = [
+      { feed: 'osv', id: 'GO-2099-0001' },
+      { feed: 'osv', id: 'GO-2099-0002' },
+    ];
+    expect((await kept.records(refs)).size).toBe(2);
+    expect((await kept.records(refs)).size).toBe(2);
+    expect(records.size).toBe(1);
+    expect(asked).toEqual([['GO-2099-0001', 'GO-2099-0002'], ['GO-2099-0002']]);
   });
 });
