@@ -16,8 +16,10 @@ done
 
 WORK=$(mktemp -d /tmp/vigil-first-hour.XXXXXX)
 PIDS=()
+# Each background job is started with setsid, so it leads its own process group: `npm start` runs the server as a
+# grandchild (npm, sh, node) that a kill of npm alone leaves running, serving a deleted data dir after the script.
 cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$WORK"
 }
@@ -79,7 +81,7 @@ storage:
 http:
   addr: $REGISTRY
 YAML
-docker-registry serve "$WORK/registry.yml" > "$WORK/registry.log" 2>&1 &
+setsid docker-registry serve "$WORK/registry.yml" > "$WORK/registry.log" 2>&1 &
 PIDS+=($!)
 wait_for "http://$REGISTRY/v2/" || { cat "$WORK/registry.log"; fail "the local registry did not start"; }
 
@@ -107,7 +109,7 @@ step "npm start"
 PORT=$(free_port)
 URL=http://127.0.0.1:$PORT
 VIGIL_PORT=$PORT VIGIL_DATA_DIR=$WORK/data VIGIL_FEED_SOURCES=local=$WORK/feed VIGIL_REGISTRY_ALLOW=127.0.0.1/32 \
-  npm start > "$WORK/vigil.log" 2>&1 &
+  setsid npm start > "$WORK/vigil.log" 2>&1 &
 PIDS+=($!)
 SECONDS_LIMIT=900 wait_for "$URL/v2/health" "${PIDS[-1]}" || { tail -50 "$WORK/vigil.log"; fail "the service did not answer /v2/health"; }
 PASSWORD=$(grep -o "generated password: [^ \"]*" "$WORK/vigil.log" | head -1 | cut -d' ' -f3)
