@@ -93,7 +93,7 @@ describe('a node without the api role', () => {
 
 describe('registrations follow the roles', () => {
   it('registers notifications only with that role and the dispatcher on, reports_worker only with reports', async () => {
-    const server = await startTestServer({ VIGIL_ROLES: 'reports,notifications,scheduler' });
+    const server = await startTestServer({ VIGIL_ROLES: 'reports,notifications,scheduler', VIGIL_WATCH_INTERVAL_SECONDS: '300' });
     try {
       expect([...server.running.services.registry.names].sort()).toEqual(['catalog', 'notifications', 'reports_worker', 'simplequeue']);
       expect(server.running.services.worker.kinds.sort()).toEqual([

@@ -34,6 +34,9 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     VIGIL_LOG_LEVEL: options.logs ? 'debug' : (process.env.VIGIL_TEST_LOG_LEVEL ?? 'silent'),
     // No cron-timed feed syncs in tests: they sync on demand, deterministically.
     VIGIL_FEED_SYNC_SCHEDULE: 'off',
+    // Nor timed watch sweeps: a sweep landing mid-test adds events and jobs the test did not cause. Tests of
+    // watching call pollWatches themselves, or pass their own interval.
+    VIGIL_WATCH_INTERVAL_SECONDS: '0',
     // The suite's registries, feed servers and receivers listen on loopback, which the outbound policy refuses
     // by default; tests of that refusal pass their own VIGIL_OUTBOUND_ALLOW ('' for none).
     VIGIL_OUTBOUND_ALLOW: LOOPBACK_ALLOW,
