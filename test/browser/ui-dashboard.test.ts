@@ -2,8 +2,8 @@
  * The web interface's dashboard in headless Chromium over real report data (report-fixtures.ts): the figures
  * match what the test created (vulnerabilities by severity across current tags, known-exploited and failing
  * tags, the analysis queue, the feeds), the trend chart draws the collected metrics, and a failing call shows
- * its error in its own panel while the others keep their figures. axe-core checks the page; a screenshot goes
- * to docs/screenshots/dashboard.png.
+ * its error in its own panel while the others keep their figures. axe-core checks the page and takes a screenshot
+ * of it, dashboard.png (see test/support/browser-ui.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator } from 'playwright-core';

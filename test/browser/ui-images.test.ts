@@ -1,7 +1,7 @@
 /**
  * The image list in headless Chromium: add an image pushed to a local registry by its tag and upload another as
  * an archive, each followed on the page until its analysis shows Analyzed; then search, filter and sort the list
- * (all done by the server). axe-core checks the page; the screenshot is docs/screenshots/images.png.
+ * (all done by the server). axe-core checks the page; the screenshot is images.png (see test/support/browser-ui.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAccessibility, launchUi, PAGE_WAIT, screenshot, signIn, type UiBrowser } from '../support/browser-ui.js';

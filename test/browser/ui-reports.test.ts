@@ -1,7 +1,7 @@
 /**
  * The web interface's reports in headless Chromium over real report data (report-fixtures.ts): a saved query
  * created through GraphQL is listed, run from its page, and its result rows shown as a table and downloaded as
- * CSV and JSON. axe-core checks each page; screenshots go to docs/screenshots/.
+ * CSV and JSON. axe-core checks each page and takes a screenshot of it (see test/support/browser-ui.ts).
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

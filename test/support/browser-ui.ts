@@ -1,9 +1,11 @@
 /**
  * The web interface in headless Chromium for the browser tests (test/browser/ui-*.test.ts): launch with the
  * problem catchers attached (CSP violations, page errors, /v2 responses that break the spec), sign in, an axe-core
- * check of the current page, and screenshots at 1440x900 into docs/screenshots/.
+ * check of the current page, and screenshots at 1440x900: into docs/screenshots/ with VIGIL_UPDATE_SCREENSHOTS=1,
+ * otherwise into a temp dir (an ordinary test run leaves the tracked images alone).
  */
 import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
@@ -16,7 +18,10 @@ import { requireTool } from './tools.js';
 export const VIEWPORT = { width: 1440, height: 900 };
 /** How long an `expect.poll` over the page waits for it to show something (generous: CI machines are shared). */
 export const PAGE_WAIT = { timeout: 15_000 };
-const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots');
+const SCREENSHOTS =
+  process.env.VIGIL_UPDATE_SCREENSHOTS === '1'
+    ? resolve(dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots')
+    : join(tmpdir(), 'vigil-screenshots');
 
 export interface UiBrowser {
   browser: Browser;
@@ -134,7 +139,7 @@ export async function checkAccessibility(page: Page): Promise<void> {
   expect(violations).toEqual([]);
 }
 
-/** A screenshot of the viewport (1440x900) into docs/screenshots/<name>.png. */
+/** A screenshot of the viewport (1440x900) as <name>.png (see SCREENSHOTS). */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
