@@ -114,12 +114,15 @@ class GroupTally {
   }
 }
 
-/** What a sync wrote, kept for its switch: the distinct index keys of the records' entries. */
+/** What a sync wrote, kept for its switch: the records' ids and the distinct index keys of their entries. */
 class Written {
   private readonly keys = new Set<string>();
+  private readonly ids: string[] = [];
 
   add(records: Iterable<SyncedRecord>): void {
     for (const record of records) {
+      // Each id is written once: the sync stages an id's first copy only (a later one replaces it while unwritten).
+      this.ids.push(record.row[0] as string);
       // Entries are [vuln_id, grp, ecosystem, release, package_name, affected] (feed-rows.ts).
       for (const entry of record.affected) this.keys.add(`${entry[2]}\u0000${entry[3] ?? ''}\u0000${entry[4]}`);
     }
@@ -127,6 +130,11 @@ class Written {
 
   keyRows(syncId: string): string[][] {
     return [...this.keys].map((key) => [syncId, ...key.split('\u0000')]);
+  }
+
+  /** The reporting read model's change rows (report_changes) of the written records. */
+  changeRows(feed: string): string[][] {
+    return this.ids.map((id) => ['vulnerability', '', `${feed} ${id}`]);
   }
 }
 
@@ -144,8 +152,9 @@ async function applyStaged(trx: Db, feed: string, syncId: string, staging: Stagi
   await staging.moveReplacements(trx);
   await trx('vuln_feeds').where({ name: feed }).update({ generation: staging.generation, pending_generation: null });
   await insertRows(trx, 'vuln_rematch_keys', ['sync_id', 'ecosystem', 'release', 'package_name'], written.keyRows(syncId), ' ON CONFLICT (sync_id, ecosystem, release, package_name) DO NOTHING');
-  // What the sync wrote is what now carries its generation (unchanged records keep theirs).
-  await trx.raw(`INSERT INTO report_changes (kind, account_name, ref) SELECT 'vulnerability', '', feed || ' ' || id FROM vulnerabilities WHERE feed = ? AND generation = ?`, [feed, staging.generation]);
+  // From the ids kept in memory: selecting the rows that carry the sync's generation read every record of the
+  // feed again (0.1 s of a 49 305-record import's switch in bench:match, with the event loop held).
+  await insertRows(trx, 'report_changes', ['kind', 'account_name', 'ref'], written.changeRows(feed));
   await storeGroupCounts(trx, feed, groups.counts);
   await markVulnerabilityDataChanged(trx);
 }

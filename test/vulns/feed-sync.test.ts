@@ -99,9 +99,13 @@ describe('OSV feed sync', () => {
       'GO-3.json': record('GO-3', '2026-02-01T00:00:00Z', [{ ecosystem: 'Go', name: 'golang.org/x/net', fixed: '0.23.0' }]),
     });
     const before = await db('vulnerabilities').where({ id: 'PYSEC-1' }).first('updated_at');
+    const lastChange = Number((await db('report_changes').max({ n: 'id' }).first())?.n ?? 0);
     const sync = syncOsvSource(db, 'osv', feed);
     const { stats } = await sync;
     expect(stats).toMatchObject({ read: 3, inserted: 1, updated: 1, unchanged: 1, skipped: 0, removed: 0 });
+    // The reporting read model hears of the written records (DSA-2 also as its old row goes), not the unchanged one.
+    const logged = await db('report_changes').where('id', '>', lastChange).where({ kind: 'vulnerability' }).orderBy('ref').pluck('ref');
+    expect(logged).toEqual(['osv DSA-2', 'osv DSA-2', 'osv GO-3']);
     // The old and new index entries of DSA-2, and the new GO-3 one; nothing of the unchanged PYSEC-1.
     expect(await changedKeysOf(sync)).toEqual(['debian:11:openssl', 'debian:12:openssl', 'go:null:golang.org/x/net']);
     expect(await ids()).toEqual(['DSA-2@2026-02-01T00:00:00Z', 'GO-3@2026-02-01T00:00:00Z', 'PYSEC-1@2026-01-01T00:00:00Z']);
