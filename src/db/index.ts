@@ -25,6 +25,15 @@ export function databaseKind(db: Db): 'sqlite' | 'postgres' {
   return db.client.config.client === 'pg' ? 'postgres' : 'sqlite';
 }
 
+/**
+ * Call between the transactions of a long write (a feed import): on SQLite, lets the write-ahead log rewind once
+ * it has grown, waiting for the checkpointer thread without holding the event loop (SqliteClient.letWalRewind).
+ * Nothing to do on PostgreSQL.
+ */
+export async function letWalRewind(db: Db): Promise<void> {
+  if (db.client instanceof SqliteClient) await db.client.letWalRewind();
+}
+
 export function createDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
   if (config.databaseUrl) {
     return knex({

@@ -14,7 +14,7 @@ import { statSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../util/module-worker.js';
 import { CHECKPOINT_MAX_DELAY_MS } from './wal-checkpoint-schedule.js';
-import type { CheckpointerData, CheckpointerReport } from './wal-checkpointer-worker.js';
+import type { CheckpointerData, CheckpointerReport, CheckpointerRequest, DrainReply } from './wal-checkpointer-worker.js';
 
 /**
  * Pages the application's connection lets the WAL reach before it checkpoints itself (262 144 pages = 1 GiB of
@@ -29,6 +29,12 @@ import type { CheckpointerData, CheckpointerReport } from './wal-checkpointer-wo
 export const BACKSTOP_AUTOCHECKPOINT_PAGES = 262_144;
 /** The size the WAL file is cut back to when SQLite rewinds it; without a limit it keeps its largest size. */
 export const JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+/**
+ * The WAL size past which a long writer waits, between its transactions, for the thread to copy every committed
+ * page (`drain`), so that its next transaction rewinds the WAL. At most JOURNAL_SIZE_LIMIT_BYTES, so that rewind
+ * cuts little off the file.
+ */
+export const REWIND_AT_BYTES = 48 * 1024 * 1024;
 /** The WAL size that starts the thread: SQLite's own default checkpoint point (1 000 pages of 4 KiB). */
 const START_AT_BYTES = 4 * 1024 * 1024;
 const WATCH_MS = 1000;
@@ -42,6 +48,12 @@ export interface WalCheckpointer {
   readonly running: boolean;
   /** The thread's counts as of its last checkpoint that copied pages. */
   readonly report: CheckpointerReport | undefined;
+  /**
+   * Has the thread checkpoint now (starting it if the WAL has not grown enough yet); answers whether every frame
+   * is in the database file, false when the thread is not running. Call it with no statement of this process
+   * running, so that no reader holds frames back.
+   */
+  drain(): Promise<boolean>;
 }
 
 export interface WalCheckpointerOptions {
@@ -58,19 +70,29 @@ export function watchWalCheckpoints(file: string, options: WalCheckpointerOption
   let stopped = false;
   let alive = false;
   let report: CheckpointerReport | undefined;
+  /** The drain waiting for the thread's answer; one at a time, shared by callers that ask meanwhile. */
+  let draining: { promise: Promise<boolean>; resolve: (complete: boolean) => void } | undefined;
+  const settleDrain = (complete: boolean) => {
+    draining?.resolve(complete);
+    draining = undefined;
+  };
   const start = () => {
     clearInterval(watch);
     const data: CheckpointerData = { file, intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS, maxDelayMs: options.maxDelayMs ?? CHECKPOINT_MAX_DELAY_MS };
     const thread = startModuleWorker(import.meta.url, 'wal-checkpointer-worker', { workerData: data });
     // Never keeps the process alive; its connection closes when the process ends.
     thread.unref();
-    thread.on('message', (r: CheckpointerReport) => (report = r));
+    thread.on('message', (message: CheckpointerReport | DrainReply) => {
+      if ('type' in message) settleDrain(message.complete);
+      else report = message;
+    });
     // A thread that failed leaves the backstop to checkpoint; nothing to report.
     thread.on('error', () => undefined);
     alive = true;
     exited = new Promise((resolve) =>
       thread.once('exit', () => {
         alive = false;
+        settleDrain(false);
         resolve(report);
       }),
     );
@@ -99,8 +121,20 @@ export function watchWalCheckpoints(file: string, options: WalCheckpointerOption
         return exited;
       }
       stopped = true;
-      worker.postMessage('stop');
+      worker.postMessage('stop' satisfies CheckpointerRequest);
       return exited;
+    },
+    drain() {
+      if (stopped) return Promise.resolve(false);
+      if (!worker) start();
+      if (!alive) return Promise.resolve(false);
+      if (!draining) {
+        let resolve!: (complete: boolean) => void;
+        const promise = new Promise<boolean>((r) => (resolve = r));
+        draining = { promise, resolve };
+        worker!.postMessage('drain' satisfies CheckpointerRequest);
+      }
+      return draining.promise;
     },
   };
 }

@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Db } from '../db/index.js';
+import { letWalRewind, type Db } from '../db/index.js';
 import { nowIso } from '../util/time.js';
 import type { OsvReadError, OsvReadOptions, OsvReadResult } from './osv/archive.js';
 import { readOsvPathInWorker } from './feed-reader.js';
@@ -256,6 +256,8 @@ export async function syncSerialisedSource(db: Db, feed: string, input: Serialis
       await staging!.add([...batch.values()]);
       written.add(batch.values());
       batch = new Map();
+      // The reader thread goes on reading meanwhile.
+      await letWalRewind(db);
     };
     // Leaving this loop early (a throw, an abort) closes the source, which stops its reader thread.
     for await (const serialised of input.batches) {

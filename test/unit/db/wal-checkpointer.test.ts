@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createDb } from '../../../src/db/index.js';
-import { watchWalCheckpoints, type WalCheckpointer } from '../../../src/db/wal-checkpointer.js';
+import { createDb, letWalRewind } from '../../../src/db/index.js';
+import { REWIND_AT_BYTES, watchWalCheckpoints, type WalCheckpointer } from '../../../src/db/wal-checkpointer.js';
 
 let dir: string;
 let file: string;
@@ -74,6 +74,56 @@ describe('WAL checkpointer thread', () => {
     write(1);
     expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(2 * 1024 * 1024);
     expect((conn.prepare('SELECT count(*) AS n FROM blobs').get() as { n: number }).n).toBe(7 * 1024);
+  });
+
+  it('copies the whole WAL when asked to drain, before its schedule would, so the next write rewinds it', async () => {
+    conn.pragma('journal_size_limit = 1048576');
+    // A schedule that would not checkpoint for a minute: what is copied is the drain's work.
+    checkpointer = watchWalCheckpoints(file, { intervalMs: 60_000, maxDelayMs: 60_000 });
+    write(6);
+    expect(checkpointer.running).toBe(false);
+    // Draining starts the thread if the WAL has not yet been looked at.
+    expect(await checkpointer.drain()).toBe(true);
+    expect(checkpointer.running).toBe(true);
+    write(1);
+    expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(2 * 1024 * 1024);
+    // With a reader holding the old snapshot, the copy cannot finish, and says so.
+    write(2);
+    const reader = new Database(file, { readonly: true });
+    const read = reader.prepare('SELECT id FROM blobs').iterate();
+    read.next();
+    write(1);
+    expect(await checkpointer.drain()).toBe(false);
+    read.return?.();
+    reader.close();
+    expect(await checkpointer.drain()).toBe(true);
+    await checkpointer.stop();
+    expect(await checkpointer.drain()).toBe(false);
+    expect((conn.prepare('SELECT count(*) AS n FROM blobs').get() as { n: number }).n).toBe(10 * 1024);
+  });
+
+  it("keeps a long writer's WAL near REWIND_AT_BYTES when the writer lets it rewind between transactions", async () => {
+    const dataDir = join(dir, 'vigil');
+    const db = createDb({ databaseUrl: null, dataDir });
+    try {
+      await db.schema.createTable('rows', (t) => {
+        t.increments('id');
+        t.binary('body');
+      });
+      const body = Buffer.alloc(1024, 1);
+      const mib = Math.ceil((3 * REWIND_AT_BYTES) / (1024 * 1024));
+      let largest = 0;
+      for (let m = 0; m < mib; m++) {
+        await db.transaction(async (trx) => trx.batchInsert('rows', Array.from({ length: 1024 }, () => ({ body })), 200));
+        largest = Math.max(largest, statSync(join(dataDir, 'vigil.sqlite-wal')).size);
+        await letWalRewind(db);
+      }
+      // Three times the threshold written; the WAL never held much more than the threshold and one transaction.
+      expect(largest).toBeLessThan(REWIND_AT_BYTES + 4 * 1024 * 1024);
+      expect(Number((await db('rows').count({ n: '*' }))[0]!.n)).toBe(mib * 1024);
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('stop() before the thread started answers at once', async () => {
