@@ -67,6 +67,8 @@ interface KnexClientInternals {
 export class SqliteClient extends KnexBetterSqlite3Client {
   private readonly checkpoints: WalCheckpointer;
   private readonly walFile: string;
+  /** The WAL file's size when letWalRewind last drained it. */
+  private walSizeAtDrain = 0;
 
   constructor(config: SqliteClientConfig) {
     super(config);
@@ -87,7 +89,14 @@ export class SqliteClient extends KnexBetterSqlite3Client {
     } catch {
       return;
     }
-    if (size > REWIND_AT_BYTES) await this.checkpoints.drain();
+    // A rewound WAL is written over from its start, so the file keeps its size until new frames outgrow it: growth
+    // past the size at the last drain says it filled up again (a file that was cut back resets that size).
+    if (size <= REWIND_AT_BYTES || size <= this.walSizeAtDrain) {
+      this.walSizeAtDrain = Math.min(this.walSizeAtDrain, size);
+      return;
+    }
+    this.walSizeAtDrain = size;
+    await this.checkpoints.drain();
   }
 
   /** The checkpointer's connection closes first, so the last one to close checkpoints and removes the WAL. */

@@ -69,6 +69,27 @@ export type SwitchHook<S> = (trx: Db, stats: Readonly<S>) => Promise<void>;
  */
 const IDLE_FLUSH_RECORDS = 1000;
 
+/** Records per statement when reading a feed's digests: a feed of 148 000 read as one held the event loop 0.3-0.9 s. */
+const DIGEST_CHUNK = 10_000;
+
+/** The content digests of the feed's published records by id, read a chunk per statement with turns in between. */
+async function publishedDigests(db: Db, feed: string): Promise<Map<string, string>> {
+  const generation = await publishedGeneration(db, feed);
+  const known = new Map<string, string>();
+  for (let after = ''; ; await nextTurn()) {
+    const rows: { id: string; content_digest: string }[] = await db('vulnerabilities')
+      .where({ feed })
+      .where('id', '>', after)
+      .where('generation', '<=', generation)
+      .orderBy('id')
+      .limit(DIGEST_CHUNK)
+      .select('id', 'content_digest');
+    for (const r of rows) known.set(r.id, r.content_digest);
+    if (rows.length < DIGEST_CHUNK) return known;
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
 /** Ids per statement when removing replaced records: well under every database's parameter limit. */
 const ID_BATCH = 500;
 
@@ -243,9 +264,7 @@ export async function syncSerialisedSource(db: Db, feed: string, input: Serialis
   try {
     // Only one sync per feed runs at a time; this clears what a crashed one left staged.
     staging = await openStaging(db, feed, syncId);
-    const known = new Map<string, string>(
-      (await db('vulnerabilities').where({ feed }).where('generation', '<=', await publishedGeneration(db, feed)).select('id', 'content_digest')).map((r: { id: string; content_digest: string }) => [r.id, r.content_digest]),
-    );
+    const known = await publishedDigests(db, feed);
     const seen = new Set<string>();
     const replaced: string[] = [];
     const written = new Written();
