@@ -27,7 +27,7 @@ export function databaseKind(db: Db): 'sqlite' | 'postgres' {
 
 /**
  * Call between the transactions of a long write (a feed import): on SQLite, lets the write-ahead log rewind once
- * it has grown, waiting for the checkpointer thread without holding the event loop (SqliteClient.letWalRewind).
+ * it has grown, waiting for the checkpointer thread without holding the event loop (WalCheckpointer.letRewind).
  * Nothing to do on PostgreSQL.
  */
 export async function letWalRewind(db: Db): Promise<void> {

@@ -10,10 +10,9 @@
  * statement can serve every later use on its connection. SQLite re-prepares a kept statement itself after a
  * schema change (migrations). The cache is bounded per connection, least recently used first out.
  */
-import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import { REWIND_AT_BYTES, watchWalCheckpoints, type WalCheckpointer } from './wal-checkpointer.js';
+import { watchWalCheckpoints, type WalCheckpointer } from './wal-checkpointer.js';
 
 const require = createRequire(import.meta.url);
 // Knex publishes its dialects' classes only by path; this is the class `client: 'better-sqlite3'` names.
@@ -66,37 +65,15 @@ interface KnexClientInternals {
 /** Pass as knex's `client` (db/index.ts). */
 export class SqliteClient extends KnexBetterSqlite3Client {
   private readonly checkpoints: WalCheckpointer;
-  private readonly walFile: string;
-  /** The WAL file's size when letWalRewind last drained it. */
-  private walSizeAtDrain = 0;
 
   constructor(config: SqliteClientConfig) {
     super(config);
     this.checkpoints = watchWalCheckpoints(config.connection.filename);
-    this.walFile = `${config.connection.filename}-wal`;
   }
 
-  /**
-   * Between two transactions of a long write: once the WAL is past REWIND_AT_BYTES, waits (off the event loop's
-   * thread) for the checkpointer to copy all of it, so that the next transaction rewinds the WAL. Under a steady
-   * stream of transactions SQLite never rewinds it otherwise (wal-checkpointer.ts), and it grew to the backstop's
-   * 1 GiB in one large feed import, whose commit then checkpointed and cut the file on this thread.
-   */
-  async letWalRewind(): Promise<void> {
-    let size = 0;
-    try {
-      size = statSync(this.walFile).size;
-    } catch {
-      return;
-    }
-    // A rewound WAL is written over from its start, so the file keeps its size until new frames outgrow it: growth
-    // past the size at the last drain says it filled up again (a file that was cut back resets that size).
-    if (size <= REWIND_AT_BYTES || size <= this.walSizeAtDrain) {
-      this.walSizeAtDrain = Math.min(this.walSizeAtDrain, size);
-      return;
-    }
-    this.walSizeAtDrain = size;
-    await this.checkpoints.drain();
+  /** Lets the WAL rewind between the transactions of a long write (WalCheckpointer.letRewind). */
+  letWalRewind(): Promise<void> {
+    return this.checkpoints.letRewind();
   }
 
   /** The checkpointer's connection closes first, so the last one to close checkpoints and removes the WAL. */

@@ -3,8 +3,9 @@
  * it looks every `intervalMs` for commits of other connections and runs a PASSIVE checkpoint when its schedule
  * says one is due (wal-checkpoint-schedule.ts: once the commits pause, or after `maxDelayMs` of them), or at once
  * when asked to (`drain`: a long writer letting the WAL rewind, wal-checkpointer.ts). PASSIVE never waits for, or
- * blocks, the writer or readers: it copies what no reader still needs and leaves the rest for the next round. Any failure (the file removed, the disk full) ends the thread: the
- * application's own connection still checkpoints past its backstop, so the WAL stays bounded without it.
+ * blocks, the writer or readers: it copies what no reader still needs and leaves the rest for the next round. Any
+ * failure (the file removed, the disk full) ends the thread: the application's own connection still checkpoints
+ * past its backstop, so the WAL stays bounded without it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';

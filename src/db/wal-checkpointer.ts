@@ -54,6 +54,13 @@ export interface WalCheckpointer {
    * running, so that no reader holds frames back.
    */
   drain(): Promise<boolean>;
+  /**
+   * Between two transactions of a long write: drains once the WAL has grown past REWIND_AT_BYTES since the last
+   * time, so that the next transaction rewinds it. Under a steady stream of transactions SQLite never rewinds it
+   * otherwise (BACKSTOP_AUTOCHECKPOINT_PAGES), and it grew to the backstop's 1 GiB in one large feed import, whose
+   * commit then checkpointed and cut the file on the event loop's thread.
+   */
+  letRewind(): Promise<void>;
 }
 
 export interface WalCheckpointerOptions {
@@ -70,6 +77,8 @@ export function watchWalCheckpoints(file: string, options: WalCheckpointerOption
   let stopped = false;
   let alive = false;
   let report: CheckpointerReport | undefined;
+  /** The WAL file's size when letRewind last drained it. */
+  let sizeAtDrain = 0;
   /** The drain waiting for the thread's answer; one at a time, shared by callers that ask meanwhile. */
   let draining: { promise: Promise<boolean>; resolve: (complete: boolean) => void } | undefined;
   const settleDrain = (complete: boolean) => {
@@ -98,16 +107,19 @@ export function watchWalCheckpoints(file: string, options: WalCheckpointerOption
     );
     worker = thread;
   };
-  const watch = setInterval(() => {
+  const walSize = (): number => {
     try {
-      if (statSync(`${file}-wal`).size > START_AT_BYTES) start();
+      return statSync(`${file}-wal`).size;
     } catch {
-      // No WAL yet.
+      return 0; // No WAL yet.
     }
+  };
+  const watch = setInterval(() => {
+    if (walSize() > START_AT_BYTES) start();
   }, WATCH_MS);
   watch.unref();
   if (options.startNow) start();
-  return {
+  const checkpointer: WalCheckpointer = {
     get report() {
       return report;
     },
@@ -136,5 +148,17 @@ export function watchWalCheckpoints(file: string, options: WalCheckpointerOption
       }
       return draining.promise;
     },
+    async letRewind() {
+      const size = walSize();
+      // A rewound WAL is written over from its start, so the file keeps its size until new frames outgrow it:
+      // growth past the size at the last drain says it filled up again (a file that was cut back resets that size).
+      if (size <= REWIND_AT_BYTES || size <= sizeAtDrain) {
+        sizeAtDrain = Math.min(sizeAtDrain, size);
+        return;
+      }
+      sizeAtDrain = size;
+      await checkpointer.drain();
+    },
   };
+  return checkpointer;
 }
