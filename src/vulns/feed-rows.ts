@@ -106,8 +106,7 @@ export function packRecords(records: readonly OsvRecord[]): PackedBatch {
       values.push(...entry);
     }
     bytes.byte(PLAIN_FORMAT);
-    // Written piece by piece: joining the pieces would make a string only to encode it.
-    for (const piece of recordJsonPieces(r, entries)) bytes.text(piece);
+    writeRecordJson(bytes, r, entries);
     ends.push(bytes.length);
   }
   return { values, counts, bytes: bytes.buffer(), ends };
@@ -173,35 +172,58 @@ export function serialiseRecord(r: OsvRecord): SerialisedRecord {
   return unpackBatch(packRecords([r]))[0]!;
 }
 
-/** Stands in for `affected` while the rest of a record is serialised; it cannot occur in a feed's JSON unescaped. */
-const AFFECTED_SLOT = '\u0000affected\u0000';
-const AFFECTED_MEMBER = `"affected":${JSON.stringify(AFFECTED_SLOT)}`;
+/**
+ * Stands in for `affected` while the rest of a record is serialised. An empty array, not a marker string: a string
+ * in a field that holds an array generalises the record's hidden class, and a marker with characters to escape
+ * leaves JSON.stringify's fast path; together they made the shell cost more to serialise than the whole record.
+ */
+const NO_AFFECTED: never[] = [];
+const AFFECTED_MEMBER = '"affected":[]';
+const AFFECTED_OPEN = '"affected":['.length;
 
 /**
  * JSON.stringify(r), byte for byte, with the affected entries' JSON (most of a record) spliced in rather than
- * serialised a second time, as the pieces to concatenate. The slot keeps `affected` at its key's place; should a
- * record carry the slot's text as a member of its own (two matches), it is serialised whole.
+ * serialised a second time, as the pieces to concatenate: the text before the entries, and the text after them.
+ * An empty `affected` keeps its key's place; should the record's JSON hold `"affected":[]` a second time (in a
+ * member of its own), there is no telling which is the record's, and the record is serialised whole (`after`
+ * undefined).
  */
-export function recordJsonPieces(r: OsvRecord, entries: string[]): string[] {
-  // The record's own `affected` is swapped for the slot while it is serialised: a copy of the record with the slot
-  // in it (an object spread) took about half as long again to serialise.
+export function recordJsonShell(r: OsvRecord): { before: string; after?: string } {
+  // The record's own `affected` is swapped out while it is serialised: a copy of the record without it (an object
+  // spread) took about half as long again to serialise.
   const affected = r.affected;
   let shell: string;
-  (r as { affected: unknown }).affected = AFFECTED_SLOT;
+  r.affected = NO_AFFECTED;
   try {
     shell = JSON.stringify(r);
   } finally {
     r.affected = affected;
   }
   const at = shell.indexOf(AFFECTED_MEMBER);
-  if (at < 0 || shell.indexOf(AFFECTED_MEMBER, at + 1) >= 0) return [JSON.stringify(r)];
-  const start = at + '"affected":'.length;
-  const pieces = [shell.slice(0, start), '['];
-  // Separators as pieces of their own: a concatenation would be copied whole before it is encoded.
-  entries.forEach((entry, i) => (i === 0 ? pieces.push(entry) : pieces.push(',', entry)));
-  pieces.push(']', shell.slice(start + JSON.stringify(AFFECTED_SLOT).length));
-  return pieces;
+  if (at < 0 || shell.indexOf(AFFECTED_MEMBER, at + 1) >= 0) return { before: JSON.stringify(r) };
+  const split = at + AFFECTED_OPEN;
+  return { before: shell.slice(0, split), after: shell.slice(split) };
 }
+
+/** JSON.stringify(r) from its shell (recordJsonShell) and its affected entries' JSON. */
+export function recordJson(r: OsvRecord, entries: readonly string[]): string {
+  const { before, after } = recordJsonShell(r);
+  return after === undefined ? before : before + entries.join(',') + after;
+}
+
+/** Writes JSON.stringify(r) as UTF-8, piece by piece: joining the pieces would make a string only to encode it. */
+function writeRecordJson(bytes: ByteWriter, r: OsvRecord, entries: readonly string[]): void {
+  const { before, after } = recordJsonShell(r);
+  bytes.text(before);
+  if (after === undefined) return;
+  for (let i = 0; i < entries.length; i++) {
+    if (i > 0) bytes.byte(COMMA);
+    bytes.text(entries[i]!);
+  }
+  bytes.text(after);
+}
+
+const COMMA = 0x2c;
 
 /** The content digest of a serialised record (records.ts): equal digests mean the stored record would not change. */
 export function recordDigest(s: SerialisedRecord): string {

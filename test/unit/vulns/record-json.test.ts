@@ -4,7 +4,7 @@
  * every record would look changed to the next sync.
  */
 import { describe, expect, it } from 'vitest';
-import { recordDigest, recordJsonPieces, serialiseRecord } from '../../../src/vulns/feed-rows.js';
+import { recordDigest, recordJson, serialiseRecord } from '../../../src/vulns/feed-rows.js';
 import { encodeRecordWithDigest } from '../../../src/vulns/records.js';
 import { parseOsvRecord } from '../../../src/vulns/osv/record.js';
 
@@ -25,7 +25,6 @@ const base = {
 
 const parsed = (raw: unknown) => parseOsvRecord(raw);
 const entries = (r: ReturnType<typeof parsed>) => r.affected.map((a) => JSON.stringify(a));
-const recordJson = (r: ReturnType<typeof parsed>, e: string[]) => recordJsonPieces(r, e).join('');
 
 describe('recordJson', () => {
   it('gives JSON.stringify of the record, byte for byte', () => {
@@ -50,8 +49,15 @@ describe('recordJson', () => {
     }
   });
 
-  it('serialises the record whole when a member of its own carries the stand-in text', () => {
-    const r = parsed({ ...base, summary: '"affected":"\u0000affected\u0000"', database_specific: { affected: '\u0000affected\u0000' } });
+  it('serialises the record whole when a member of its own holds an empty `affected` too', () => {
+    for (const r of [parsed({ ...base, database_specific: { affected: [] } }), parsed({ ...base, affected: [], database_specific: { nested: { affected: [] } } })]) {
+      expect(recordJson(r, entries(r))).toBe(JSON.stringify(r));
+      expect(serialiseRecord(r).plain.subarray(1).toString('utf8')).toBe(JSON.stringify(r));
+    }
+  });
+
+  it('is not misled by the marker\'s text inside a string', () => {
+    const r = parsed({ ...base, summary: '"affected":[] is in the summary' });
     expect(recordJson(r, entries(r))).toBe(JSON.stringify(r));
   });
 });
