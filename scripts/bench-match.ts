@@ -875,7 +875,7 @@ async function main(): Promise<number> {
     const smallest = sources.filter((x) => !x.real).sort((a, b) => statSync(a.path).size - statSync(b.path).size)[0];
     const floorSources = sources.filter((x) => x.real || x === smallest);
     const floorPasses: { seconds: number; cpuSeconds: number }[] = [];
-    const importPasses: { seconds: number; cpuSeconds: number; longestWaitMs: number }[] = [];
+    const importPasses: { seconds: number; cpuSeconds: number }[] = [];
     let floorRecords = 0;
     await profiled('import-ratio', async () => {
       for (let round = 1; round <= RATIO_ROUNDS; round++) {
@@ -888,11 +888,7 @@ async function main(): Promise<number> {
         const roundDb = await scratchDatabase({ pg: opts.pg, dataDir: roundDir, keepData: false });
         try {
           const pass = await syncAll(roundDb.db, floorSources, `ratio round ${round}: import`);
-          importPasses.push({
-            seconds: pass.seconds,
-            cpuSeconds: pass.perSource.reduce((t, x) => t + x.cpuSeconds, 0),
-            longestWaitMs: Math.max(...pass.perSource.map((x) => x.longestWaitMs)),
-          });
+          importPasses.push({ seconds: pass.seconds, cpuSeconds: pass.perSource.reduce((t, x) => t + x.cpuSeconds, 0) });
         } finally {
           await roundDb.drop();
           rmSync(roundDir, { recursive: true, force: true });
